@@ -1,0 +1,48 @@
+# tokensmith: the two set-up commands are `make run` and `make test`; each works alone.
+VENV    ?= .venv
+PY      := $(VENV)/bin/python
+PIP     := $(PY) -m pip
+MATURIN := $(VENV)/bin/maturin
+DEPS    := $(VENV)/.deps-installed
+BUILT   := $(VENV)/.built
+
+.PHONY: run test bench lint build rust-test py-test clean
+
+$(PY):
+	python3 -m venv $(VENV)
+
+$(DEPS): pyproject.toml scripts/deps.py | $(PY)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q "maturin>=1.7,<2" $$($(PY) scripts/deps.py runtime test lint | tr '\n' ' ')
+	touch $@
+
+# Rebuilds the extension (release mode) when Rust or package sources change.
+$(BUILT): $(DEPS) Cargo.toml $(shell find crates python -type f -not -path '*/__pycache__/*' -not -name '*.so')
+	VIRTUAL_ENV=$(abspath $(VENV)) $(MATURIN) develop --release --quiet
+	touch $@
+
+build: $(BUILT)
+
+run: $(BUILT)
+	$(VENV)/bin/tokensmith speed
+
+rust-test:
+	cargo test -p tokensmith-core --quiet
+
+py-test: $(BUILT)
+	$(PY) -m pytest -q
+
+test: $(BUILT) rust-test py-test
+
+bench: $(BUILT)
+	$(PIP) install -q $$($(PY) scripts/deps.py bench | tr '\n' ' ')
+	$(PY) benchmarks/encode.py --write
+
+lint: $(DEPS)
+	cargo fmt --all -- --check
+	cargo clippy -p tokensmith-core -p tokensmith-py --all-targets -- -D warnings
+	$(VENV)/bin/ruff check python tests benchmarks scripts
+	$(VENV)/bin/mypy
+
+clean:
+	rm -rf $(VENV) target

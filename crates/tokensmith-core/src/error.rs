@@ -1,0 +1,43 @@
+//! The one error type of the core. Every fallible public function returns [`Result`].
+//!
+//! The Python bindings map each variant to a subclass of `tokensmith.TokensmithError`,
+//! so the variants are grouped by what the user has to fix, not by where they arose.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong in the core.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be opened or read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A vocabulary file is malformed. `line` is 1-based.
+    #[error("{path}:{line}: {message}")]
+    VocabFormat {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    /// A vocabulary or option given in memory is inconsistent.
+    #[error("invalid vocabulary: {0}")]
+    InvalidVocab(String),
+    /// A pre-tokenizer pattern does not compile, or failed while matching.
+    #[error("pattern error: {0}")]
+    Pattern(String),
+    /// A token id that the vocabulary does not hold.
+    #[error("token id {id} is not in the vocabulary (valid ids: {valid})")]
+    UnknownTokenId { id: i64, valid: String },
+    /// The text holds a special token that the call disallows.
+    #[error("the text contains the special token {0:?}, which this call disallows")]
+    DisallowedSpecial(String),
+    /// Text that needs a byte the vocabulary has no token for.
+    #[error("byte 0x{0:02x} has no token in this vocabulary, so the text cannot be encoded")]
+    MissingByte(u8),
+}
+
+/// The result type of the core.
+pub type Result<T> = std::result::Result<T, Error>;

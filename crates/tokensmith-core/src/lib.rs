@@ -1,0 +1,16 @@
+//! tokensmith-core: the pure-Rust engine of tokensmith.
+//!
+//! The pipeline is `text -> pre-tokenizer -> model -> ids` and back through the decoder.
+//! This crate has no Python dependency; `tokensmith-py` wraps it.
+
+pub mod encoding;
+pub mod error;
+pub mod formats;
+pub mod models;
+pub mod parallel;
+pub mod pre_tokenizers;
+pub mod special_tokens;
+
+pub use encoding::Encoding;
+pub use error::{Error, Result};
+pub use special_tokens::{SpecialPolicy, SpecialSet, SpecialTokens};

@@ -1,0 +1,3 @@
+//! Tokenization models: the step that turns one pre-tokenized piece into ids.
+
+pub mod bpe;

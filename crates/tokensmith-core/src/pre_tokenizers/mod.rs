@@ -1,0 +1,111 @@
+//! Pre-tokenizers: split text into the pieces that BPE encodes one at a time.
+//!
+//! The three OpenAI patterns have hand-written splitters that are several times faster than
+//! a backtracking regex and linear on every input; any other pattern runs on `fancy-regex`,
+//! the engine tiktoken uses. A pattern is recognised by its exact text.
+
+pub mod char_class;
+pub mod cl100k;
+pub mod o200k;
+pub mod r50k;
+pub mod scan;
+
+use crate::error::{Error, Result};
+use scan::Scanner;
+
+/// The pattern of gpt2, r50k_base and p50k_base.
+pub const R50K_PATTERN: &str =
+    r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
+
+/// The pattern of cl100k_base.
+pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+
+/// The pattern of o200k_base (and o200k_harmony).
+pub const O200K_PATTERN: &str = concat!(
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+    "|",
+    r"\p{N}{1,3}",
+    "|",
+    r" ?[^\s\p{L}\p{N}]+[\r\n/]*",
+    "|",
+    r"\s*[\r\n]+",
+    "|",
+    r"\s+(?!\S)",
+    "|",
+    r"\s+",
+);
+
+/// Backtracking budget for user patterns; past it matching fails with an error, never a crash.
+const REGEX_BACKTRACK_LIMIT: usize = 10_000_000;
+
+/// A pre-tokenizer chosen from a pattern.
+#[derive(Debug, Clone)]
+pub enum PreTokenizer {
+    R50k,
+    Cl100k,
+    O200k,
+    /// Any other pattern, matched by a backtracking regex engine. Text between matches is
+    /// dropped, as tiktoken does.
+    Regex(Box<fancy_regex::Regex>),
+}
+
+impl PreTokenizer {
+    /// Picks the hand-written splitter for a known pattern, else compiles the regex.
+    pub fn new(pattern: &str) -> Result<Self> {
+        Ok(match pattern {
+            R50K_PATTERN => Self::R50k,
+            CL100K_PATTERN => Self::Cl100k,
+            O200K_PATTERN => Self::O200k,
+            _ => Self::Regex(Box::new(compile(pattern)?)),
+        })
+    }
+
+    /// Like [`new`](Self::new) but always uses the regex engine (for tests and benchmarks).
+    pub fn regex(pattern: &str) -> Result<Self> {
+        Ok(Self::Regex(Box::new(compile(pattern)?)))
+    }
+
+    /// Calls `f` with each piece's byte range, in order.
+    #[inline]
+    pub fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, usize)) -> Result<()> {
+        match self {
+            Self::R50k => tile(text, r50k::piece_end, f),
+            Self::Cl100k => tile(text, cl100k::piece_end, f),
+            Self::O200k => tile(text, o200k::piece_end, f),
+            Self::Regex(re) => {
+                for m in re.find_iter(text) {
+                    let m = m.map_err(|e| Error::Pattern(format!("matching failed: {e}")))?;
+                    f(m.start(), m.end());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The pieces of `text` as string slices (convenient, not fast).
+    pub fn pieces<'t>(&self, text: &'t str) -> Result<Vec<&'t str>> {
+        let mut out = Vec::new();
+        self.for_each_piece(text, |a, b| out.push(&text[a..b]))?;
+        Ok(out)
+    }
+}
+
+fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
+    fancy_regex::RegexBuilder::new(pattern)
+        .backtrack_limit(REGEX_BACKTRACK_LIMIT)
+        .build()
+        .map_err(|e| Error::Pattern(format!("{pattern:?} does not compile: {e}")))
+}
+
+#[inline(always)]
+fn tile(text: &str, piece_end: fn(&Scanner, usize) -> usize, mut f: impl FnMut(usize, usize)) {
+    let scanner = Scanner::new(text);
+    let mut i = 0;
+    while i < text.len() {
+        let end = piece_end(&scanner, i);
+        f(i, end);
+        i = end;
+    }
+}

@@ -1,0 +1,241 @@
+//! `tokensmith._core.CoreEncoding`: the byte-level BPE engine behind `tokensmith.Encoding`.
+//!
+//! Every method that touches text or ids in bulk releases the GIL, and the class is frozen,
+//! so many Python threads can encode with one object at once.
+
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyBytes, PyDict};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokensmith_core::formats::tiktoken_file;
+use tokensmith_core::{parallel, Encoding, SpecialPolicy};
+
+use crate::convert::{ids, policy, u32_bytes, u64_bytes};
+use crate::errors::IntoPyResult;
+
+#[pyclass(frozen, name = "CoreEncoding", module = "tokensmith._core")]
+pub struct CoreEncoding {
+    inner: Arc<Encoding>,
+}
+
+fn build(
+    py: Python<'_>,
+    ranks: Vec<(Vec<u8>, u32)>,
+    special_tokens: Vec<(String, u32)>,
+    pattern: String,
+) -> PyResult<CoreEncoding> {
+    let inner = py
+        .detach(move || Encoding::new(ranks, special_tokens, &pattern))
+        .py_err(py)?;
+    Ok(CoreEncoding {
+        inner: Arc::new(inner),
+    })
+}
+
+#[pymethods]
+impl CoreEncoding {
+    /// Builds from a dict of `bytes -> rank`.
+    #[staticmethod]
+    fn from_ranks(
+        py: Python<'_>,
+        ranks: Vec<(Vec<u8>, u32)>,
+        special_tokens: Vec<(String, u32)>,
+        pattern: String,
+    ) -> PyResult<Self> {
+        build(py, ranks, special_tokens, pattern)
+    }
+
+    /// Builds from a `.tiktoken` file (plain or gzipped) without going through Python objects.
+    #[staticmethod]
+    fn from_file(
+        py: Python<'_>,
+        path: PathBuf,
+        special_tokens: Vec<(String, u32)>,
+        pattern: String,
+    ) -> PyResult<Self> {
+        let ranks = py.detach(|| tiktoken_file::read(&path)).py_err(py)?;
+        build(py, ranks, special_tokens, pattern)
+    }
+
+    fn encode_ordinary(&self, py: Python<'_>, text: &str) -> PyResult<Vec<u32>> {
+        py.detach(|| self.inner.encode_ordinary(text)).py_err(py)
+    }
+
+    fn encode(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<u32>> {
+        let policy = policy(&self.inner, allowed_special, disallowed_special)?;
+        py.detach(|| self.inner.encode(text, &policy)).py_err(py)
+    }
+
+    /// Ids as native-endian u32 bytes, for `numpy.frombuffer`.
+    fn encode_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+        allowed_special: &Bound<'py, PyAny>,
+        disallowed_special: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let policy = policy(&self.inner, allowed_special, disallowed_special)?;
+        let ids = py.detach(|| self.inner.encode(text, &policy)).py_err(py)?;
+        Ok(u32_bytes(py, &ids))
+    }
+
+    fn count(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let policy = policy(&self.inner, allowed_special, disallowed_special)?;
+        py.detach(|| self.inner.count(text, &policy)).py_err(py)
+    }
+
+    fn encode_ordinary_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        num_threads: usize,
+    ) -> PyResult<Vec<Vec<u32>>> {
+        let ordinary = SpecialPolicy::ordinary();
+        self.batch(py, &texts, num_threads, &ordinary)
+    }
+
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<PyBackedStr>,
+        num_threads: usize,
+        allowed_special: &Bound<'_, PyAny>,
+        disallowed_special: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<Vec<u32>>> {
+        let policy = policy(&self.inner, allowed_special, disallowed_special)?;
+        self.batch(py, &texts, num_threads, &policy)
+    }
+
+    /// All ids of a batch in one flat u32 buffer, plus len(texts) + 1 u64 offsets.
+    fn encode_batch_to_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
+        num_threads: usize,
+        allowed_special: &Bound<'py, PyAny>,
+        disallowed_special: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+        let policy = policy(&self.inner, allowed_special, disallowed_special)?;
+        let parts = self.batch(py, &texts, num_threads, &policy)?;
+        let mut offsets = Vec::with_capacity(parts.len() + 1);
+        let mut total = 0u64;
+        offsets.push(0);
+        for p in &parts {
+            total += p.len() as u64;
+            offsets.push(total);
+        }
+        let flat: Vec<u32> = py.detach(|| parts.concat());
+        Ok((u32_bytes(py, &flat), u64_bytes(py, &offsets)))
+    }
+
+    fn decode_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        tokens: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let ids = ids(py, &self.inner, tokens)?;
+        let bytes = py.detach(|| self.inner.decode_bytes(&ids)).py_err(py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    fn decode_offsets(&self, py: Python<'_>, tokens: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+        let ids = ids(py, &self.inner, tokens)?;
+        self.inner.decode_offsets(&ids).py_err(py)
+    }
+
+    fn token_bytes<'py>(&self, py: Python<'py>, token: i64) -> PyResult<Bound<'py, PyBytes>> {
+        let id = u32::try_from(token)
+            .map_err(|_| crate::errors::to_py(py, self.inner.unknown_id(token)))?;
+        let bytes = self.inner.token_bytes(id).py_err(py)?;
+        Ok(PyBytes::new(py, bytes))
+    }
+
+    fn tokens_bytes<'py>(
+        &self,
+        py: Python<'py>,
+        tokens: &Bound<'py, PyAny>,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        let ids = ids(py, &self.inner, tokens)?;
+        ids.iter()
+            .map(|&id| Ok(PyBytes::new(py, self.inner.token_bytes(id).py_err(py)?)))
+            .collect()
+    }
+
+    fn single_token(&self, bytes: &[u8]) -> Option<u32> {
+        self.inner.single_token(bytes)
+    }
+
+    fn sorted_token_bytes<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyBytes>> {
+        self.inner
+            .sorted_token_bytes()
+            .into_iter()
+            .map(|b| PyBytes::new(py, b))
+            .collect()
+    }
+
+    fn mergeable_ranks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        let mut pairs: Vec<(&[u8], u32)> = self.inner.bpe().iter().collect();
+        pairs.sort_unstable_by_key(|&(_, r)| r);
+        for (bytes, rank) in pairs {
+            dict.set_item(PyBytes::new(py, bytes), rank)?;
+        }
+        Ok(dict)
+    }
+
+    fn special_tokens(&self) -> Vec<(String, u32)> {
+        self.inner
+            .specials()
+            .iter()
+            .map(|(n, i)| (n.to_string(), i))
+            .collect()
+    }
+
+    #[getter]
+    fn n_vocab(&self) -> usize {
+        self.inner.n_vocab()
+    }
+
+    #[getter]
+    fn n_mergeable(&self) -> usize {
+        self.inner.bpe().len()
+    }
+
+    #[getter]
+    fn pattern(&self) -> &str {
+        self.inner.pattern()
+    }
+
+    /// The pieces the pre-tokenizer cuts `text` into (for inspection and tests).
+    fn pre_tokenize(&self, py: Python<'_>, text: &str) -> PyResult<Vec<String>> {
+        let pieces = self.inner.pre_tokenizer().pieces(text).py_err(py)?;
+        Ok(pieces.into_iter().map(str::to_string).collect())
+    }
+}
+
+impl CoreEncoding {
+    fn batch(
+        &self,
+        py: Python<'_>,
+        texts: &[PyBackedStr],
+        num_threads: usize,
+        policy: &SpecialPolicy,
+    ) -> PyResult<Vec<Vec<u32>>> {
+        let enc = &self.inner;
+        let results = py.detach(|| parallel::map(texts, num_threads, |t| enc.encode(t, policy)));
+        results.into_iter().map(|r| r.py_err(py)).collect()
+    }
+}

@@ -1,0 +1,43 @@
+//! The compiled module `tokensmith._core`: PyO3 glue over `tokensmith-core` and nothing else.
+
+mod convert;
+mod encoding;
+mod errors;
+
+use pyo3::prelude::*;
+
+/// Reads a `.tiktoken` file (plain or gzipped) into `(token bytes, rank)` pairs.
+#[pyfunction]
+fn read_tiktoken(
+    py: Python<'_>,
+    path: std::path::PathBuf,
+) -> PyResult<Vec<(pyo3::pybacked::PyBackedBytes, u32)>> {
+    use errors::IntoPyResult;
+    let ranks = py
+        .detach(|| tokensmith_core::formats::tiktoken_file::read(&path))
+        .py_err(py)?;
+    Ok(ranks
+        .into_iter()
+        .map(|(bytes, rank)| (pyo3::types::PyBytes::new(py, &bytes).into(), rank))
+        .collect())
+}
+
+#[pymodule(gil_used = false)]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<encoding::CoreEncoding>()?;
+    m.add_function(wrap_pyfunction!(read_tiktoken, m)?)?;
+    m.add(
+        "R50K_PATTERN",
+        tokensmith_core::pre_tokenizers::R50K_PATTERN,
+    )?;
+    m.add(
+        "CL100K_PATTERN",
+        tokensmith_core::pre_tokenizers::CL100K_PATTERN,
+    )?;
+    m.add(
+        "O200K_PATTERN",
+        tokensmith_core::pre_tokenizers::O200K_PATTERN,
+    )?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,57 @@
+"""tokensmith: train, run, convert and evaluate LLM tokenizers, on a fast Rust core.
+
+The tiktoken-compatible face:
+
+>>> import tokensmith
+>>> enc = tokensmith.get_encoding("cl100k_base")
+>>> enc.decode(enc.encode("tokensmith"))
+'tokensmith'
+"""
+
+from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
+from tokensmith._core import __version__ as __version__
+from tokensmith.encoding import Encoding
+from tokensmith.errors import (
+    DisallowedSpecialTokenError,
+    InputNotFoundError,
+    InputReadError,
+    InvalidVocabError,
+    MissingByteError,
+    PatternError,
+    TokensmithError,
+    UnknownEncodingError,
+    UnknownModelError,
+    UnknownTokenIdError,
+    VocabFormatError,
+)
+from tokensmith.load import load_tiktoken, load_tiktoken_bpe
+from tokensmith.registry import (
+    encoding_for_model,
+    encoding_name_for_model,
+    get_encoding,
+    list_encoding_names,
+)
+
+__all__ = [
+    "CL100K_PATTERN",
+    "DisallowedSpecialTokenError",
+    "Encoding",
+    "InputNotFoundError",
+    "InputReadError",
+    "InvalidVocabError",
+    "MissingByteError",
+    "O200K_PATTERN",
+    "PatternError",
+    "R50K_PATTERN",
+    "TokensmithError",
+    "UnknownEncodingError",
+    "UnknownModelError",
+    "UnknownTokenIdError",
+    "VocabFormatError",
+    "encoding_for_model",
+    "encoding_name_for_model",
+    "get_encoding",
+    "list_encoding_names",
+    "load_tiktoken",
+    "load_tiktoken_bpe",
+]

@@ -1,0 +1,3 @@
+from tokensmith.cli import main
+
+main()

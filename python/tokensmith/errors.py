@@ -1,0 +1,83 @@
+"""The exceptions tokensmith raises.
+
+Every one derives from :class:`TokensmithError`, and also from the built-in exception a user
+would naturally catch (``ValueError``, ``KeyError``, ``OSError``), so existing
+``except ValueError`` code keeps working after switching from tiktoken.
+
+>>> import tokensmith
+>>> try:
+...     tokensmith.get_encoding("nope")
+... except tokensmith.TokensmithError as e:
+...     print(type(e).__name__)
+UnknownEncodingError
+"""
+
+from __future__ import annotations
+
+
+class TokensmithError(Exception):
+    """Base class of every error raised by tokensmith."""
+
+
+class InvalidVocabError(TokensmithError, ValueError):
+    """A vocabulary given in memory is inconsistent (duplicate ranks, clashing ids, ...)."""
+
+
+class VocabFormatError(TokensmithError, ValueError):
+    """A vocabulary file is malformed. ``path`` and ``line`` (1-based) locate the fault."""
+
+    path: str | None = None
+    line: int | None = None
+
+
+class PatternError(TokensmithError, ValueError):
+    """A pre-tokenizer pattern does not compile, or matching it failed."""
+
+
+class DisallowedSpecialTokenError(TokensmithError, ValueError):
+    """The text holds a special token that the call does not allow."""
+
+
+class MissingByteError(TokensmithError, ValueError):
+    """The text needs a byte that the vocabulary has no token for."""
+
+
+class UnknownEncodingError(TokensmithError, ValueError):
+    """``get_encoding`` was given a name it does not know."""
+
+
+class UnknownModelError(TokensmithError, KeyError):
+    """``encoding_for_model`` was given a model it cannot map to an encoding."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownTokenIdError(TokensmithError, KeyError):
+    """A token id that the vocabulary does not hold."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class InputNotFoundError(TokensmithError, FileNotFoundError):
+    """An input file does not exist."""
+
+
+class InputReadError(TokensmithError, OSError):
+    """An input file exists but could not be read."""
+
+
+__all__ = [
+    "DisallowedSpecialTokenError",
+    "InputNotFoundError",
+    "InputReadError",
+    "InvalidVocabError",
+    "MissingByteError",
+    "PatternError",
+    "TokensmithError",
+    "UnknownEncodingError",
+    "UnknownModelError",
+    "UnknownTokenIdError",
+    "VocabFormatError",
+]
