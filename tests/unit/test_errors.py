@@ -122,6 +122,8 @@ def test_inconsistent_vocabularies_are_rejected():
             "t", pat_str=r"\w+", mergeable_ranks={b"a": 0}, special_tokens={"<s>": 0}
         )
     with pytest.raises(InvalidVocabError, match="dense"):
+        tokensmith.Encoding("t", pat_str=r"\w+", mergeable_ranks={b"a": 100_000}, special_tokens={})
+    with pytest.raises(InvalidVocabError, match="too large"):
         tokensmith.Encoding("t", pat_str=r"\w+", mergeable_ranks={b"a": 2**31}, special_tokens={})
     with pytest.raises(InvalidVocabError, match="explicit_n_vocab"):
         tokensmith.Encoding(

@@ -12,7 +12,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::models::bpe::{Bpe, Rank};
+use crate::models::bpe::{with_cache, Bpe, MergeScratch, Rank};
 use crate::pre_tokenizers::PreTokenizer;
 use crate::special_tokens::{SpecialPolicy, SpecialSet, SpecialTokens};
 
@@ -79,10 +79,12 @@ impl Encoding {
     pub fn encode_ordinary_into(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
         let mut failed = None;
         let bytes = text.as_bytes();
-        self.pre.for_each_piece(text, |a, b| {
-            if let Err(e) = self.bpe.encode_piece(&bytes[a..b], out) {
-                failed.get_or_insert(e);
-            }
+        with_cache(self.bpe.id(), |state| {
+            self.pre.for_each_piece(text, |a, b| {
+                if let Err(e) = self.bpe.encode_piece_cached(bytes, a, b, out, state) {
+                    failed.get_or_insert(e);
+                }
+            })
         })?;
         failed.map_or(Ok(()), Err)
     }
@@ -128,6 +130,7 @@ impl Encoding {
     pub fn count(&self, text: &str, policy: &SpecialPolicy) -> Result<usize> {
         // Counting piece by piece keeps memory flat on huge inputs.
         let mut scratch = Vec::with_capacity(64);
+        let mut merge_scratch = MergeScratch::default();
         let mut total = 0usize;
         self.specials.check(text, policy)?;
         let mut count_ordinary = |segment: &str| -> Result<()> {
@@ -135,7 +138,10 @@ impl Encoding {
             let bytes = segment.as_bytes();
             self.pre.for_each_piece(segment, |a, b| {
                 scratch.clear();
-                match self.bpe.encode_piece(&bytes[a..b], &mut scratch) {
+                match self
+                    .bpe
+                    .encode_piece_in(bytes, a, b, &mut scratch, &mut merge_scratch)
+                {
                     Ok(()) => total += scratch.len(),
                     Err(e) => {
                         failed.get_or_insert(e);

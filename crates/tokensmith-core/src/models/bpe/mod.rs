@@ -2,9 +2,15 @@
 //! encoded by repeatedly merging the adjacent pair whose concatenation has the lowest rank
 //! (the leftmost such pair on ties).
 
+mod cache;
 mod merge;
 mod model;
+mod pair_table;
+mod piece_table;
 mod token_table;
 
+pub use cache::{with_cache, PieceCache, ThreadState};
+pub use merge::MergeScratch;
 pub use model::{Bpe, Rank};
+pub use piece_table::{InlineKey, PieceTable};
 pub use token_table::TokenTable;

@@ -1,9 +1,13 @@
 //! The byte-level BPE vocabulary: bytes to rank, rank to bytes, and the merge table.
 
-use super::merge;
+use super::cache::{LongPieceCache, ThreadState, LONG_MAX};
+use super::merge::{self, MergeScratch};
+use super::pair_table::{PairTable, RANK_BITS};
+use super::piece_table::{InlineKey, PieceTable, INLINE};
 use super::token_table::TokenTable;
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A token's rank, which is also its id.
 pub type Rank = u32;
@@ -14,16 +18,15 @@ pub(crate) const NO_RANK: Rank = Rank::MAX;
 /// A tiktoken-style BPE vocabulary, immutable once built and safe to share across threads.
 #[derive(Debug, Clone)]
 pub struct Bpe {
+    /// Identifies this vocabulary to the per-thread piece caches.
+    id: u64,
     encoder: FxHashMap<Vec<u8>, Rank>,
-    /// `(left, right)` packed into a u64, to the rank of their concatenation.
-    pairs: FxHashMap<u64, Rank>,
+    /// The same map as `encoder`, laid out for fast lookups of whole pieces.
+    lookup: PieceTable,
+    /// `(left, right)` to the rank of their concatenation.
+    pairs: PairTable,
     byte_rank: [Rank; 256],
     decoder: TokenTable,
-}
-
-#[inline(always)]
-pub(crate) fn pair_key(a: Rank, b: Rank) -> u64 {
-    ((a as u64) << 32) | b as u64
 }
 
 impl Bpe {
@@ -55,6 +58,12 @@ impl Bpe {
             }
         }
         let max_rank = encoder.values().copied().max().unwrap_or(0) as usize;
+        if max_rank >= 1 << RANK_BITS {
+            return Err(Error::InvalidVocab(format!(
+                "rank {max_rank} is too large: ranks must be below {}",
+                1u32 << RANK_BITS
+            )));
+        }
         if max_rank > 2 * encoder.len() + 1024 {
             return Err(Error::InvalidVocab(format!(
                 "the largest rank is {max_rank} but there are only {} tokens; ranks must be dense",
@@ -77,9 +86,13 @@ impl Bpe {
                 *slot = r;
             }
         }
-        let pairs = build_pairs(&encoder);
+        let pairs = PairTable::new(&find_pairs(&encoder), &byte_rank, decoder.id_bound());
+        let lookup = PieceTable::new(encoder.iter().map(|(b, &r)| (b.as_slice(), r)));
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Ok(Self {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             encoder,
+            lookup,
             pairs,
             byte_rank,
             decoder,
@@ -89,7 +102,7 @@ impl Bpe {
     /// The rank of a whole byte string, if it is a token.
     #[inline(always)]
     pub fn rank_of(&self, bytes: &[u8]) -> Option<Rank> {
-        self.encoder.get(bytes).copied()
+        self.lookup.get(bytes)
     }
 
     /// The bytes of the token with this rank.
@@ -101,7 +114,13 @@ impl Bpe {
     /// The rank of the token made by joining tokens `a` and `b`, or `NO_RANK`.
     #[inline(always)]
     pub(crate) fn pair_rank(&self, a: Rank, b: Rank) -> Rank {
-        self.pairs.get(&pair_key(a, b)).copied().unwrap_or(NO_RANK)
+        self.pairs.get(a, b)
+    }
+
+    /// The rank of the token made of two single bytes, or `NO_RANK`.
+    #[inline(always)]
+    pub(crate) fn byte_pair_rank(&self, a: u8, b: u8) -> Rank {
+        self.pairs.of_bytes(a, b)
     }
 
     #[inline(always)]
@@ -110,6 +129,62 @@ impl Bpe {
             NO_RANK => Err(Error::MissingByte(b)),
             r => Ok(r),
         }
+    }
+
+    /// A process-unique id of this vocabulary (shared by clones).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Appends the ranks of `text[start..end]` to `out`, consulting and filling `cache`.
+    ///
+    /// This is the encoder's hot path: a cached piece costs one L1/L2 lookup.
+    #[inline(always)]
+    pub fn encode_piece_cached(
+        &self,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        out: &mut Vec<Rank>,
+        state: &mut ThreadState,
+    ) -> Result<()> {
+        let ThreadState {
+            pieces: cache,
+            long_pieces,
+            scratch,
+        } = state;
+        if end - start > INLINE {
+            let piece = &text[start..end];
+            if let Some(r) = self.lookup.get_long(piece) {
+                out.push(r);
+                return Ok(());
+            }
+            if piece.len() > LONG_MAX {
+                return merge::merge(self, piece, out, scratch);
+            }
+            let hash = LongPieceCache::hash(piece);
+            if let Some(ranks) = long_pieces.get(piece, hash) {
+                out.extend_from_slice(ranks);
+                return Ok(());
+            }
+            let before = out.len();
+            merge::merge(self, piece, out, scratch)?;
+            long_pieces.put(piece, hash, &out[before..]);
+            return Ok(());
+        }
+        let key = InlineKey::from_text(text, start, end);
+        let hash = key.hash();
+        if let Some(ranks) = cache.get(key, hash) {
+            out.extend_from_slice(ranks);
+            return Ok(());
+        }
+        let before = out.len();
+        match self.lookup.get_hashed(key, hash) {
+            Some(r) => out.push(r),
+            None => merge::merge(self, &text[start..end], out, scratch)?,
+        }
+        cache.put(key, hash, &out[before..]);
+        Ok(())
     }
 
     /// The number of tokens.
@@ -135,11 +210,25 @@ impl Bpe {
     /// Appends the ranks of one piece to `out`.
     #[inline]
     pub fn encode_piece(&self, piece: &[u8], out: &mut Vec<Rank>) -> Result<()> {
-        if let Some(r) = self.rank_of(piece) {
+        self.encode_piece_in(piece, 0, piece.len(), out, &mut MergeScratch::default())
+    }
+
+    /// Appends the ranks of the piece `text[start..end]` to `out`. Passing the whole text
+    /// lets the lookup read whole words past the piece's end.
+    #[inline(always)]
+    pub fn encode_piece_in(
+        &self,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        out: &mut Vec<Rank>,
+        scratch: &mut MergeScratch,
+    ) -> Result<()> {
+        if let Some(r) = self.lookup.get_in(text, start, end) {
             out.push(r);
             return Ok(());
         }
-        merge::merge(self, piece, out)
+        merge::merge(self, &text[start..end], out, scratch)
     }
 
     /// The ranks of one piece (convenient, not fast).
@@ -150,21 +239,21 @@ impl Bpe {
     }
 }
 
-fn build_pairs(encoder: &FxHashMap<Vec<u8>, Rank>) -> FxHashMap<u64, Rank> {
+/// Every `(left, right, merged)` where both halves of a token are tokens themselves.
+fn find_pairs(encoder: &FxHashMap<Vec<u8>, Rank>) -> Vec<(Rank, Rank, Rank)> {
     use rayon::prelude::*;
     let tokens: Vec<(&Vec<u8>, &Rank)> = encoder.iter().collect();
-    let found: Vec<(u64, Rank)> = tokens
+    let mut found: Vec<(Rank, Rank, Rank)> = tokens
         .par_iter()
         .flat_map_iter(|(bytes, &rank)| {
             (1..bytes.len()).filter_map(move |k| {
                 let a = encoder.get(&bytes[..k])?;
                 let b = encoder.get(&bytes[k..])?;
-                Some((pair_key(*a, *b), rank))
+                Some((*a, *b, rank))
             })
         })
         .collect();
-    let mut pairs = FxHashMap::default();
-    pairs.reserve(found.len());
-    pairs.extend(found);
-    pairs
+    // A fixed insertion order makes the table's layout, and so its speed, reproducible.
+    found.par_sort_unstable();
+    found
 }

@@ -1,0 +1,212 @@
+//! A lookup table from a piece's bytes to its rank, built for the encoder's hot path.
+//!
+//! Nearly every piece of real text is at most 16 bytes long. Such keys are stored inline as
+//! two zero-padded `u64` words plus the length, in an open-addressing table, so a lookup is
+//! one hash and usually one cache line: no pointer to follow and no `memcmp`. Longer keys
+//! go to an ordinary hash map.
+
+use rustc_hash::FxHashMap;
+
+/// Keys up to this many bytes are stored inline.
+pub const INLINE: usize = 16;
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    lo: u64,
+    hi: u64,
+    /// `len + 1`, so 0 marks an empty slot.
+    len1: u32,
+    value: u32,
+}
+
+/// Bytes to `u32`, read-only once built.
+#[derive(Clone, Debug, Default)]
+pub struct PieceTable {
+    slots: Vec<Slot>,
+    mask: usize,
+    long: FxHashMap<Vec<u8>, u32>,
+}
+
+/// A key of at most [`INLINE`] bytes, as two little-endian words.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct InlineKey {
+    pub lo: u64,
+    pub hi: u64,
+    pub len: u32,
+}
+
+impl InlineKey {
+    /// Packs `bytes` (at most [`INLINE`] long).
+    #[inline(always)]
+    pub fn new(bytes: &[u8]) -> Self {
+        debug_assert!(bytes.len() <= INLINE);
+        let mut buf = [0u8; INLINE];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        Self {
+            lo: u64::from_le_bytes(buf[..8].try_into().unwrap()),
+            hi: u64::from_le_bytes(buf[8..].try_into().unwrap()),
+            len: bytes.len() as u32,
+        }
+    }
+
+    /// Packs `text[start..end]` (at most [`INLINE`] bytes), reading whole words when the
+    /// text has room after the piece, which avoids a variable-length copy.
+    #[inline(always)]
+    pub fn from_text(text: &[u8], start: usize, end: usize) -> Self {
+        let len = end - start;
+        debug_assert!(len <= INLINE);
+        if start + INLINE <= text.len() {
+            let lo = u64::from_le_bytes(text[start..start + 8].try_into().unwrap());
+            let hi = u64::from_le_bytes(text[start + 8..start + 16].try_into().unwrap());
+            let (lo, hi) = if len >= 8 {
+                let keep = (len - 8) * 8;
+                (
+                    lo,
+                    if keep == 0 {
+                        0
+                    } else {
+                        hi & (u64::MAX >> (64 - keep))
+                    },
+                )
+            } else {
+                (
+                    if len == 0 {
+                        0
+                    } else {
+                        lo & (u64::MAX >> (64 - len * 8))
+                    },
+                    0,
+                )
+            };
+            Self {
+                lo,
+                hi,
+                len: len as u32,
+            }
+        } else {
+            Self::new(&text[start..end])
+        }
+    }
+
+    #[inline(always)]
+    pub fn hash(&self) -> usize {
+        let h = (self.lo ^ self.hi.rotate_left(29) ^ ((self.len as u64) << 58))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h ^ (h >> 29)) as usize
+    }
+}
+
+impl PieceTable {
+    /// Builds the table from `(bytes, value)` pairs with distinct keys.
+    pub fn new<'a>(entries: impl Iterator<Item = (&'a [u8], u32)> + Clone) -> Self {
+        let n_inline = entries.clone().filter(|(b, _)| b.len() <= INLINE).count();
+        let capacity = (n_inline * 2).next_power_of_two().max(16);
+        let mut table = Self {
+            slots: vec![Slot::default(); capacity],
+            mask: capacity - 1,
+            long: FxHashMap::default(),
+        };
+        for (bytes, value) in entries {
+            if bytes.len() <= INLINE {
+                table.insert_inline(InlineKey::new(bytes), value);
+            } else {
+                table.long.insert(bytes.to_vec(), value);
+            }
+        }
+        table
+    }
+
+    fn insert_inline(&mut self, key: InlineKey, value: u32) {
+        let mut i = key.hash() & self.mask;
+        loop {
+            let slot = &mut self.slots[i];
+            if slot.len1 == 0 {
+                *slot = Slot {
+                    lo: key.lo,
+                    hi: key.hi,
+                    len1: key.len + 1,
+                    value,
+                };
+                return;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    /// The value of an inline key.
+    #[inline(always)]
+    pub fn get_inline(&self, key: InlineKey) -> Option<u32> {
+        self.get_hashed(key, key.hash())
+    }
+
+    /// The value of an inline key whose [`InlineKey::hash`] is `hash`.
+    #[inline(always)]
+    pub fn get_hashed(&self, key: InlineKey, hash: usize) -> Option<u32> {
+        let mut i = hash & self.mask;
+        loop {
+            let slot = &self.slots[i];
+            if slot.len1 == key.len + 1 && slot.lo == key.lo && slot.hi == key.hi {
+                return Some(slot.value);
+            }
+            if slot.len1 == 0 {
+                return None;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    /// The value of any key.
+    #[inline(always)]
+    pub fn get(&self, bytes: &[u8]) -> Option<u32> {
+        if bytes.len() <= INLINE {
+            self.get_inline(InlineKey::new(bytes))
+        } else {
+            self.long.get(bytes).copied()
+        }
+    }
+
+    /// The value of a key longer than [`INLINE`] bytes.
+    #[inline(always)]
+    pub fn get_long(&self, bytes: &[u8]) -> Option<u32> {
+        self.long.get(bytes).copied()
+    }
+
+    /// The value of `text[start..end]`.
+    #[inline(always)]
+    pub fn get_in(&self, text: &[u8], start: usize, end: usize) -> Option<u32> {
+        if end - start <= INLINE {
+            self.get_inline(InlineKey::from_text(text, start, end))
+        } else {
+            self.long.get(&text[start..end]).copied()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn finds_exactly_the_inserted_keys(
+            keys in prop::collection::hash_set(prop::collection::vec(any::<u8>(), 1..24), 1..200),
+            probes in prop::collection::vec(prop::collection::vec(prop::sample::select(vec![0u8, 1, 2]), 0..20), 0..50),
+        ) {
+            let keys: Vec<Vec<u8>> = keys.into_iter().collect();
+            let table = PieceTable::new(keys.iter().enumerate().map(|(i, k)| (k.as_slice(), i as u32)));
+            for (i, k) in keys.iter().enumerate() {
+                prop_assert_eq!(table.get(k), Some(i as u32));
+                // Reading from inside a longer text gives the same answer.
+                let mut text = vec![7u8; 3];
+                text.extend_from_slice(k);
+                text.extend_from_slice(&[9u8; 20]);
+                prop_assert_eq!(table.get_in(&text, 3, 3 + k.len()), Some(i as u32));
+            }
+            for p in probes {
+                let expected = keys.iter().position(|k| *k == p).map(|i| i as u32);
+                prop_assert_eq!(table.get(&p), expected);
+            }
+        }
+    }
+}
