@@ -20,12 +20,15 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from collections.abc import Set as AbstractSet
 from os import PathLike
-from typing import Literal
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Literal
 
 from tokensmith._core import CoreEncoding
+
+if TYPE_CHECKING:
+    # numpy is imported only by the methods that return arrays: importing it starts
+    # OpenBLAS's threads, which would compete with the encoder's own.
+    import numpy as np
+    import numpy.typing as npt
 
 AllowedSpecial = Literal["all"] | AbstractSet[str]
 DisallowedSpecial = Literal["all"] | Collection[str]
@@ -157,6 +160,8 @@ class Encoding:
             raw = self._core.encode_to_bytes(
                 _scrub_surrogates(text), allowed_special, disallowed_special
             )
+        import numpy as np
+
         return np.frombuffer(raw, dtype=np.uint32)
 
     def count(
@@ -231,6 +236,8 @@ class Encoding:
             toks, offs = self._core.encode_batch_to_bytes(
                 [_scrub_surrogates(t) for t in texts], num_threads, ordinary, ()
             )
+        import numpy as np
+
         return np.frombuffer(toks, dtype=np.uint32), np.frombuffer(offs, dtype=np.uint64)
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:

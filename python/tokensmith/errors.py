@@ -68,16 +68,31 @@ class InputReadError(TokensmithError, OSError):
     """An input file exists but could not be read."""
 
 
+class EmptyCorpusError(TokensmithError, ValueError):
+    """An evaluation was given no text (or no parallel pairs) to measure."""
+
+
+class MissingDependencyError(TokensmithError, ImportError):
+    """An optional package that a feature needs is not installed; the message names it."""
+
+
+class UnknownTokenizerError(TokensmithError, ValueError):
+    """A tokenizer spec is neither a known name, an existing file, nor a supported object."""
+
+
 __all__ = [
     "DisallowedSpecialTokenError",
+    "EmptyCorpusError",
     "InputNotFoundError",
     "InputReadError",
     "InvalidVocabError",
     "MissingByteError",
+    "MissingDependencyError",
     "PatternError",
     "TokensmithError",
     "UnknownEncodingError",
     "UnknownModelError",
+    "UnknownTokenizerError",
     "UnknownTokenIdError",
     "VocabFormatError",
 ]

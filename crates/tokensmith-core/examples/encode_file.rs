@@ -51,6 +51,21 @@ fn main() {
         "{:.1} MB/s, {tokens} tokens",
         text.len() as f64 / best / 1e6
     );
+    for threads in [1, 2] {
+        let mut best = f64::MAX;
+        for _ in 0..rounds {
+            let t = Instant::now();
+            let r = tokensmith_core::parallel::map(&docs, threads, |d| {
+                enc.encode(d, &policy).unwrap().len()
+            });
+            std::hint::black_box(r);
+            best = best.min(t.elapsed().as_secs_f64());
+        }
+        println!(
+            "batch on {threads} threads: {:.1} MB/s",
+            text.len() as f64 / best / 1e6
+        );
+    }
     let mut best = f64::MAX;
     for _ in 0..rounds {
         let t = Instant::now();

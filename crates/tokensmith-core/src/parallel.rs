@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 use rayon::ThreadPool;
 use std::collections::HashMap;
+use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// The number of threads a batch call may use: at least 1, at most the machine's cores.
@@ -51,4 +52,65 @@ pub fn map<T: Sync, R: Send>(
         return items.iter().map(f).collect();
     }
     pool(threads).install(|| items.par_iter().with_min_len(1).map(f).collect())
+}
+
+/// Results of [`map_streamed`], in completion order, as `(input index, result)`.
+pub struct Streamed<R> {
+    rx: Receiver<(usize, R)>,
+    remaining: usize,
+}
+
+impl<R> Streamed<R> {
+    /// The next finished result, blocking until one is ready; `None` once all have arrived.
+    pub fn next_result(&mut self) -> Option<(usize, R)> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        self.rx.recv().ok()
+    }
+}
+
+/// Maps `f` over `items` on `threads` pool threads while the calling thread consumes the
+/// results as they finish.
+///
+/// This is for work whose results need a serial step on the caller (building Python objects
+/// under the GIL): the step overlaps with the encoding of later items instead of following it.
+///
+/// ```
+/// let items: Vec<u32> = (0..100).collect();
+/// let mut sum = 0;
+/// tokensmith_core::parallel::map_streamed(&items, 2, |x| x * 2, |results| {
+///     while let Some((_, r)) = results.next_result() {
+///         sum += r;
+///     }
+/// });
+/// assert_eq!(sum, 9900);
+/// ```
+pub fn map_streamed<T: Sync, R: Send, O>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T) -> R + Sync,
+    consume: impl FnOnce(&mut Streamed<R>) -> O,
+) -> O {
+    let threads = effective_threads(threads).min(items.len().max(1));
+    let (tx, rx) = channel();
+    let chunk = (items.len() / (threads * 16)).max(1);
+    pool(threads).in_place_scope(|scope| {
+        for (c, part) in items.chunks(chunk).enumerate() {
+            let tx = tx.clone();
+            let f = &f;
+            scope.spawn(move |_| {
+                for (k, item) in part.iter().enumerate() {
+                    // The receiver lives until the scope ends, so sending cannot fail.
+                    let _ = tx.send((c * chunk + k, f(item)));
+                }
+            });
+        }
+        drop(tx);
+        consume(&mut Streamed {
+            rx,
+            remaining: items.len(),
+        })
+    })
 }

@@ -5,7 +5,8 @@
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokensmith_core::formats::tiktoken_file;
@@ -17,6 +18,9 @@ use crate::errors::IntoPyResult;
 #[pyclass(frozen, name = "CoreEncoding", module = "tokensmith._core")]
 pub struct CoreEncoding {
     inner: Arc<Encoding>,
+    /// One Python int per id, made on first use: a list of ids is then built from
+    /// references (an increment each) instead of allocating an int per token.
+    ints: PyOnceLock<Vec<Py<PyAny>>>,
 }
 
 fn build(
@@ -30,6 +34,7 @@ fn build(
         .py_err(py)?;
     Ok(CoreEncoding {
         inner: Arc::new(inner),
+        ints: PyOnceLock::new(),
     })
 }
 
@@ -58,19 +63,21 @@ impl CoreEncoding {
         build(py, ranks, special_tokens, pattern)
     }
 
-    fn encode_ordinary(&self, py: Python<'_>, text: &str) -> PyResult<Vec<u32>> {
-        py.detach(|| self.inner.encode_ordinary(text)).py_err(py)
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
+        let ids = py.detach(|| self.inner.encode_ordinary(text)).py_err(py)?;
+        self.list(py, &ids)
     }
 
-    fn encode(
+    fn encode<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         text: &str,
-        allowed_special: &Bound<'_, PyAny>,
-        disallowed_special: &Bound<'_, PyAny>,
-    ) -> PyResult<Vec<u32>> {
+        allowed_special: &Bound<'py, PyAny>,
+        disallowed_special: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
-        py.detach(|| self.inner.encode(text, &policy)).py_err(py)
+        let ids = py.detach(|| self.inner.encode(text, &policy)).py_err(py)?;
+        self.list(py, &ids)
     }
 
     /// Ids as native-endian u32 bytes, for `numpy.frombuffer`.
@@ -97,26 +104,26 @@ impl CoreEncoding {
         py.detach(|| self.inner.count(text, &policy)).py_err(py)
     }
 
-    fn encode_ordinary_batch(
+    fn encode_ordinary_batch<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         texts: Vec<PyBackedStr>,
         num_threads: usize,
-    ) -> PyResult<Vec<Vec<u32>>> {
+    ) -> PyResult<Bound<'py, PyList>> {
         let ordinary = SpecialPolicy::ordinary();
-        self.batch(py, &texts, num_threads, &ordinary)
+        self.batch_lists(py, &texts, num_threads, &ordinary)
     }
 
-    fn encode_batch(
+    fn encode_batch<'py>(
         &self,
-        py: Python<'_>,
+        py: Python<'py>,
         texts: Vec<PyBackedStr>,
         num_threads: usize,
-        allowed_special: &Bound<'_, PyAny>,
-        disallowed_special: &Bound<'_, PyAny>,
-    ) -> PyResult<Vec<Vec<u32>>> {
+        allowed_special: &Bound<'py, PyAny>,
+        disallowed_special: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
-        self.batch(py, &texts, num_threads, &policy)
+        self.batch_lists(py, &texts, num_threads, &policy)
     }
 
     /// All ids of a batch in one flat u32 buffer, plus len(texts) + 1 u64 offsets.
@@ -227,6 +234,76 @@ impl CoreEncoding {
 }
 
 impl CoreEncoding {
+    /// A Python list of ids, built from the cached int objects.
+    fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
+        let ints = self.ints.get_or_try_init(py, || {
+            (0..self.inner.n_vocab())
+                .map(|i| Ok(i.into_pyobject(py)?.into_any().unbind()))
+                .collect::<PyResult<Vec<_>>>()
+        })?;
+        // SAFETY: the list is created with `ids.len()` empty slots and each slot is filled
+        // exactly once with a new strong reference, which is what PyList_New requires before
+        // the list is used. Every id is below n_vocab, so indexing `ints` cannot fail.
+        unsafe {
+            let list = pyo3::ffi::PyList_New(ids.len() as pyo3::ffi::Py_ssize_t);
+            if list.is_null() {
+                return Err(PyErr::fetch(py));
+            }
+            for (i, &id) in ids.iter().enumerate() {
+                let item = ints[id as usize].as_ptr();
+                pyo3::ffi::Py_IncRef(item);
+                pyo3::ffi::PyList_SET_ITEM(list, i as pyo3::ffi::Py_ssize_t, item);
+            }
+            Ok(Bound::from_owned_ptr(py, list).cast_into_unchecked())
+        }
+    }
+
+    /// Encodes on the pool while this thread builds the Python lists of finished texts, so
+    /// the serial list building overlaps the parallel encoding.
+    fn batch_lists<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &[PyBackedStr],
+        num_threads: usize,
+        policy: &SpecialPolicy,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let enc = &self.inner;
+        if parallel::effective_threads(num_threads) == 1 || texts.len() < 2 {
+            let lists = texts
+                .iter()
+                .map(|t| {
+                    Ok(self
+                        .list(py, &py.detach(|| enc.encode(t, policy)).py_err(py)?)?
+                        .into_any())
+                })
+                .collect::<PyResult<Vec<_>>>()?;
+            return PyList::new(py, lists);
+        }
+        let out = PyList::new(py, (0..texts.len()).map(|_| py.None()))?;
+        let mut failure: Option<PyErr> = None;
+        parallel::map_streamed(
+            texts,
+            num_threads,
+            |t| enc.encode(t, policy),
+            |results| {
+                while let Some((i, r)) = py.detach(|| results.next_result()) {
+                    if failure.is_some() {
+                        continue;
+                    }
+                    let item = r.py_err(py).and_then(|ids| self.list(py, &ids));
+                    match item.and_then(|list| out.set_item(i, list)) {
+                        Ok(()) => {}
+                        Err(e) => failure = Some(e),
+                    }
+                }
+            },
+        );
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
     fn batch(
         &self,
         py: Python<'_>,
