@@ -72,6 +72,10 @@ class EmptyCorpusError(TokensmithError, ValueError):
     """An evaluation was given no text (or no parallel pairs) to measure."""
 
 
+class CorpusFormatError(TokensmithError, ValueError):
+    """A corpus file is malformed. The message gives the file and the 1-based line."""
+
+
 class MissingDependencyError(TokensmithError, ImportError):
     """An optional package that a feature needs is not installed; the message names it."""
 
@@ -81,6 +85,7 @@ class UnknownTokenizerError(TokensmithError, ValueError):
 
 
 __all__ = [
+    "CorpusFormatError",
     "DisallowedSpecialTokenError",
     "EmptyCorpusError",
     "InputNotFoundError",

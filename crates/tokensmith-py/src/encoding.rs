@@ -251,7 +251,7 @@ impl CoreEncoding {
             }
             for (i, &id) in ids.iter().enumerate() {
                 let item = ints[id as usize].as_ptr();
-                pyo3::ffi::Py_IncRef(item);
+                pyo3::ffi::Py_INCREF(item);
                 pyo3::ffi::PyList_SET_ITEM(list, i as pyo3::ffi::Py_ssize_t, item);
             }
             Ok(Bound::from_owned_ptr(py, list).cast_into_unchecked())
@@ -286,14 +286,15 @@ impl CoreEncoding {
             num_threads,
             |t| enc.encode(t, policy),
             |results| {
-                while let Some((i, r)) = py.detach(|| results.next_result()) {
-                    if failure.is_some() {
-                        continue;
-                    }
-                    let item = r.py_err(py).and_then(|ids| self.list(py, &ids));
-                    match item.and_then(|list| out.set_item(i, list)) {
-                        Ok(()) => {}
-                        Err(e) => failure = Some(e),
+                while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
+                    for (i, r) in (start..).zip(chunk) {
+                        if failure.is_some() {
+                            break;
+                        }
+                        let item = r.py_err(py).and_then(|ids| self.list(py, &ids));
+                        if let Err(e) = item.and_then(|list| out.set_item(i, list)) {
+                            failure = Some(e);
+                        }
                     }
                 }
             },

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 
 /// The most ranks a slot holds; longer results are not cached.
 pub const MAX_TOKENS: usize = 5;
-const SLOTS: usize = 4096;
+const SLOTS: usize = 65536;
 /// How many vocabularies one thread keeps caches for.
 const CACHES_PER_THREAD: usize = 4;
 

@@ -62,13 +62,13 @@ pub(super) fn merge(
     scratch: &mut MergeScratch,
 ) -> Result<()> {
     if piece.len() <= SMALL {
-        merge_small(bpe, piece, out)
+        merge_small(bpe, piece, out, &mut scratch.pairs)
     } else {
         merge_long(bpe, piece, out, scratch)
     }
 }
 
-fn merge_small(bpe: &Bpe, piece: &[u8], out: &mut Vec<Rank>) -> Result<()> {
+fn merge_small(bpe: &Bpe, piece: &[u8], out: &mut Vec<Rank>, pairs: &mut PairCache) -> Result<()> {
     let n = piece.len();
     let mut toks = [0 as Rank; SMALL];
     let mut pair = [NO_RANK; SMALL];
@@ -99,10 +99,10 @@ fn merge_small(bpe: &Bpe, piece: &[u8], out: &mut Vec<Rank>) -> Result<()> {
         }
         len -= 1;
         if at > 0 {
-            pair[at - 1] = bpe.pair_rank(toks[at - 1], toks[at]);
+            pair[at - 1] = pairs.get(bpe, toks[at - 1], toks[at]);
         }
         if at + 1 < len {
-            pair[at] = bpe.pair_rank(toks[at], toks[at + 1]);
+            pair[at] = pairs.get(bpe, toks[at], toks[at + 1]);
         }
     }
     out.extend_from_slice(&toks[..len]);
@@ -264,7 +264,7 @@ pub(super) fn merge_with(bpe: &Bpe, piece: &[u8], long: bool) -> Result<Vec<Rank
     if long && piece.len() > 1 {
         merge_long(bpe, piece, &mut out, &mut MergeScratch::default())?;
     } else {
-        merge_small(bpe, piece, &mut out)?;
+        merge_small(bpe, piece, &mut out, &mut PairCache::default())?;
     }
     Ok(out)
 }
