@@ -34,8 +34,12 @@ py-test: $(BUILT)
 
 test: $(BUILT) rust-test py-test
 
+# tokendagger (a peer) builds from source against PCRE2.
 bench: $(BUILT)
-	$(PIP) install -q $$($(PY) scripts/deps.py bench | tr '\n' ' ')
+	@dpkg -s libpcre2-dev >/dev/null 2>&1 || (apt-get update -q && apt-get install -y -q libpcre2-dev) || \
+		echo "libpcre2-dev could not be installed: tokendagger will be reported unavailable"
+	$(PIP) install -q $$($(PY) scripts/deps.py bench | tr '\n' ' ') || \
+		$(PIP) install -q $$($(PY) scripts/deps.py bench | grep -v tokendagger | tr '\n' ' ')
 	$(PY) benchmarks/encode.py --write
 
 lint: $(DEPS)

@@ -15,8 +15,6 @@ import tiktoken
 import tokensmith
 from tokensmith.registry import BUNDLED, vocab_path
 
-SHARED_VOCAB = Path(__file__).resolve().parents[2].parent / "shared" / "vocab"
-
 
 def test_bundled_vocab_sha256_matches_tiktoken():
     # The expected sums are read from tiktoken's own source, not copied here.

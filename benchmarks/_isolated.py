@@ -1,0 +1,197 @@
+"""Measurements that need a fresh process: pathological inputs under a time limit, and load time.
+
+The parent side (``run_worst_case``, ``run_load``) starts ``python _isolated.py worst|load ...``
+and reads one JSON object from the child's last line of output.
+
+Worst cases: the child builds the library and the input, warms up on a short string, then arms a
+real-time interval timer for the timed call only. Python installs no handler for SIGALRM, so when
+the timer fires the kernel ends the child even inside native code that holds the GIL; the parent
+reads that as a timeout. Exceptions are caught as ``BaseException`` because PyO3's PanicException
+derives from it. The child reports a sha256 of the ids, so the parent can compare with tiktoken.
+
+Load time: the parent passes its wall clock at spawn; the child times the import, the construction
+and a first encode, and "start to first encode" covers interpreter start-up as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import json
+import signal
+import subprocess
+import sys
+import time
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from _common import worst_case_text
+from _peers import PEERS_BY_NAME
+
+SCRIPT = Path(__file__).resolve()
+LOAD_ALLOWANCE_S = 300.0  # for building the library in the child, on top of the call's time limit
+WARMUP_TEXT = "Hello, world! Warm-up text, 123."
+
+
+@dataclass(frozen=True)
+class WorstCase:
+    """One pathological call: its time, or why there is none."""
+
+    status: str  # ok | panic | error | timeout | crash
+    seconds: float | None = None
+    n_tokens: int | None = None
+    digest: str | None = None
+    n_bytes: int | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class LoadTime:
+    import_s: float
+    construct_s: float
+    first_encode_s: float
+    start_to_first_s: float
+
+
+def ids_digest(ids: Sequence[int]) -> str:
+    return hashlib.sha256(array("I", ids).tobytes()).hexdigest()
+
+
+# --------------------------------------------------------------------------------------------------
+# Child side
+# --------------------------------------------------------------------------------------------------
+
+
+def worst_case_child(
+    library: str, encoding: str, key: str, n: int, timeout: float
+) -> dict[str, Any]:
+    text = worst_case_text(key, n)
+    peer = PEERS_BY_NAME[library].load(encoding)
+    peer.encode(WARMUP_TEXT)
+    result: dict[str, Any] = {"n_bytes": len(text.encode("utf-8", errors="surrogatepass"))}
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    start = time.perf_counter()
+    try:
+        ids = peer.encode(text)
+    except BaseException as exc:  # a Rust panic reaches Python as a BaseException
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        kind = "panic" if "Panic" in type(exc).__name__ else "error"
+        return result | {"status": kind, "detail": f"{type(exc).__name__}: {exc}"[:200]}
+    seconds = time.perf_counter() - start
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    return result | {
+        "status": "ok",
+        "seconds": seconds,
+        "n_tokens": len(ids),
+        "digest": ids_digest(list(ids)),
+    }
+
+
+def load_child(library: str, encoding: str, spawned_at: float) -> dict[str, Any]:
+    spec = PEERS_BY_NAME[library]
+    t0 = time.perf_counter()
+    importlib.import_module(spec.module)
+    t1 = time.perf_counter()
+    peer = spec.load(encoding)
+    t2 = time.perf_counter()
+    peer.encode(WARMUP_TEXT)
+    t3 = time.perf_counter()
+    return {
+        "import_s": t1 - t0,
+        "construct_s": t2 - t1,
+        "first_encode_s": t3 - t2,
+        "start_to_first_s": time.time() - spawned_at,
+    }
+
+
+# --------------------------------------------------------------------------------------------------
+# Parent side
+# --------------------------------------------------------------------------------------------------
+
+
+def last_json_line(stdout: str) -> dict[str, Any] | None:
+    for line in reversed(stdout.strip().splitlines()):
+        try:
+            parsed = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(parsed, dict):
+            return parsed
+    return None
+
+
+def stderr_tail(stderr: str) -> str:
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    return lines[-1][:200] if lines else ""
+
+
+def run_worst_case(library: str, encoding: str, key: str, n: int, timeout: float) -> WorstCase:
+    """Time ``library`` on the pathological input ``key`` in a child process."""
+    args = ["worst", library, encoding, key, str(n), str(timeout)]
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(SCRIPT), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout + LOAD_ALLOWANCE_S,
+        )
+    except subprocess.TimeoutExpired:
+        return WorstCase("timeout", detail="the child did not finish loading in time")
+    if proc.returncode == -signal.SIGALRM:
+        return WorstCase("timeout", detail=f"> {timeout:g} s")
+    if proc.returncode < 0:
+        name = signal.Signals(-proc.returncode).name
+        return WorstCase("crash", detail=f"{name}: {stderr_tail(proc.stderr)}")
+    parsed = last_json_line(proc.stdout)
+    if proc.returncode != 0 or parsed is None:
+        return WorstCase("error", detail=f"exit {proc.returncode}: {stderr_tail(proc.stderr)}")
+    return WorstCase(**parsed)
+
+
+def run_load(library: str, encoding: str) -> LoadTime | str:
+    """Load time of ``library`` in a fresh process, or the reason it failed."""
+    spawned_at = time.time()
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "load", library, encoding, repr(spawned_at)],
+        capture_output=True,
+        text=True,
+        timeout=LOAD_ALLOWANCE_S,
+    )
+    parsed = last_json_line(proc.stdout)
+    if proc.returncode != 0 or parsed is None:
+        return f"exit {proc.returncode}: {stderr_tail(proc.stderr)}"
+    return LoadTime(**parsed)
+
+
+# --------------------------------------------------------------------------------------------------
+# Entry point of the child
+# --------------------------------------------------------------------------------------------------
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    worst = sub.add_parser("worst")
+    worst.add_argument("library")
+    worst.add_argument("encoding")
+    worst.add_argument("key")
+    worst.add_argument("n", type=int)
+    worst.add_argument("timeout", type=float)
+    load = sub.add_parser("load")
+    load.add_argument("library")
+    load.add_argument("encoding")
+    load.add_argument("spawned_at", type=float)
+    args = parser.parse_args(argv)
+    if args.what == "worst":
+        out = worst_case_child(args.library, args.encoding, args.key, args.n, args.timeout)
+    else:
+        out = load_child(args.library, args.encoding, args.spawned_at)
+    print(json.dumps(out), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,258 @@
+"""Paired timing of rows over workloads, exactness checks against a reference, and markdown tables.
+
+A *row* is one way of calling one library (say, riptoken's single-text encode, list output); a
+*workload* is a list of inputs with the outputs the reference gives for them (one table column).
+``measure`` first runs every row once and compares each output with the reference, then times the
+rows round by round, back to back on the same inputs, in an order rotated by one each round, with
+the garbage collector paused during each timed call. ``summarize`` turns those times into medians
+and paired ratios: within a round, the reference row's time over this row's time.
+
+What this module does not handle: noise from other processes. It makes results comparable within
+one run, not across machines or runs.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from _common import MB
+
+BASELINE = "tiktoken"
+SUBJECT = "tokensmith"
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Inputs for one table column, the outputs expected from them, and their size in units."""
+
+    name: str
+    inputs: list[Any]
+    expected: list[Any]
+    size: int
+
+
+@dataclass(frozen=True)
+class Row:
+    """One timed call over a whole workload. ``unpack`` turns its result into one item per input."""
+
+    label: str
+    library: str
+    output: str  # list | numpy | text: rows are only ranked against rows with the same output
+    run: Callable[[list[Any]], Any]
+    unpack: Callable[[Any], list[Any]]
+
+
+@dataclass
+class Outcome:
+    """What one row did on one workload: how often it disagreed with the reference; its times."""
+
+    error: str | None = None
+    mismatched: int = 0
+    example: str = ""
+    seconds: list[float] = field(default_factory=list)
+
+
+Results = dict[str, dict[str, Outcome]]  # workload name -> row label -> outcome
+
+
+# --------------------------------------------------------------------------------------------------
+# Checking and timing
+# --------------------------------------------------------------------------------------------------
+
+
+def first_difference(expected: Any, got: Any) -> str:
+    """Where two outputs first part, with a few items of context.
+
+    >>> first_difference([1, 2, 3], [1, 5, 3])
+    'at item 1 of 3 (got 3): reference [2, 3], this row [5, 3]'
+    """
+    if isinstance(expected, str) or isinstance(got, str):
+        return f"text differs: expected {expected[:60]!r}, got {got[:60]!r}"
+    pairs = enumerate(zip(expected, got, strict=False))
+    at = next((i for i, (a, b) in pairs if a != b), min(len(expected), len(got)))
+    return (
+        f"at item {at} of {len(expected)} (got {len(got)}): "
+        f"reference {expected[at : at + 6]}, this row {got[at : at + 6]}"
+    )
+
+
+def check(row: Row, workload: Workload) -> Outcome:
+    """Run a row once (this is also its warm-up) and compare every item with the reference."""
+    try:
+        got = row.unpack(row.run(workload.inputs))
+    except Exception as exc:  # a peer may refuse an input: report it rather than stop
+        return Outcome(error=f"{type(exc).__name__}: {exc}"[:200])
+    if len(got) != len(workload.expected):
+        return Outcome(error=f"returned {len(got)} results for {len(workload.expected)} inputs")
+    outcome = Outcome()
+    for index, (expected, actual) in enumerate(zip(workload.expected, got, strict=True)):
+        if expected != actual:
+            if not outcome.mismatched:
+                where = first_difference(expected, actual)
+                outcome.example = f"{workload.name} item {index}: {where}"
+            outcome.mismatched += 1
+    return outcome
+
+
+def time_once(run: Callable[[list[Any]], Any], inputs: list[Any]) -> float:
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        run(inputs)
+        return time.perf_counter() - start
+    finally:
+        gc.enable()
+
+
+def rotated(rows: list[Row], shift: int) -> list[Row]:
+    """The rows starting at ``shift``, wrapping around.
+
+    >>> [r.label for r in rotated([Row(x, x, "list", len, list) for x in "abc"], 1)]
+    ['b', 'c', 'a']
+    """
+    if not rows:
+        return []
+    shift %= len(rows)
+    return rows[shift:] + rows[:shift]
+
+
+def measure(rows: list[Row], workloads: list[Workload], rounds: int) -> Results:
+    """Check every row on every workload, then time the rows in rotating order, round by round."""
+    results: Results = {}
+    for workload in workloads:
+        outcomes = {row.label: check(row, workload) for row in rows}
+        timed = [row for row in rows if outcomes[row.label].error is None]
+        for r in range(rounds):
+            for row in rotated(timed, r):
+                outcomes[row.label].seconds.append(time_once(row.run, workload.inputs))
+        results[workload.name] = outcomes
+    return results
+
+
+# --------------------------------------------------------------------------------------------------
+# Summaries: medians and paired ratios
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    throughput: float  # millions of units (bytes or tokens) per second
+    vs_baseline: float | None
+    vs_best: float | None
+
+
+def paired_ratio(reference: list[float], seconds: list[float]) -> float:
+    """Median over rounds of reference time / row time: above 1 means the row is faster."""
+    return statistics.median(ref / s for ref, s in zip(reference, seconds, strict=True))
+
+
+def throughput(size: int, seconds: list[float]) -> float:
+    return statistics.median(size / s for s in seconds) / MB
+
+
+def exact_and_timed(outcome: Outcome) -> bool:
+    return outcome.error is None and not outcome.mismatched and bool(outcome.seconds)
+
+
+def fastest_exact_peer(rows: list[Row], outcomes: dict[str, Outcome], output: str) -> str | None:
+    """The exact, non-tokensmith row with this output kind and the lowest median time."""
+    candidates = [
+        row.label
+        for row in rows
+        if row.output == output and row.library != SUBJECT and exact_and_timed(outcomes[row.label])
+    ]
+    return min(candidates, key=lambda lb: statistics.median(outcomes[lb].seconds), default=None)
+
+
+def summarize(
+    rows: list[Row], workload: Workload, outcomes: dict[str, Outcome]
+) -> tuple[dict[str, Cell], dict[str, str | None]]:
+    """A cell per timed row, and the fastest exact peer per output kind."""
+    baseline = outcomes.get(BASELINE)
+    base_seconds = baseline.seconds if baseline and baseline.seconds else None
+    best = {kind: fastest_exact_peer(rows, outcomes, kind) for kind in {r.output for r in rows}}
+    cells = {}
+    for row in rows:
+        outcome = outcomes[row.label]
+        if not outcome.seconds:
+            continue
+        best_label = best[row.output]
+        cells[row.label] = Cell(
+            throughput(workload.size, outcome.seconds),
+            paired_ratio(base_seconds, outcome.seconds) if base_seconds else None,
+            paired_ratio(outcomes[best_label].seconds, outcome.seconds) if best_label else None,
+        )
+    return cells, best
+
+
+def cell_of(rows: list[Row], workload: Workload, results: Results, label: str) -> Cell | None:
+    """The summarized cell of one row on one workload, if it was timed there."""
+    outcomes = results.get(workload.name, {})
+    if label not in outcomes:
+        return None
+    return summarize(rows, workload, outcomes)[0].get(label)
+
+
+# --------------------------------------------------------------------------------------------------
+# Markdown
+# --------------------------------------------------------------------------------------------------
+
+
+def table(header: list[str], body: list[list[str]]) -> str:
+    """A markdown table.
+
+    >>> print(table(["a", "b"], [["1", "2"]]))
+    | a | b |
+    |---|---|
+    | 1 | 2 |
+    """
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    return "\n".join(lines)
+
+
+def ratio(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}×"
+
+
+def format_cell(cell: Cell | None, outcome: Outcome | None) -> str:
+    """``throughput (× baseline · × best)``, with ✗ where the row disagreed with the reference."""
+    if outcome is None:
+        return "–"
+    if outcome.error is not None:
+        return "error"
+    if cell is None:
+        return "–"
+    mark = " ✗" if outcome.mismatched else ""
+    return f"{cell.throughput:.1f} ({ratio(cell.vs_baseline)} · {ratio(cell.vs_best)}){mark}"
+
+
+def row_label(row: Row, results: Results) -> str:
+    inexact = any(outcomes[row.label].mismatched for outcomes in results.values())
+    return f"{row.label} **INEXACT**" if inexact else row.label
+
+
+def throughput_table(
+    rows: list[Row], workloads: list[Workload], results: Results
+) -> tuple[str, list[str]]:
+    """The table of one section, and per workload a note naming the fastest exact peers."""
+    summaries = {w.name: summarize(rows, w, results[w.name]) for w in workloads}
+    body = []
+    for row in rows:
+        cells = [
+            format_cell(summaries[w.name][0].get(row.label), results[w.name][row.label])
+            for w in workloads
+        ]
+        body.append([row_label(row, results), row.output, *cells])
+    notes = []
+    for w in workloads:
+        best = summaries[w.name][1]
+        named = ", ".join(f"{label} ({kind})" for kind, label in sorted(best.items()) if label)
+        notes.append(f"{w.name}: {named or 'none'}")
+    return table(["library", "out", *[w.name for w in workloads]], body), notes
