@@ -1,0 +1,129 @@
+"""Adapter for a ``sentencepiece.SentencePieceProcessor``.
+
+sentencepiece is optional: this module imports it only inside :func:`load_sentencepiece`, and
+:class:`SentencePieceAdapter` duck-types the processor it is given, so tokensmith works without
+the package. Spans come from ``EncodeAsImmutableProto`` (byte offsets into the input) when the
+processor has it; otherwise from the pieces' bytes, with ``▁`` read as a space.
+
+Not handled: sampling (subword regularization) — evaluation encodes deterministically.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Sequence
+from os import PathLike
+from typing import Any
+
+import numpy as np
+
+from tokensmith.errors import InputNotFoundError, MissingDependencyError
+from tokensmith.eval.adapters.base import IntArray, TokenBatch, flatten
+
+_BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
+_METHODS = ("GetPieceSize", "IdToPiece", "IsUnknown", "IsByte", "EncodeAsIds", "DecodeIds")
+
+
+def is_sentencepiece_processor(obj: Any) -> bool:
+    """Whether ``obj`` looks like a ``SentencePieceProcessor`` (duck-typed, no import)."""
+    return all(callable(getattr(obj, m, None)) for m in _METHODS)
+
+
+def load_sentencepiece(path: str | PathLike[str]) -> Any:
+    """Loads a ``.model`` file with the sentencepiece package.
+
+    Raises :class:`~tokensmith.errors.MissingDependencyError` (an ``ImportError``) that says
+    what to install when sentencepiece is missing.
+    """
+    import os
+
+    if not os.path.exists(path):
+        raise InputNotFoundError(f"no such sentencepiece model: {os.fspath(path)}")
+    try:
+        sentencepiece = importlib.import_module("sentencepiece")
+    except ImportError as e:
+        raise MissingDependencyError(
+            f"loading {os.fspath(path)} needs the sentencepiece package: "
+            "pip install sentencepiece (tokensmith's own .model loader is not available yet)"
+        ) from e
+    return sentencepiece.SentencePieceProcessor(model_file=os.fspath(path))
+
+
+class SentencePieceAdapter:
+    """Wraps a ``SentencePieceProcessor`` (or any object with its methods).
+
+    Args:
+        processor: The processor.
+        name: A label for reports.
+    """
+
+    def __init__(self, processor: Any, *, name: str = "sentencepiece") -> None:
+        missing = [m for m in _METHODS if not callable(getattr(processor, m, None))]
+        if missing:
+            raise TypeError(
+                f"{type(processor).__name__} is not a SentencePieceProcessor "
+                f"(missing {', '.join(missing)})"
+            )
+        self._sp = processor
+        self._name = name
+        self._has_proto = callable(getattr(processor, "EncodeAsImmutableProto", None))
+
+    def __repr__(self) -> str:
+        return f"<SentencePieceAdapter {self.name!r}>"
+
+    @property
+    def processor(self) -> Any:
+        """The wrapped processor."""
+        return self._sp
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def vocab_size(self) -> int:
+        return int(self._sp.GetPieceSize())
+
+    def encode(self, text: str) -> list[int]:
+        return [int(i) for i in self._sp.EncodeAsIds(text)]
+
+    def encode_batch(self, texts: Sequence[str]) -> TokenBatch:
+        if not self._has_proto:
+            return flatten([self.encode(t) for t in texts])
+        protos = [self._sp.EncodeAsImmutableProto(t) for t in texts]
+        rows = [[(p.id, p.begin, p.end) for p in proto.pieces] for proto in protos]
+        flat = flatten([[r[0] for r in row] for row in rows])
+        if flat.ids.size == 0:
+            return flat
+        spans = np.concatenate([np.asarray(row, dtype=np.int64) for row in rows if row])
+        return TokenBatch(flat.ids, flat.offsets, spans[:, 1].copy(), spans[:, 2].copy(), "byte")
+
+    def decode(self, ids: Sequence[int]) -> str:
+        return str(self._sp.DecodeIds([int(i) for i in ids]))
+
+    def token_bytes(self, token_id: int) -> bytes:
+        if not 0 <= token_id < self.vocab_size:
+            return b""
+        piece = str(self._sp.IdToPiece(token_id))
+        if self._sp.IsByte(token_id):
+            match = _BYTE_PIECE.fullmatch(piece)
+            return bytes([int(match.group(1), 16)]) if match else b""
+        if self._sp.IsUnknown(token_id) or self._is_control(token_id):
+            return b""
+        return piece.replace("▁", " ").encode("utf-8")
+
+    def _is_control(self, token_id: int) -> bool:
+        is_control = getattr(self._sp, "IsControl", None)
+        return bool(is_control(token_id)) if callable(is_control) else False
+
+    def unknown_ids(self) -> IntArray:
+        return self._ids_where(self._sp.IsUnknown)
+
+    def byte_fallback_ids(self) -> IntArray:
+        return self._ids_where(self._sp.IsByte)
+
+    def _ids_where(self, predicate: Any) -> IntArray:
+        n = self.vocab_size
+        mask = np.fromiter((bool(predicate(i)) for i in range(n)), dtype=bool, count=n)
+        return np.flatnonzero(mask).astype(np.int64)

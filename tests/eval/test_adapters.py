@@ -1,0 +1,170 @@
+"""load_tokenizer accepts every documented form, and each adapter agrees with its library."""
+
+from __future__ import annotations
+
+import gzip
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tokensmith
+import tokensmith.eval as ev
+from eval_helpers import (
+    FakeSentencePiece,
+    hf_byte_fallback,
+    hf_byte_level,
+    hf_with_unk,
+    read_lines,
+    toy_encoding,
+)
+from tokensmith.errors import (
+    InputNotFoundError,
+    MissingDependencyError,
+    TokensmithError,
+    UnknownTokenizerError,
+)
+from tokensmith.eval.adapters import IntArray, TokenBatch, TokenizerAdapter
+from tokensmith.reference import tiktoken_encoding
+from tokensmith.registry import vocab_path
+
+TEXTS = ["hello world", "", "naïve 東京 🙂 12345", "tabs\tand\nnewlines  "]
+
+
+def test_load_by_name_object_and_adapter() -> None:
+    by_name = ev.load_tokenizer("o200k_base")
+    assert by_name.name == "o200k_base" and by_name.vocab_size == 200019
+    enc = tokensmith.get_encoding("cl100k_base")
+    assert ev.load_tokenizer(enc).vocab_size == enc.n_vocab
+    assert ev.load_tokenizer(by_name) is by_name
+    assert isinstance(by_name, TokenizerAdapter)
+
+
+def test_tiktoken_object_matches_its_own_encode() -> None:
+    ref = tiktoken_encoding("cl100k_base")
+    adapter = ev.load_tokenizer(ref)
+    batch = adapter.encode_batch(TEXTS)
+    for i, text in enumerate(TEXTS):
+        got = batch.ids[batch.offsets[i] : batch.offsets[i + 1]].tolist()
+        assert got == ref.encode_ordinary(text)
+        assert adapter.decode(got) == text
+
+
+def test_tiktoken_file_path(tmp_path: Path) -> None:
+    path = tmp_path / "cl.tiktoken"
+    path.write_bytes(gzip.decompress(Path(str(vocab_path("cl100k_base.tiktoken.gz"))).read_bytes()))
+    adapter = ev.load_tokenizer(path, pat_str=tokensmith.CL100K_PATTERN)
+    assert adapter.name == "cl.tiktoken"
+    text = "Loading a file: 12345 ünïcödé"
+    assert adapter.encode(text) == tokensmith.get_encoding("cl100k_base").encode_ordinary(text)
+
+
+def test_token_byte_lengths_match_decode_single_token_bytes() -> None:
+    adapter = ev.load_tokenizer("cl100k_base")
+    enc = tokensmith.get_encoding("cl100k_base")
+    lengths = ev.tokenize(adapter, ["x"]).token_byte_lengths
+    for token in [0, 255, 256, 1000, 50000, 100255, 100257]:
+        assert lengths[token] == len(enc.decode_single_token_bytes(token))
+    assert lengths[100261] == 0  # a hole between the special tokens
+
+
+def test_hf_byte_level_token_bytes_concatenate_to_the_text(tmp_path: Path) -> None:
+    lines = read_lines("multilingual.txt")[:400]
+    tok = hf_byte_level(lines)
+    adapter = ev.load_tokenizer(tok)
+    for text in ["hello world", "naïve 東京 🙂"]:
+        ids = tok.encode(text, add_special_tokens=False).ids
+        assert b"".join(adapter.token_bytes(i) for i in ids) == text.encode("utf-8")
+    # tokenizer.json on disk loads through HF and encodes the same way.
+    path = tmp_path / "tokenizer.json"
+    tok.save(str(path))
+    from_file = ev.load_tokenizer(path)
+    assert isinstance(from_file, ev.HFTokenizerAdapter)
+    assert from_file.encode("hello world") == tok.encode("hello world").ids
+
+
+def test_hf_unknown_and_byte_fallback_ids() -> None:
+    unk = ev.load_tokenizer(hf_with_unk(read_lines("multilingual.txt")[:100]))
+    assert unk.unknown_ids().tolist() == [0]
+    assert unk.byte_fallback_ids().size == 0
+    fallback = ev.load_tokenizer(hf_byte_fallback())
+    assert fallback.byte_fallback_ids().tolist() == list(range(256))
+    assert fallback.token_bytes(0x63) == b"c" and fallback.token_bytes(258) == b"ab"
+    assert fallback.unknown_ids().size == 0
+
+
+def test_sentencepiece_object_through_the_adapter() -> None:
+    adapter = ev.load_tokenizer(FakeSentencePiece())
+    assert isinstance(adapter, ev.SentencePieceAdapter)
+    assert adapter.vocab_size == 259
+    assert adapter.unknown_ids().tolist() == [0]
+    assert adapter.byte_fallback_ids().tolist() == list(range(1, 257))
+    assert adapter.token_bytes(257) == b" hello" and adapter.token_bytes(1 + 0x41) == b"A"
+    batch = adapter.encode_batch(["hello world", "hello zz"])
+    # "▁zz" is spelled with the bytes of "▁" (3) and "zz" (2).
+    assert batch.lengths().tolist() == [2, 6]
+    assert batch.starts is not None and batch.span_unit == "byte"
+    assert adapter.decode(adapter.encode("hello world")) == "hello world"
+
+
+def test_sentencepiece_missing_gives_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = tmp_path / "m.model"
+    model.write_bytes(b"\x00")
+    monkeypatch.setitem(sys.modules, "sentencepiece", None)  # as if not installed
+    with pytest.raises(MissingDependencyError, match="pip install sentencepiece") as e:
+        ev.load_tokenizer(model)
+    assert isinstance(e.value, ImportError) and isinstance(e.value, TokensmithError)
+
+
+def test_bad_specs_name_the_problem(tmp_path: Path) -> None:
+    with pytest.raises(UnknownTokenizerError, match="o200k_base") as e:
+        ev.load_tokenizer("o300k_base")
+    assert isinstance(e.value, ValueError)
+    with pytest.raises(InputNotFoundError, match="nope.json"):
+        ev.load_tokenizer(tmp_path / "nope.json")
+    odd = tmp_path / "vocab.bin"
+    odd.write_bytes(b"")
+    with pytest.raises(UnknownTokenizerError, match="vocab.bin"):
+        ev.load_tokenizer(odd)
+    with pytest.raises(UnknownTokenizerError, match="int"):
+        ev.load_tokenizer(42)
+
+
+def test_custom_adapter_is_accepted_as_is() -> None:
+    class Letters:
+        """One token per character of a-z; everything else is id 26."""
+
+        name = "letters"
+        vocab_size = 27
+
+        def encode(self, text: str) -> list[int]:
+            return [ord(c) - 97 if "a" <= c <= "z" else 26 for c in text]
+
+        def encode_batch(self, texts: Sequence[str]) -> TokenBatch:
+            return ev.adapters.flatten([self.encode(t) for t in texts])
+
+        def decode(self, ids: Sequence[int]) -> str:
+            return "".join(chr(97 + i) if i < 26 else "?" for i in ids)
+
+        def token_bytes(self, token_id: int) -> bytes:
+            return bytes([97 + token_id]) if token_id < 26 else b"?"
+
+        def unknown_ids(self) -> IntArray:
+            return np.array([26], dtype=np.int64)
+
+        def byte_fallback_ids(self) -> IntArray:
+            return np.zeros(0, dtype=np.int64)
+
+    m = ev.evaluate(Letters(), ["abc de", "x!"])
+    assert m["bytes_per_token"] == 1.0
+    assert m["unk_rate"] == pytest.approx(2 / 8)  # the space and "!"
+    assert m["round_trip_rate"] == 0.0
+
+
+def test_toy_encoding_splits_as_designed() -> None:
+    enc = toy_encoding()
+    pieces = [enc.decode_single_token_bytes(t) for t in enc.encode_ordinary("hello world")]
+    assert pieces == [b"hello", b" world"]
