@@ -13,8 +13,10 @@ from tokensmith._core import __version__ as __version__
 from tokensmith.encoding import Encoding
 from tokensmith.errors import (
     DisallowedSpecialTokenError,
+    EmptyCorpusError,
     InputNotFoundError,
     InputReadError,
+    InvalidTrainerOptionError,
     InvalidVocabError,
     MissingByteError,
     PatternError,
@@ -31,13 +33,16 @@ from tokensmith.registry import (
     get_encoding,
     list_encoding_names,
 )
+from tokensmith.train import train_bpe
 
 __all__ = [
     "CL100K_PATTERN",
     "DisallowedSpecialTokenError",
+    "EmptyCorpusError",
     "Encoding",
     "InputNotFoundError",
     "InputReadError",
+    "InvalidTrainerOptionError",
     "InvalidVocabError",
     "MissingByteError",
     "O200K_PATTERN",
@@ -54,4 +59,5 @@ __all__ = [
     "list_encoding_names",
     "load_tiktoken",
     "load_tiktoken_bpe",
+    "train_bpe",
 ]

@@ -2,6 +2,7 @@
 
 from collections.abc import Iterable, Sequence
 from os import PathLike
+from typing import Literal
 
 R50K_PATTERN: str
 CL100K_PATTERN: str
@@ -67,3 +68,14 @@ class CoreEncoding:
     def pattern(self) -> str: ...
 
 def read_tiktoken(path: str | PathLike[str]) -> list[tuple[bytes, int]]: ...
+def train_bpe_bytes(
+    texts: Iterable[str],
+    *,
+    pattern: str,
+    vocab_size: int,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = ...,
+    max_token_length: int | None = None,
+    compat: Literal["hf", "ranks"] = "hf",
+    chunk_size: int = 4096,
+) -> tuple[list[tuple[bytes, int]], list[tuple[str, int]], list[tuple[bytes, bytes]]]: ...

@@ -69,7 +69,11 @@ class InputReadError(TokensmithError, OSError):
 
 
 class EmptyCorpusError(TokensmithError, ValueError):
-    """An evaluation was given no text (or no parallel pairs) to measure."""
+    """A trainer or an evaluation was given no text (or no parallel pairs) to work on."""
+
+
+class InvalidTrainerOptionError(TokensmithError, ValueError):
+    """A training option has a value that cannot work; the message names it and a fix."""
 
 
 class CorpusFormatError(TokensmithError, ValueError):
@@ -90,6 +94,7 @@ __all__ = [
     "EmptyCorpusError",
     "InputNotFoundError",
     "InputReadError",
+    "InvalidTrainerOptionError",
     "InvalidVocabError",
     "MissingByteError",
     "MissingDependencyError",

@@ -37,6 +37,12 @@ pub enum Error {
     /// Text that needs a byte the vocabulary has no token for.
     #[error("byte 0x{0:02x} has no token in this vocabulary, so the text cannot be encoded")]
     MissingByte(u8),
+    /// A trainer was given no words to learn from.
+    #[error("the corpus is empty: there is no text to train on")]
+    EmptyCorpus,
+    /// An option has a value that cannot work; the message names the option and a fix.
+    #[error("{0}")]
+    InvalidOption(String),
 }
 
 /// The result type of the core.

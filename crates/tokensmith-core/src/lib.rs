@@ -10,6 +10,7 @@ pub mod models;
 pub mod parallel;
 pub mod pre_tokenizers;
 pub mod special_tokens;
+pub mod trainers;
 
 pub use encoding::Encoding;
 pub use error::{Error, Result};

@@ -43,6 +43,8 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
             return new_error(py, "DisallowedSpecialTokenError", disallowed_message(token));
         }
         Error::MissingByte(_) => "MissingByteError",
+        Error::EmptyCorpus => "EmptyCorpusError",
+        Error::InvalidOption(_) => "InvalidTrainerOptionError",
     };
     let py_err = new_error(py, class, message);
     if let Error::VocabFormat { path, line, .. } = &err {

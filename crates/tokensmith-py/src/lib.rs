@@ -3,6 +3,7 @@
 mod convert;
 mod encoding;
 mod errors;
+mod train;
 
 use pyo3::prelude::*;
 
@@ -26,6 +27,7 @@ fn read_tiktoken(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<encoding::CoreEncoding>()?;
     m.add_function(wrap_pyfunction!(read_tiktoken, m)?)?;
+    m.add_function(wrap_pyfunction!(train::train_bpe_bytes, m)?)?;
     m.add(
         "R50K_PATTERN",
         tokensmith_core::pre_tokenizers::R50K_PATTERN,

@@ -1,0 +1,325 @@
+//! The BPE merge loop, independent of how words were split into initial symbols.
+//!
+//! State: each distinct word as a sequence of symbol ids with its count, the count of every
+//! adjacent pair (weighted by word counts, overlaps included), a pair -> words index, and a
+//! max-heap of `(count, pair)` entries updated lazily.
+//!
+//! One step:
+//! 1. Pop the top entry. If its count is stale (a merge lowered the pair's count since it was
+//!    pushed), push it back with the current count and pop again. Counts of existing pairs only
+//!    ever go down, and every pair whose count goes up is pushed afresh, so the first entry
+//!    whose count is current is the true maximum.
+//! 2. Merge the pair, left to right without overlaps, in the words the index lists for it, and
+//!    only in those. Each occurrence turns `(p, a) (a, b) (b, n)` into `(p, ab) (ab, n)`.
+//! 3. Push every pair that gained occurrences, with its current count.
+//!
+//! **Tie-break.** Among pairs of equal count the smallest `(left id, right id)` wins. Ids are
+//! the symbols' positions in the alphabet given to [`MergeLoop::new`], then merged tokens in
+//! the order they were created. This is HF `BpeTrainer`'s rule; the caller picks the alphabet
+//! order (see [`super::Compat`]). A merge whose result equals an existing token (`a`+`bc` and
+//! `ab`+`c`) reuses that token's id, as HF does.
+//!
+//! Not handled here: parallel merging within one step (words are updated on one thread).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// A symbol id: an index into the token table.
+pub type Sym = u32;
+/// An adjacent pair of symbols.
+pub type Pair = (Sym, Sym);
+
+/// Which merged lengths (in bytes) may become tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LengthRule {
+    /// No limit.
+    Unlimited,
+    /// Tokens of at most this many bytes.
+    AtMost(usize),
+    /// HF `BpeTrainer`'s rule for `max_token_length = n`: pairs of two initial symbols are
+    /// always counted, a pair formed by a merge only if its length is strictly below `n`.
+    HfStrictlyBelow(usize),
+}
+
+impl LengthRule {
+    fn initial_ok(self, len: usize) -> bool {
+        match self {
+            Self::AtMost(n) => len <= n,
+            Self::Unlimited | Self::HfStrictlyBelow(_) => true,
+        }
+    }
+
+    fn formed_ok(self, len: usize) -> bool {
+        match self {
+            Self::Unlimited => true,
+            Self::AtMost(n) => len <= n,
+            Self::HfStrictlyBelow(n) => len < n,
+        }
+    }
+}
+
+/// One learned merge: `left` + `right` -> `merged` (ids in the loop's id space).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Merge {
+    pub left: Sym,
+    pub right: Sym,
+    pub merged: Sym,
+    /// The pair's count when it was chosen.
+    pub count: u64,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Entry {
+    count: u64,
+    pair: Pair,
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // A max-heap on count; on equal counts the smaller pair must come out first.
+        self.count
+            .cmp(&other.count)
+            .then_with(|| other.pair.cmp(&self.pair))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The merge loop's state. See the module docs.
+pub struct MergeLoop {
+    tokens: Vec<Vec<u8>>,
+    token_ids: FxHashMap<Vec<u8>, Sym>,
+    words: Vec<Vec<Sym>>,
+    counts: Vec<u64>,
+    pair_counts: FxHashMap<Pair, i64>,
+    where_: FxHashMap<Pair, Vec<u32>>,
+    heap: BinaryHeap<Entry>,
+    rule: LengthRule,
+}
+
+impl MergeLoop {
+    /// Starts from an alphabet (id = position; order = tie-break order) and words written in
+    /// it. Words must only use ids below `alphabet.len()`.
+    pub fn new(alphabet: Vec<Vec<u8>>, words: Vec<(Vec<Sym>, u64)>, rule: LengthRule) -> Self {
+        let token_ids = alphabet
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i as Sym))
+            .collect();
+        let (words, counts): (Vec<_>, Vec<_>) = words.into_iter().unzip();
+        let mut state = Self {
+            tokens: alphabet,
+            token_ids,
+            words,
+            counts,
+            pair_counts: FxHashMap::default(),
+            where_: FxHashMap::default(),
+            heap: BinaryHeap::new(),
+            rule,
+        };
+        state.count_initial_pairs();
+        state
+    }
+
+    fn count_initial_pairs(&mut self) {
+        for (w, word) in self.words.iter().enumerate() {
+            for pair in word.windows(2) {
+                let pair = (pair[0], pair[1]);
+                let len = self.tokens[pair.0 as usize].len() + self.tokens[pair.1 as usize].len();
+                if !self.rule.initial_ok(len) {
+                    continue;
+                }
+                *self.pair_counts.entry(pair).or_insert(0) += self.counts[w] as i64;
+                let list = self.where_.entry(pair).or_default();
+                if list.last() != Some(&(w as u32)) {
+                    list.push(w as u32);
+                }
+            }
+        }
+        self.heap = self
+            .pair_counts
+            .iter()
+            .filter(|(_, &c)| c > 0)
+            .map(|(&pair, &c)| Entry {
+                count: c as u64,
+                pair,
+            })
+            .collect();
+    }
+
+    /// The current count of every pair with a positive count, sorted by pair (for tests).
+    pub fn pair_counts(&self) -> Vec<(Pair, u64)> {
+        let mut out: Vec<_> = self
+            .pair_counts
+            .iter()
+            .filter(|(_, &c)| c > 0)
+            .map(|(&p, &c)| (p, c as u64))
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The bytes of every token, by id.
+    pub fn tokens(&self) -> &[Vec<u8>] {
+        &self.tokens
+    }
+
+    /// Learns one merge whose count is at least `min_count` (and at least 1).
+    pub fn step(&mut self, min_count: u64) -> Option<Merge> {
+        let top = loop {
+            let mut top = self.heap.pop()?;
+            let current = self.pair_counts.get(&top.pair).copied().unwrap_or(0).max(0) as u64;
+            if top.count == current {
+                break top;
+            }
+            top.count = current;
+            self.heap.push(top);
+        };
+        if top.count < min_count.max(1) {
+            return None;
+        }
+        let (a, b) = top.pair;
+        let mut bytes = self.tokens[a as usize].clone();
+        bytes.extend_from_slice(&self.tokens[b as usize]);
+        let merged = match self.token_ids.get(&bytes) {
+            Some(&id) => id,
+            None => {
+                let id = self.tokens.len() as Sym;
+                self.token_ids.insert(bytes.clone(), id);
+                self.tokens.push(bytes);
+                id
+            }
+        };
+        self.apply(top.pair, merged);
+        Some(Merge {
+            left: a,
+            right: b,
+            merged,
+            count: top.count,
+        })
+    }
+
+    fn apply(&mut self, pair: Pair, merged: Sym) {
+        let mut word_ids = self.where_.remove(&pair).unwrap_or_default();
+        word_ids.sort_unstable();
+        word_ids.dedup();
+        let mut grown: FxHashSet<Pair> = FxHashSet::default();
+        let merged_len = self.tokens[merged as usize].len();
+        for w in word_ids {
+            let count = self.counts[w as usize] as i64;
+            let word = std::mem::take(&mut self.words[w as usize]);
+            let mut out = Vec::with_capacity(word.len());
+            let mut i = 0;
+            while i < word.len() {
+                if i + 1 < word.len() && (word[i], word[i + 1]) == pair {
+                    if let Some(&prev) = out.last() {
+                        self.change((prev, pair.0), -count);
+                        if self
+                            .rule
+                            .formed_ok(self.tokens[prev as usize].len() + merged_len)
+                        {
+                            self.change((prev, merged), count);
+                            self.index(&mut grown, (prev, merged), w);
+                        }
+                    }
+                    if let Some(&next) = word.get(i + 2) {
+                        self.change((pair.1, next), -count);
+                        if self
+                            .rule
+                            .formed_ok(merged_len + self.tokens[next as usize].len())
+                        {
+                            self.change((merged, next), count);
+                            self.index(&mut grown, (merged, next), w);
+                        }
+                    }
+                    out.push(merged);
+                    i += 2;
+                } else {
+                    out.push(word[i]);
+                    i += 1;
+                }
+            }
+            self.words[w as usize] = out;
+        }
+        // Only leftovers of overlapping runs ("aaa" -> "aa a") are still counted, and none of
+        // them is adjacent any more.
+        self.pair_counts.remove(&pair);
+        for pair in grown {
+            let count = self.pair_counts[&pair];
+            if count > 0 {
+                self.heap.push(Entry {
+                    count: count as u64,
+                    pair,
+                });
+            }
+        }
+    }
+
+    fn change(&mut self, pair: Pair, delta: i64) {
+        *self.pair_counts.entry(pair).or_insert(0) += delta;
+    }
+
+    fn index(&mut self, grown: &mut FxHashSet<Pair>, pair: Pair, w: u32) {
+        grown.insert(pair);
+        let list = self.where_.entry(pair).or_default();
+        if list.last() != Some(&w) {
+            list.push(w);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loop_over(words: &[(&str, u64)]) -> MergeLoop {
+        let alphabet: Vec<Vec<u8>> = (b'a'..=b'z').map(|c| vec![c]).collect();
+        let words = words
+            .iter()
+            .map(|(w, n)| (w.bytes().map(|c| (c - b'a') as Sym).collect(), *n))
+            .collect();
+        MergeLoop::new(alphabet, words, LengthRule::Unlimited)
+    }
+
+    #[test]
+    fn overlapping_pairs_are_counted_but_merged_left_to_right() {
+        let mut m = loop_over(&[("aaaa", 1), ("aaa", 2)]);
+        assert_eq!(m.pair_counts(), vec![((0, 0), 3 + 2 * 2)]);
+        let first = m.step(0).unwrap();
+        assert_eq!((first.left, first.right, first.count), (0, 0, 7));
+        // "aaaa" -> aa aa ; "aaa" -> aa a
+        let aa = first.merged;
+        assert_eq!(m.pair_counts(), vec![((aa, 0), 2), ((aa, aa), 1)]);
+        let second = m.step(0).unwrap();
+        assert_eq!((second.left, second.right, second.count), (aa, 0, 2));
+        let third = m.step(0).unwrap();
+        assert_eq!((third.left, third.right), (aa, aa));
+        assert!(m.step(0).is_none());
+    }
+
+    #[test]
+    fn min_count_stops_the_loop() {
+        let mut m = loop_over(&[("ab", 3), ("cd", 1)]);
+        assert!(m.step(2).is_some());
+        assert!(m.step(2).is_none());
+    }
+
+    #[test]
+    fn length_rules() {
+        let words = [("abcabc", 5)];
+        let mut at_most = loop_over(&words);
+        at_most.rule = LengthRule::AtMost(2);
+        let mut n = 0;
+        while let Some(m) = at_most.step(0) {
+            assert!(at_most.tokens()[m.merged as usize].len() <= 2);
+            n += 1;
+        }
+        // "ab" is learned; "abc" and "cab" would be 3 bytes, and no other pair is left.
+        assert_eq!(n, 1);
+    }
+}

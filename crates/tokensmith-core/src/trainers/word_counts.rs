@@ -1,0 +1,169 @@
+//! Counting pre-tokenized words: the first stage of every trainer.
+//!
+//! Texts are split by a [`PreTokenizer`] and each distinct piece is counted. Chunks of texts
+//! are counted on the rayon pool, each into a map that borrows the pieces from the texts, and
+//! the chunk maps are folded into one owned map. Memory therefore grows with the number of
+//! distinct pieces, never with the size of the corpus: a caller that streams its corpus feeds
+//! [`WordCounts::add_texts`] one batch at a time and drops each batch afterwards.
+//!
+//! Counts are sums, so the result does not depend on the thread count or on batch sizes.
+//!
+//! Not handled here: normalization (pieces are counted as the pre-tokenizer yields them) and
+//! reading files (the caller hands over text).
+
+use crate::error::Result;
+use crate::pre_tokenizers::PreTokenizer;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+/// Texts per rayon task: large enough to amortise a task's map, small enough to balance.
+const TEXTS_PER_TASK: usize = 256;
+
+/// How often each distinct pre-token (as bytes) occurs in a corpus.
+///
+/// ```
+/// use tokensmith_core::pre_tokenizers::{PreTokenizer, R50K_PATTERN};
+/// use tokensmith_core::trainers::WordCounts;
+///
+/// let pre = PreTokenizer::new(R50K_PATTERN).unwrap();
+/// let mut counts = WordCounts::new();
+/// counts.add_texts(&pre, &["low low lower"]).unwrap();
+/// assert_eq!(counts.get(b" low"), 1);
+/// assert_eq!(counts.get(b"low"), 1);
+/// assert_eq!(counts.len(), 3);
+/// ```
+#[derive(Debug, Default, Clone)]
+pub struct WordCounts {
+    counts: FxHashMap<Vec<u8>, u64>,
+}
+
+impl WordCounts {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Splits every text with `pre` and counts its pieces, in parallel.
+    pub fn add_texts<S: AsRef<str> + Sync>(
+        &mut self,
+        pre: &PreTokenizer,
+        texts: &[S],
+    ) -> Result<()> {
+        let partial = texts
+            .par_chunks(TEXTS_PER_TASK)
+            .map(|chunk| count_chunk(pre, chunk))
+            .collect::<Result<Vec<_>>>()?;
+        for local in partial {
+            for (piece, n) in local {
+                self.add(piece, n);
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds `n` occurrences of `word`.
+    pub fn add(&mut self, word: &[u8], n: u64) {
+        match self.counts.get_mut(word) {
+            Some(c) => *c += n,
+            None => {
+                self.counts.insert(word.to_vec(), n);
+            }
+        }
+    }
+
+    /// Adds every count of `other` (for counts built on separate streams).
+    pub fn merge(&mut self, other: WordCounts) {
+        for (word, n) in other.counts {
+            *self.counts.entry(word).or_insert(0) += n;
+        }
+    }
+
+    /// The count of `word` (0 if never seen).
+    pub fn get(&self, word: &[u8]) -> u64 {
+        self.counts.get(word).copied().unwrap_or(0)
+    }
+
+    /// The number of distinct words.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// The total number of words counted.
+    pub fn total(&self) -> u64 {
+        self.counts.values().sum()
+    }
+
+    /// The words and their counts, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> {
+        self.counts.iter().map(|(w, &n)| (w.as_slice(), n))
+    }
+}
+
+impl<W: AsRef<[u8]>> FromIterator<(W, u64)> for WordCounts {
+    fn from_iter<I: IntoIterator<Item = (W, u64)>>(iter: I) -> Self {
+        let mut counts = WordCounts::new();
+        for (w, n) in iter {
+            counts.add(w.as_ref(), n);
+        }
+        counts
+    }
+}
+
+fn count_chunk<'t, S: AsRef<str>>(
+    pre: &PreTokenizer,
+    chunk: &'t [S],
+) -> Result<FxHashMap<&'t [u8], u64>> {
+    let mut local: FxHashMap<&'t [u8], u64> = FxHashMap::default();
+    for text in chunk {
+        let text: &'t str = text.as_ref();
+        let bytes = text.as_bytes();
+        pre.for_each_piece(text, |start, end| {
+            if end > start {
+                *local.entry(&bytes[start..end]).or_insert(0) += 1;
+            }
+        })?;
+    }
+    Ok(local)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pre_tokenizers::{O200K_PATTERN, R50K_PATTERN};
+
+    #[test]
+    fn counts_do_not_depend_on_batching() {
+        let pre = PreTokenizer::new(O200K_PATTERN).unwrap();
+        let texts: Vec<String> = (0..2000)
+            .map(|i| format!("word{} 你好 low lower {}\n", i % 7, i % 13))
+            .collect();
+        let mut whole = WordCounts::new();
+        whole.add_texts(&pre, &texts).unwrap();
+        let mut batched = WordCounts::new();
+        for batch in texts.chunks(333) {
+            batched.add_texts(&pre, batch).unwrap();
+        }
+        assert_eq!(whole.len(), batched.len());
+        for (w, n) in whole.iter() {
+            assert_eq!(batched.get(w), n);
+        }
+        assert_eq!(whole.get(" 你好".as_bytes()), 2000);
+    }
+
+    #[test]
+    fn merge_adds_counts() {
+        let pre = PreTokenizer::new(R50K_PATTERN).unwrap();
+        let mut a = WordCounts::new();
+        a.add_texts(&pre, &["a b"]).unwrap();
+        let mut b = WordCounts::new();
+        b.add_texts(&pre, &["a a"]).unwrap();
+        a.merge(b);
+        assert_eq!(a.get(b"a"), 2);
+        assert_eq!(a.get(b" a"), 1);
+        assert_eq!(a.get(b" b"), 1);
+        assert_eq!(a.total(), 4);
+    }
+}

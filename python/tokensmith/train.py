@@ -1,0 +1,103 @@
+"""Train a byte-level BPE vocabulary (GPT-2 / tiktoken style) and get an :class:`Encoding`.
+
+The texts are split by ``pat_str``, the pieces are counted in parallel by the Rust core
+(with the GIL released), and merges are learned on the counts. The 256 bytes keep ranks
+0..255, learned tokens follow in the order learned, and special tokens come last.
+
+>>> import tokensmith
+>>> enc = tokensmith.train_bpe(["low lower lowest"] * 10, vocab_size=262, min_frequency=2)
+>>> enc.n_vocab
+262
+>>> [enc.decode_single_token_bytes(t) for t in enc.encode(" lower")]
+[b' lower']
+
+Ties between pairs of equal count go, by default, the way Hugging Face ``BpeTrainer`` sends
+them (``compat="hf"``), so with the same pre-tokenization the merges are HF's merges.
+
+Not handled yet: the character-level and Metaspace families, reading files, progress bars,
+vocabulary extension and saving (see issue 3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from tokensmith._core import O200K_PATTERN
+from tokensmith._core import train_bpe_bytes as _train_bpe_bytes
+from tokensmith.encoding import Encoding
+from tokensmith.errors import InvalidTrainerOptionError
+
+__all__ = ["train_bpe"]
+
+_BYTES = 256
+
+
+def train_bpe(
+    texts: Iterable[str],
+    *,
+    vocab_size: int,
+    pat_str: str = O200K_PATTERN,
+    min_frequency: int = 2,
+    special_tokens: Sequence[str] = (),
+    max_token_length: int | None = None,
+    compat: Literal["hf", "ranks"] = "hf",
+    name: str = "trained",
+) -> Encoding:
+    """Learns a byte-level BPE vocabulary from ``texts``.
+
+    Args:
+        texts: Any iterable of strings (a list, a generator over a file's lines, ...). It is
+            read once, in chunks; the corpus is never held in memory whole.
+        vocab_size: The size of the result: 256 byte tokens, the learned tokens and the
+            special tokens. Training stops earlier if no pair reaches ``min_frequency``.
+        pat_str: The pre-tokenizer regex; merges never cross its pieces.
+        min_frequency: A pair seen fewer times than this is never merged.
+        special_tokens: Special tokens, given the ids after the last learned token.
+        max_token_length: The longest learned token, in bytes (under ``compat="hf"`` HF's
+            rule applies: learned tokens longer than 2 bytes stay strictly shorter than it).
+        compat: ``"hf"`` breaks ties between pairs of equal count as HF ``BpeTrainer`` with a
+            ``ByteLevel`` pre-tokenizer does; ``"ranks"`` breaks them by tokensmith rank.
+        name: The name of the returned encoding.
+
+    Raises:
+        EmptyCorpusError: ``texts`` holds no text.
+        InvalidTrainerOptionError: an option cannot work (the message says which and why).
+        PatternError: ``pat_str`` does not compile.
+    """
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(
+            "texts must be an iterable of strings, not a single string; "
+            "pass [text] to train on one text"
+        )
+    if isinstance(special_tokens, str):
+        raise TypeError("special_tokens must be a sequence of strings, not one string")
+    specials = list(special_tokens)
+    if not isinstance(vocab_size, int) or vocab_size < _BYTES + len(specials):
+        raise InvalidTrainerOptionError(
+            f"vocab_size={vocab_size!r} is smaller than the {_BYTES} byte tokens plus "
+            f"{len(specials)} special tokens; use vocab_size >= {_BYTES + len(specials)}"
+        )
+    if not isinstance(min_frequency, int) or min_frequency < 0:
+        raise InvalidTrainerOptionError(f"min_frequency={min_frequency!r} must be an int >= 0")
+    if max_token_length is not None and max_token_length < 1:
+        raise InvalidTrainerOptionError(
+            f"max_token_length={max_token_length!r} must be None or an int >= 1"
+        )
+    if compat not in ("hf", "ranks"):
+        raise InvalidTrainerOptionError(f'compat={compat!r} is not known; use "hf" or "ranks"')
+    ranks, special_ids, _merges = _train_bpe_bytes(
+        texts,
+        pattern=pat_str,
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=specials,
+        max_token_length=max_token_length,
+        compat=compat,
+    )
+    return Encoding(
+        name,
+        pat_str=pat_str,
+        mergeable_ranks=dict(ranks),
+        special_tokens=dict(special_ids),
+    )
