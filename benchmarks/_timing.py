@@ -99,13 +99,24 @@ def check(row: Row, workload: Workload) -> Outcome:
     return outcome
 
 
+# A measurement repeats its workload until at least this long has passed. A fast library runs
+# a megabyte in ~10 ms, where thread wake-ups and the shared machine's jitter would dominate.
+MIN_SECONDS = 0.25
+
+
 def time_once(run: Callable[[list[Any]], Any], inputs: list[Any]) -> float:
+    """Seconds per run of ``run(inputs)``, averaged over as many runs as fit in MIN_SECONDS."""
     gc.collect()
     gc.disable()
     try:
+        runs = 0
         start = time.perf_counter()
-        run(inputs)
-        return time.perf_counter() - start
+        while True:
+            run(inputs)
+            runs += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= MIN_SECONDS:
+                return elapsed / runs
     finally:
         gc.enable()
 

@@ -12,8 +12,10 @@ timed, but is marked INEXACT and never counts as the "fastest exact peer".
 
 Throughput (``_timing.measure``): ``--rounds`` rounds; in each round every row runs over the same
 documents back to back, in an order rotated by one each round, with the garbage collector paused
-during the timed loop. A row's ratios to tiktoken and to the fastest exact peer are taken within
-each round (paired); the report gives medians over rounds of the throughput and of the ratios. The
+during the timed loop. Each measurement repeats the workload until at least 0.25 s has passed
+(``_timing.MIN_SECONDS``), so fast rows are not timed on a few milliseconds of a noisy machine.
+A row's ratios to tiktoken and to the fastest exact peer are taken within each round (paired);
+the report gives medians over rounds of the throughput and of the ratios. The
 fastest exact peer is, per document class, the exact non-tokensmith row with the best median time
 among rows with the same output kind (Python lists, or flat numpy arrays).
 
