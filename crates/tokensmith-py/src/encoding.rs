@@ -5,10 +5,9 @@
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use tokensmith_core::formats::tiktoken_file;
 use tokensmith_core::{parallel, Encoding, SpecialPolicy};
 
@@ -18,9 +17,10 @@ use crate::errors::IntoPyResult;
 #[pyclass(frozen, name = "CoreEncoding", module = "tokensmith._core")]
 pub struct CoreEncoding {
     inner: Arc<Encoding>,
-    /// One Python int per id, made on first use: a list of ids is then built from
-    /// references (an increment each) instead of allocating an int per token.
-    ints: PyOnceLock<Vec<Py<PyAny>>>,
+    /// One Python int per id, each made the first time that id is returned: a list of ids
+    /// is then built from references (an increment each) instead of allocating an int per
+    /// token, and the first call pays only for the ids it uses.
+    ints: Box<[OnceLock<Py<PyAny>>]>,
 }
 
 fn build(
@@ -32,9 +32,10 @@ fn build(
     let inner = py
         .detach(move || Encoding::new(ranks, special_tokens, &pattern))
         .py_err(py)?;
+    let ints = (0..inner.n_vocab()).map(|_| OnceLock::new()).collect();
     Ok(CoreEncoding {
         inner: Arc::new(inner),
-        ints: PyOnceLock::new(),
+        ints,
     })
 }
 
@@ -236,11 +237,6 @@ impl CoreEncoding {
 impl CoreEncoding {
     /// A Python list of ids, built from the cached int objects.
     fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        let ints = self.ints.get_or_try_init(py, || {
-            (0..self.inner.n_vocab())
-                .map(|i| Ok(i.into_pyobject(py)?.into_any().unbind()))
-                .collect::<PyResult<Vec<_>>>()
-        })?;
         // SAFETY: the list is created with `ids.len()` empty slots and each slot is filled
         // exactly once with a new strong reference, which is what PyList_New requires before
         // the list is used. Every id is below n_vocab, so indexing `ints` cannot fail.
@@ -250,7 +246,12 @@ impl CoreEncoding {
                 return Err(PyErr::fetch(py));
             }
             for (i, &id) in ids.iter().enumerate() {
-                let item = ints[id as usize].as_ptr();
+                let item = self.ints[id as usize]
+                    .get_or_init(|| {
+                        let Ok(int) = id.into_pyobject(py);
+                        int.into_any().unbind()
+                    })
+                    .as_ptr();
                 pyo3::ffi::Py_INCREF(item);
                 pyo3::ffi::PyList_SET_ITEM(list, i as pyo3::ffi::Py_ssize_t, item);
             }
