@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from importlib import resources
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -27,11 +27,8 @@ console = Console()
 
 def sample_text() -> str:
     """The real multilingual sample text shipped in the package (about 300 KB)."""
-    return (
-        resources.files("tokensmith")
-        .joinpath("data", "sample_multilingual.txt")
-        .read_text(encoding="utf-8")
-    )
+    path = Path(tokensmith.__file__).resolve().parent / "data" / "sample_multilingual.txt"
+    return path.read_text(encoding="utf-8")
 
 
 def _throughput(encode: object, docs: list[str], rounds: int) -> tuple[float, int]:
@@ -106,8 +103,8 @@ def speed(
         speedup = r.get("speedup_vs_tiktoken")
         same = r.get("same_ids_as_tiktoken")
         table.add_row(
-            r["encoding"],
-            r["library"],
+            str(r["encoding"]),
+            str(r["library"]),
             f"{r['tokens']:,}",
             f"{r['tokens_per_byte']:.4f}",
             f"{r['mb_per_s']:.1f}",

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from importlib import resources
-from os import PathLike
+from pathlib import Path
 
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith.encoding import Encoding
@@ -92,9 +91,9 @@ def list_encoding_names() -> list[str]:
     return list(BUNDLED)
 
 
-def vocab_path(filename: str) -> PathLike[str]:
+def vocab_path(filename: str) -> Path:
     """The path of a vocabulary file shipped in the package."""
-    return resources.files("tokensmith").joinpath("vocab", filename)  # type: ignore[return-value]
+    return Path(__file__).resolve().parent / "vocab" / filename
 
 
 def get_encoding(encoding_name: str) -> Encoding:
