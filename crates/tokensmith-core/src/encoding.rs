@@ -12,9 +12,15 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::models::bpe::{with_cache, Bpe, MergeScratch, Rank};
+use crate::models::bpe::{with_cache, Bpe, Rank};
 use crate::pre_tokenizers::PreTokenizer;
 use crate::special_tokens::{SpecialPolicy, SpecialSet, SpecialTokens};
+
+/// A part of a text split at its allowed special tokens.
+enum Segment<'t> {
+    Text(&'t str),
+    Special(Rank),
+}
 
 /// Pre-tokenizer + BPE + special tokens. Immutable and `Sync`: share it across threads.
 #[derive(Debug, Clone)]
@@ -74,9 +80,15 @@ impl Encoding {
         self.bpe.rank_bound().max(special)
     }
 
-    /// Appends the ids of `text` to `out`, treating special-token text as ordinary text.
+    /// Runs the pre-tokenizer and BPE over `text` (no special tokens), appending each
+    /// piece's ids to `out` and then calling `after_piece(out)`.
     #[inline]
-    pub fn encode_ordinary_into(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
+    fn for_each_piece_ids(
+        &self,
+        text: &str,
+        out: &mut Vec<Rank>,
+        mut after_piece: impl FnMut(&mut Vec<Rank>),
+    ) -> Result<()> {
         let mut failed = None;
         let bytes = text.as_bytes();
         with_cache(self.bpe.id(), |state| {
@@ -84,9 +96,33 @@ impl Encoding {
                 if let Err(e) = self.bpe.encode_piece_cached(bytes, a, b, out, state) {
                     failed.get_or_insert(e);
                 }
+                after_piece(out);
             })
         })?;
         failed.map_or(Ok(()), Err)
+    }
+
+    /// Splits `text` at the special tokens of `allowed` and hands `f` the pieces in order:
+    /// the ordinary text between specials, and each special's id.
+    fn for_each_segment(
+        &self,
+        text: &str,
+        allowed: &SpecialSet,
+        mut f: impl FnMut(Segment<'_>) -> Result<()>,
+    ) -> Result<()> {
+        let mut start = 0;
+        while let Some(m) = self.specials.find_from(text, start, allowed) {
+            f(Segment::Text(&text[start..m.start]))?;
+            f(Segment::Special(self.specials.id_at(m.index)))?;
+            start = m.end;
+        }
+        f(Segment::Text(&text[start..]))
+    }
+
+    /// Appends the ids of `text` to `out`, treating special-token text as ordinary text.
+    #[inline]
+    pub fn encode_ordinary_into(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
+        self.for_each_piece_ids(text, out, |_| {})
     }
 
     /// The ids of `text`, treating special-token text as ordinary text.
@@ -110,13 +146,13 @@ impl Encoding {
         if policy.allowed == SpecialSet::None {
             return self.encode_ordinary_into(text, out);
         }
-        let mut start = 0;
-        while let Some(m) = self.specials.find_from(text, start, &policy.allowed) {
-            self.encode_ordinary_into(&text[start..m.start], out)?;
-            out.push(self.specials.id_at(m.index));
-            start = m.end;
-        }
-        self.encode_ordinary_into(&text[start..], out)
+        self.for_each_segment(text, &policy.allowed, |segment| match segment {
+            Segment::Text(t) => self.encode_ordinary_into(t, out),
+            Segment::Special(id) => {
+                out.push(id);
+                Ok(())
+            }
+        })
     }
 
     /// The ids of `text` under a special-token policy.
@@ -126,39 +162,23 @@ impl Encoding {
         Ok(out)
     }
 
-    /// The number of ids `encode` would return, without keeping them.
+    /// The number of ids `encode` would return, without keeping them: memory stays flat
+    /// on huge inputs.
     pub fn count(&self, text: &str, policy: &SpecialPolicy) -> Result<usize> {
-        // Counting piece by piece keeps memory flat on huge inputs.
-        let mut scratch = Vec::with_capacity(64);
-        let mut merge_scratch = MergeScratch::default();
-        let mut total = 0usize;
         self.specials.check(text, policy)?;
-        let mut count_ordinary = |segment: &str| -> Result<()> {
-            let mut failed = None;
-            let bytes = segment.as_bytes();
-            self.pre.for_each_piece(segment, |a, b| {
-                scratch.clear();
-                match self
-                    .bpe
-                    .encode_piece_in(bytes, a, b, &mut scratch, &mut merge_scratch)
-                {
-                    Ok(()) => total += scratch.len(),
-                    Err(e) => {
-                        failed.get_or_insert(e);
-                    }
-                }
-            })?;
-            failed.map_or(Ok(()), Err)
-        };
-        let mut start = 0;
-        let mut specials_found = 0usize;
-        while let Some(m) = self.specials.find_from(text, start, &policy.allowed) {
-            count_ordinary(&text[start..m.start])?;
-            specials_found += 1;
-            start = m.end;
-        }
-        count_ordinary(&text[start..])?;
-        Ok(total + specials_found)
+        let mut total = 0usize;
+        let mut scratch = Vec::with_capacity(64);
+        self.for_each_segment(text, &policy.allowed, |segment| match segment {
+            Segment::Text(t) => self.for_each_piece_ids(t, &mut scratch, |ids| {
+                total += ids.len();
+                ids.clear();
+            }),
+            Segment::Special(_) => {
+                total += 1;
+                Ok(())
+            }
+        })?;
+        Ok(total)
     }
 
     /// The bytes of one token, special or not.

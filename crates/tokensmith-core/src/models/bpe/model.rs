@@ -1,7 +1,7 @@
 //! The byte-level BPE vocabulary: bytes to rank, rank to bytes, and the merge table.
 
 use super::cache::{LongPieceCache, ThreadState, LONG_MAX};
-use super::merge::{self, MergeScratch};
+use super::merge;
 use super::pair_table::{PairTable, RANK_BITS};
 use super::piece_table::{InlineKey, PieceTable, INLINE};
 use super::token_table::TokenTable;
@@ -208,27 +208,10 @@ impl Bpe {
     }
 
     /// Appends the ranks of one piece to `out`.
-    #[inline]
     pub fn encode_piece(&self, piece: &[u8], out: &mut Vec<Rank>) -> Result<()> {
-        self.encode_piece_in(piece, 0, piece.len(), out, &mut MergeScratch::default())
-    }
-
-    /// Appends the ranks of the piece `text[start..end]` to `out`. Passing the whole text
-    /// lets the lookup read whole words past the piece's end.
-    #[inline(always)]
-    pub fn encode_piece_in(
-        &self,
-        text: &[u8],
-        start: usize,
-        end: usize,
-        out: &mut Vec<Rank>,
-        scratch: &mut MergeScratch,
-    ) -> Result<()> {
-        if let Some(r) = self.lookup.get_in(text, start, end) {
-            out.push(r);
-            return Ok(());
-        }
-        merge::merge(self, &text[start..end], out, scratch)
+        super::cache::with_cache(self.id, |state| {
+            self.encode_piece_cached(piece, 0, piece.len(), out, state)
+        })
     }
 
     /// The ranks of one piece (convenient, not fast).
