@@ -73,7 +73,7 @@ impl PieceCache {
 /// Pieces longer than 16 bytes (whitespace runs, rules of dashes, long words) up to this
 /// length are cached with their bytes; longer ones are rare and not worth the copy.
 pub const LONG_MAX: usize = 256;
-const LONG_SLOTS: usize = 512;
+const LONG_SLOTS: usize = 8192;
 
 #[derive(Default, Clone)]
 struct LongSlot {
