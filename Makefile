@@ -24,6 +24,7 @@ $(BUILT): $(DEPS) Cargo.toml $(shell find crates python -type f -not -path '*/__
 build: $(BUILT)
 
 run: $(BUILT)
+	$(VENV)/bin/tokensmith quickstart
 	$(VENV)/bin/tokensmith speed
 
 rust-test:

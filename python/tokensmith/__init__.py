@@ -22,10 +22,13 @@ from tokensmith.errors import (
     PatternError,
     TokensmithError,
     UnknownEncodingError,
+    UnknownFormatError,
     UnknownModelError,
     UnknownTokenIdError,
     VocabFormatError,
 )
+from tokensmith.io import load as _load
+from tokensmith.io import save
 from tokensmith.load import load_tiktoken, load_tiktoken_bpe
 from tokensmith.registry import (
     encoding_for_model,
@@ -34,6 +37,9 @@ from tokensmith.registry import (
     list_encoding_names,
 )
 from tokensmith.train import train_bpe
+
+# Importing the submodule ``tokensmith.load`` binds that name to the module; the function wins.
+load = _load
 
 __all__ = [
     "CL100K_PATTERN",
@@ -50,6 +56,7 @@ __all__ = [
     "R50K_PATTERN",
     "TokensmithError",
     "UnknownEncodingError",
+    "UnknownFormatError",
     "UnknownModelError",
     "UnknownTokenIdError",
     "VocabFormatError",
@@ -57,7 +64,9 @@ __all__ = [
     "encoding_name_for_model",
     "get_encoding",
     "list_encoding_names",
+    "load",
     "load_tiktoken",
     "load_tiktoken_bpe",
+    "save",
     "train_bpe",
 ]

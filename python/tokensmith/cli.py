@@ -2,6 +2,9 @@
 
 tokensmith speed             encode the bundled sample with each bundled encoding, beside tiktoken
 tokensmith encode TEXT       print the ids of TEXT
+tokensmith quickstart        train a BPE on bundled text, compare it, write an HTML report
+tokensmith compare TOK...    evaluate tokenizers on corpora: table, JSON and HTML report
+tokensmith show TEXT         the text with colored token boundaries and ids
 """
 
 from __future__ import annotations
@@ -16,13 +19,22 @@ from rich.console import Console
 from rich.table import Table
 
 import tokensmith
+from tokensmith.cli_eval import register as register_eval_commands
+from tokensmith.cli_train import train_app
 
 app = typer.Typer(
     help="tokensmith: train, run, convert and evaluate LLM tokenizers.",
+    epilog=(
+        "Examples:  tokensmith quickstart  ·  tokensmith compare o200k_base cl100k_base "
+        "--corpus notes.txt --parallel parallel/  ·  tokensmith show strawberry -t cl100k_base  ·  "
+        "tokensmith encode 'hello' -e o200k_base  ·  tokensmith speed --rounds 1"
+    ),
     no_args_is_help=True,
     add_completion=False,
 )
 console = Console()
+register_eval_commands(app)
+app.add_typer(train_app, name="train")
 
 
 def sample_text() -> str:

@@ -88,6 +88,10 @@ class Encoding:
         self._init(name, core, explicit_n_vocab)
         return self
 
+    # The merges a trainer recorded, in order (``None`` when built from ranks, as tiktoken
+    # files are). Merge-list formats use them rather than rebuilding merges from the ranks.
+    _bpe_merges: list[tuple[bytes, bytes]] | None = None
+
     def _init(self, name: str, core: CoreEncoding, explicit_n_vocab: int | None) -> None:
         self.name = name
         self._core = core
@@ -343,6 +347,16 @@ class Encoding:
     def _mergeable_ranks(self) -> dict[bytes, int]:
         """Token bytes to rank, built on demand (for code that reads tiktoken's attribute)."""
         return self._core.mergeable_ranks()
+
+    def save(self, path: str | PathLike[str]) -> None:
+        """Writes the encoding; the format follows the path (see :func:`tokensmith.save`).
+
+        ``NAME.tiktoken`` (+ ``NAME.tiktoken.json``), ``NAME.json`` (HF ``tokenizer.json``) or a
+        directory (``vocab.json`` + ``merges.txt``). Each file is written atomically.
+        """
+        from tokensmith.io import save
+
+        save(self, path)
 
     def pre_tokenize(self, text: str) -> list[str]:
         """The pieces the split pattern cuts ``text`` into, before BPE.

@@ -88,8 +88,35 @@ class UnknownTokenizerError(TokensmithError, ValueError):
     """A tokenizer spec is neither a known name, an existing file, nor a supported object."""
 
 
+class UnknownFormatError(TokensmithError, ValueError):
+    """``save`` or ``load`` cannot tell which file format is meant; the message lists them."""
+
+
+class CorruptInputError(InputReadError):
+    """An input file is damaged (a truncated or corrupt gzip, ...); the message names the file."""
+
+
+class DatasetRecordError(TokensmithError, ValueError):
+    """A record of a dataset input cannot give a document: a JSONL line that is not JSON, or a
+    field or column that is missing or not text. ``path`` and ``line`` (1-based) locate it."""
+
+    path: str | None = None
+    line: int | None = None
+
+
+class DatasetFormatError(TokensmithError, ValueError):
+    """A token shard or its index on disk does not match the documented layout."""
+
+
+class OutputDirError(TokensmithError, FileExistsError):
+    """An output directory holds another job's files; pass ``overwrite=True`` to replace them."""
+
+
 __all__ = [
     "CorpusFormatError",
+    "CorruptInputError",
+    "DatasetFormatError",
+    "DatasetRecordError",
     "DisallowedSpecialTokenError",
     "EmptyCorpusError",
     "InputNotFoundError",
@@ -98,9 +125,11 @@ __all__ = [
     "InvalidVocabError",
     "MissingByteError",
     "MissingDependencyError",
+    "OutputDirError",
     "PatternError",
     "TokensmithError",
     "UnknownEncodingError",
+    "UnknownFormatError",
     "UnknownModelError",
     "UnknownTokenizerError",
     "UnknownTokenIdError",

@@ -1,0 +1,118 @@
+"""Saving and loading encodings: ``.tiktoken``, ``tokenizer.json``, ``vocab.json``+``merges.txt``.
+
+The format follows the path: ``*.tiktoken`` (with a ``*.tiktoken.json`` sidecar), ``*.json``
+(HF ``tokenizer.json``), or a directory (GPT-2's ``vocab.json`` + ``merges.txt``). Every file
+is written atomically.
+
+>>> import os, tempfile, tokensmith
+>>> enc = tokensmith.train_bpe(["low lower lowest"] * 10, vocab_size=262, name="tiny")
+>>> d = tempfile.mkdtemp()
+>>> for out in ("tiny.tiktoken", "tokenizer.json", "vocab"):
+...     tokensmith.save(enc, os.path.join(d, out))
+...     print(out, tokensmith.load(os.path.join(d, out)).encode(" lower"))
+tiny.tiktoken [261]
+tokenizer.json [261]
+vocab [261]
+
+Not handled: SentencePiece ``.model`` files, and HF files of other models, normalizers or
+post-processors (loading them raises :class:`~tokensmith.errors.VocabFormatError`).
+"""
+
+from __future__ import annotations
+
+import os
+from os import PathLike
+from typing import TYPE_CHECKING, Literal
+
+from tokensmith.errors import InputNotFoundError, UnknownFormatError
+from tokensmith.io import hf_json, tiktoken_file, vocab_merges
+
+if TYPE_CHECKING:
+    from tokensmith.encoding import Encoding
+
+Format = Literal["tiktoken", "tokenizer.json", "vocab+merges"]
+
+__all__ = ["Format", "load", "save"]
+
+
+def _format_for_save(path: str) -> Format:
+    if path.endswith(".tiktoken"):
+        return "tiktoken"
+    if path.endswith(".json"):
+        return "tokenizer.json"
+    if os.path.isdir(path) or path.endswith(os.sep) or not os.path.splitext(path)[1]:
+        return "vocab+merges"
+    raise UnknownFormatError(
+        f"cannot tell the format from {path!r}: end it in .tiktoken (tiktoken + sidecar), "
+        ".json (HF tokenizer.json), or give a directory (vocab.json + merges.txt), "
+        "or pass format=..."
+    )
+
+
+def save(encoding: Encoding, path: str | PathLike[str], *, format: Format | None = None) -> None:
+    """Writes ``encoding`` to ``path`` in the format its name implies (or ``format``).
+
+    Args:
+        encoding: A byte-level BPE encoding (trained, loaded or bundled).
+        path: ``NAME.tiktoken`` (also writes ``NAME.tiktoken.json``), ``NAME.json``, or a
+            directory, created if needed (``vocab.json``, ``merges.txt``, ``tokensmith.json``).
+        format: Overrides the guess from the path.
+
+    Raises:
+        UnknownFormatError: the path's suffix names no format.
+        InvalidVocabError: a token cannot be written as a merge (merge-list formats only).
+    """
+    p = os.fspath(path)
+    fmt = format or _format_for_save(p)
+    if fmt == "tiktoken":
+        tiktoken_file.write(encoding, p)
+    elif fmt == "tokenizer.json":
+        hf_json.write(encoding, p)
+    elif fmt == "vocab+merges":
+        vocab_merges.write(encoding, p)
+    else:
+        raise UnknownFormatError(f"format={fmt!r} is not known; use one of {Format}")
+
+
+def _sniff(path: str) -> Format:
+    if os.path.isdir(path):
+        return "vocab+merges"
+    if path.endswith(".tiktoken") or path.endswith(".tiktoken.gz"):
+        return "tiktoken"
+    with open(path, "rb") as f:
+        head = f.read(64).lstrip()
+    return "tokenizer.json" if head.startswith(b"{") else "tiktoken"
+
+
+def load(
+    path: str | PathLike[str], *, format: Format | None = None, name: str | None = None
+) -> Encoding:
+    """Reads an encoding written by :func:`save` (or by tiktoken, HF tokenizers or GPT-2).
+
+    The format is detected: a directory holds ``vocab.json`` + ``merges.txt``; a file that
+    starts with ``{`` is a ``tokenizer.json``; anything else is a ``.tiktoken`` file (its
+    sidecar, if any, gives the pattern and special tokens). Passing ``NAME.tiktoken.json``
+    loads ``NAME.tiktoken``.
+
+    Raises:
+        InputNotFoundError: ``path`` does not exist (the message names it).
+        VocabFormatError: the file is malformed or not a byte-level BPE.
+    """
+    p = os.fspath(path)
+    if format is None and p.endswith(".tiktoken" + tiktoken_file.SIDECAR_SUFFIX):
+        p = p[: -len(tiktoken_file.SIDECAR_SUFFIX)]
+    if not os.path.exists(p):
+        raise InputNotFoundError(f"{p}: no such file or directory")
+    fmt = format or _sniff(p)
+    default_name = os.path.basename(os.path.normpath(p)).split(".")[0] or "loaded"
+    if fmt == "tiktoken":
+        enc = tiktoken_file.read(p)
+    elif fmt == "tokenizer.json":
+        enc = hf_json.read(p, name=default_name)
+    elif fmt == "vocab+merges":
+        enc = vocab_merges.read(p, name=default_name)
+    else:
+        raise UnknownFormatError(f"format={fmt!r} is not known; use one of {Format}")
+    if name is not None:
+        enc.name = name
+    return enc

@@ -1,0 +1,266 @@
+"""``tokenizer.json``: HF ``tokenizers``' format, for a byte-level BPE encoding.
+
+The file holds the encoding as HF's pipeline of the same behaviour:
+
+- pre-tokenizer ``Sequence[Split(pat_str, "isolated"), ByteLevel(use_regex=false)]``: split
+  by the pattern, then spell bytes in GPT-2's printable alphabet;
+- model ``BPE`` with the vocabulary in that alphabet, one merge per multi-byte token in rank
+  order, and ``ignore_merges`` (a piece that is a whole token is that token, as in tiktoken);
+- decoder ``ByteLevel``; special tokens as ``added_tokens``.
+
+HF runs the ``Split`` regex on Oniguruma, not on tiktoken's engine. Possessive bounded
+repeats (``\\p{N}{1,3}+`` in cl100k) mean something else there and are written greedy, which
+matches the same text in these patterns. The bundled patterns are checked by the tests; for
+another pattern, check the ids on your own text.
+
+:func:`read` also reads GPT-2-style files (a ``ByteLevel`` pre-tokenizer with its built-in
+regex, a ``ByteLevel`` post-processor).
+
+Not handled: other HF models, normalizers, other post-processors, and ``add_prefix_space``
+(:func:`read` refuses them).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from os import PathLike
+from typing import TYPE_CHECKING, Any
+
+from tokensmith.errors import VocabFormatError
+from tokensmith.io._atomic import atomic_write
+from tokensmith.io._byte_level import (
+    merges_from_ranks,
+    ranks_from_merges,
+    str_to_token,
+    token_to_str,
+)
+
+if TYPE_CHECKING:
+    from tokensmith.encoding import Encoding
+
+_POSSESSIVE_REPEAT = re.compile(r"(?<!\\)(\{\d+(?:,\d*)?\})\+")
+
+
+def oniguruma_pattern(pat_str: str) -> str:
+    """``pat_str`` as Oniguruma reads it the way tiktoken's engine does.
+
+    >>> oniguruma_pattern(r"\\p{N}{1,3}+|\\s++$")
+    '\\\\p{N}{1,3}|\\\\s++$'
+    """
+    return _POSSESSIVE_REPEAT.sub(r"\1", pat_str)
+
+
+def merges_of(encoding: Encoding) -> list[tuple[bytes, bytes]]:
+    """The encoding's merges: the trainer's record if it has one, else rebuilt from ranks."""
+    recorded = getattr(encoding, "_bpe_merges", None)
+    if recorded is not None:
+        return list(recorded)
+    return merges_from_ranks(encoding._mergeable_ranks)
+
+
+def to_dict(encoding: Encoding) -> dict[str, Any]:
+    """The ``tokenizer.json`` content for ``encoding``."""
+    ranks = encoding._mergeable_ranks
+    vocab = {token_to_str(t): r for t, r in sorted(ranks.items(), key=lambda kv: kv[1])}
+    specials = sorted(encoding._special_tokens.items(), key=lambda kv: kv[1])
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {
+                "id": i,
+                "content": s,
+                "single_word": False,
+                "lstrip": False,
+                "rstrip": False,
+                "normalized": False,
+                "special": True,
+            }
+            for s, i in specials
+        ],
+        "normalizer": None,
+        "pre_tokenizer": {
+            "type": "Sequence",
+            "pretokenizers": [
+                {
+                    "type": "Split",
+                    "pattern": {"Regex": oniguruma_pattern(encoding._pat_str)},
+                    "behavior": "Isolated",
+                    "invert": False,
+                },
+                {
+                    "type": "ByteLevel",
+                    "add_prefix_space": False,
+                    "trim_offsets": True,
+                    "use_regex": False,
+                },
+            ],
+        },
+        "post_processor": None,
+        "decoder": {
+            "type": "ByteLevel",
+            "add_prefix_space": False,
+            "trim_offsets": True,
+            "use_regex": False,
+        },
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": True,
+            "vocab": vocab,
+            # "a b" strings, which every tokenizers version reads; the byte alphabet has no space.
+            "merges": [f"{token_to_str(a)} {token_to_str(b)}" for a, b in merges_of(encoding)],
+        },
+    }
+
+
+def write(encoding: Encoding, path: str | PathLike[str]) -> None:
+    """Writes ``tokenizer.json`` atomically."""
+    text = json.dumps(to_dict(encoding), ensure_ascii=False, indent=2) + "\n"
+    atomic_write(path, [text.encode("utf-8")])
+
+
+def _fail(path: str, message: str) -> VocabFormatError:
+    err = VocabFormatError(f"{path}: {message}")
+    err.path = path
+    return err
+
+
+def _split_pattern(pre: Any, path: str) -> str:
+    """The regex of a ``Sequence[Split, ByteLevel(use_regex=false)]`` pre-tokenizer.
+
+    GPT-2's own form, ``ByteLevel(use_regex=true, add_prefix_space=false)`` alone, splits by
+    GPT-2's pattern, which is r50k's.
+    """
+    if (
+        isinstance(pre, dict)
+        and pre.get("type") == "ByteLevel"
+        and pre.get("use_regex", True)
+        and not pre.get("add_prefix_space", False)
+    ):
+        from tokensmith._core import R50K_PATTERN
+
+        return R50K_PATTERN
+    if isinstance(pre, dict) and pre.get("type") == "Sequence":
+        steps = pre.get("pretokenizers")
+        if (
+            isinstance(steps, list)
+            and len(steps) == 2
+            and isinstance(steps[0], dict)
+            and isinstance(steps[1], dict)
+            and steps[0].get("type") == "Split"
+            and steps[0].get("behavior") == "Isolated"
+            and not steps[0].get("invert", False)
+            and isinstance(steps[0].get("pattern"), dict)
+            and isinstance(steps[0]["pattern"].get("Regex"), str)
+            and steps[1].get("type") == "ByteLevel"
+            and not steps[1].get("use_regex", True)
+            and not steps[1].get("add_prefix_space", False)
+        ):
+            return str(steps[0]["pattern"]["Regex"])
+    raise _fail(
+        path,
+        "the pre-tokenizer is neither Sequence[Split(regex, Isolated), ByteLevel(use_regex=false, "
+        "add_prefix_space=false)] nor GPT-2's ByteLevel(add_prefix_space=false), the byte-level "
+        "forms tokensmith reads",
+    )
+
+
+def _parse_merge(m: Any, n: int, path: str) -> tuple[bytes, bytes]:
+    if isinstance(m, str):
+        pair = m.split(" ")
+    elif isinstance(m, list):
+        pair = m
+    else:
+        pair = []
+    if len(pair) != 2 or not all(isinstance(p, str) for p in pair):
+        raise _fail(path, f"merge {n} ({m!r}) is not a pair of tokens")
+    where = f"{path}: merge {n}: "
+    return str_to_token(pair[0], where=where), str_to_token(pair[1], where=where)
+
+
+def from_dict(data: Mapping[str, Any], path: str, *, name: str) -> Encoding:
+    """Builds an :class:`Encoding` from ``tokenizer.json`` content."""
+    from tokensmith.encoding import Encoding
+
+    model = data.get("model")
+    if not isinstance(model, dict) or model.get("type") != "BPE":
+        raise _fail(path, "the model is not BPE")
+    for key in ("continuing_subword_prefix", "end_of_word_suffix", "unk_token", "dropout"):
+        if model.get(key) not in (None, ""):
+            raise _fail(path, f"model.{key}={model[key]!r} is not supported for byte-level BPE")
+    if model.get("byte_fallback"):
+        raise _fail(path, "model.byte_fallback is not supported for byte-level BPE")
+    if data.get("normalizer") is not None:
+        raise _fail(path, "normalizer is set; tokensmith reads byte-level BPE without one")
+    post = data.get("post_processor")
+    # A ByteLevel post-processor only trims offsets; it changes no id.
+    if post is not None and not (isinstance(post, dict) and post.get("type") == "ByteLevel"):
+        raise _fail(path, "post_processor is set; tokensmith reads byte-level BPE without one")
+    pat_str = tiktoken_pattern(_split_pattern(data.get("pre_tokenizer"), path))
+    vocab = model.get("vocab")
+    merges = model.get("merges")
+    if not isinstance(vocab, dict) or not isinstance(merges, list):
+        raise _fail(path, "model.vocab must be a map and model.merges a list")
+    specials: dict[str, int] = {}
+    for added in data.get("added_tokens") or []:
+        if not isinstance(added, dict) or not isinstance(added.get("content"), str):
+            raise _fail(path, f"added token {added!r} has no content")
+        if not isinstance(added.get("id"), int):
+            raise _fail(path, f"added token {added['content']!r} has no integer id")
+        specials[added["content"]] = added["id"]
+    special_ids = set(specials.values())
+    ids: dict[bytes, int] = {}
+    for text, i in vocab.items():
+        if not isinstance(i, int):
+            raise _fail(path, f"token {text!r} has the id {i!r}, not an integer")
+        if i in special_ids:
+            continue
+        ids[str_to_token(text, where=f"{path}: ")] = i
+    parsed = [_parse_merge(m, n, path) for n, m in enumerate(merges, start=1)]
+    ranks = ranks_from_merges(parsed, ids, where=f"{path}: ")
+    extra = set(ids) - set(ranks)
+    if extra:
+        example = sorted(extra, key=lambda t: ids[t])[0]
+        raise _fail(
+            path,
+            f"{len(extra)} vocabulary tokens (e.g. {example!r}) are neither bytes, merges nor "
+            "added tokens",
+        )
+    return Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=specials)
+
+
+def read(path: str | PathLike[str], *, name: str) -> Encoding:
+    """Loads a byte-level BPE ``tokenizer.json``."""
+    import os
+
+    p = os.fspath(path)
+    with open(p, encoding="utf-8") as f:
+        try:
+            data = json.load(f)
+        except ValueError as e:
+            raise _fail(p, f"not JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise _fail(p, "not a tokenizer.json object")
+    return from_dict(data, p, name=name)
+
+
+def tiktoken_pattern(pat_str: str) -> str:
+    """The bundled pattern that :func:`oniguruma_pattern` turned into ``pat_str``, if any.
+
+    The bundled patterns run on tokensmith's hand-written splitters, so loading gives them back.
+    """
+    from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
+
+    for known in (O200K_PATTERN, CL100K_PATTERN, R50K_PATTERN):
+        if oniguruma_pattern(known) == pat_str:
+            return known
+    return pat_str
