@@ -108,6 +108,34 @@ class Encoding:
                     f"tokens and its largest id is {self.max_token_value}"
                 )
 
+    # Set by ``get_encoding`` on the encodings it builds, so pickling can refer to them by name.
+    _bundled: bool = False
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickles a bundled encoding by name and any other by its parts.
+
+        Pickling is what ``multiprocessing`` and ``datasets.map(num_proc=...)`` do to the
+        functions they ship to workers.
+
+        >>> import pickle, tokensmith
+        >>> pickle.loads(pickle.dumps(tokensmith.get_encoding("o200k_base"))).name
+        'o200k_base'
+        """
+        if self._bundled:
+            from tokensmith.registry import get_encoding
+
+            return (get_encoding, (self.name,))
+        return (
+            _rebuild,
+            (
+                self.name,
+                self._pat_str,
+                self._mergeable_ranks,
+                self._special_tokens,
+                self._bpe_merges,
+            ),
+        )
+
     def __repr__(self) -> str:
         return f"<Encoding {self.name!r}>"
 
@@ -366,3 +394,18 @@ class Encoding:
         ['I', "'m", ' ', '123', '45']
         """
         return self._core.pre_tokenize(text)
+
+
+def _rebuild(
+    name: str,
+    pat_str: str,
+    mergeable_ranks: dict[bytes, int],
+    special_tokens: dict[str, int],
+    merges: list[tuple[bytes, bytes]] | None,
+) -> Encoding:
+    """Unpickles an :class:`Encoding` that is not bundled."""
+    enc = Encoding(
+        name, pat_str=pat_str, mergeable_ranks=mergeable_ranks, special_tokens=special_tokens
+    )
+    enc._bpe_merges = merges
+    return enc

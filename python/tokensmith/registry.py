@@ -128,6 +128,7 @@ def get_encoding(encoding_name: str) -> Encoding:
             special_tokens=spec.special_tokens,
             explicit_n_vocab=spec.explicit_n_vocab,
         )
+        enc._bundled = True
         _cache[encoding_name] = enc
         return enc
 

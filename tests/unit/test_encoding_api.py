@@ -123,3 +123,29 @@ def test_list_encoding_names():
     assert {"cl100k_base", "o200k_base"} <= set(names)
     for name in names:
         assert tokensmith.get_encoding(name).name == name
+
+
+def test_pickling_round_trips():
+    import pickle
+
+    bundled = tokensmith.get_encoding("cl100k_base")
+    assert pickle.loads(pickle.dumps(bundled)) is bundled
+    ranks = {bytes([b]): b for b in range(256)} | {b"ab": 256}
+    custom = tokensmith.Encoding(
+        "toy", pat_str=r"\w+|\s+|.", mergeable_ranks=ranks, special_tokens={"<e>": 257}
+    )
+    back = pickle.loads(pickle.dumps(custom))
+    text = "abab ba<e>"
+    assert back.encode(text, allowed_special="all") == custom.encode(text, allowed_special="all")
+    assert (back.name, back.n_vocab) == ("toy", 258)
+
+
+def test_encodings_cross_process_boundaries():
+    # multiprocessing pickles the encoding into each worker process.
+    from concurrent.futures import ProcessPoolExecutor
+
+    enc = tokensmith.get_encoding("o200k_base")
+    texts = ["hello world", "中文 text", "x" * 1000]
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(enc.encode_ordinary, texts))
+    assert results == [enc.encode_ordinary(t) for t in texts]
