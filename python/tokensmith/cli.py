@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 import tokensmith
+from tokensmith.cli_dataset import register as register_dataset_command
 from tokensmith.cli_eval import register as register_eval_commands
 from tokensmith.cli_train import train_app
 
@@ -27,13 +28,16 @@ app = typer.Typer(
     epilog=(
         "Examples:  tokensmith quickstart  ·  tokensmith compare o200k_base cl100k_base "
         "--corpus notes.txt --parallel parallel/  ·  tokensmith show strawberry -t cl100k_base  ·  "
-        "tokensmith encode 'hello' -e o200k_base  ·  tokensmith speed --rounds 1"
+        "tokensmith encode 'hello' -e o200k_base  ·  tokensmith speed --rounds 1  ·  "
+        "tokensmith train bpe corpus.txt -v 32000 -o tok.json  ·  "
+        "tokensmith encode-dataset docs.jsonl -t o200k_base -o shards/"
     ),
     no_args_is_help=True,
     add_completion=False,
 )
 console = Console()
 register_eval_commands(app)
+register_dataset_command(app)
 app.add_typer(train_app, name="train")
 
 

@@ -1,0 +1,55 @@
+"""``tokensmith encode-dataset``: turn a text corpus into training-ready token shards."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import typer
+
+from tokensmith.datasets import main_encode_dataset
+
+
+def register(app: typer.Typer) -> None:
+    """Adds the ``encode-dataset`` command to ``app``."""
+
+    @app.command("encode-dataset")
+    def encode_dataset_command(
+        inputs: Annotated[list[str], typer.Argument(help="Text (.txt/.gz/.zst) or JSONL files.")],
+        tokenizer: Annotated[str, typer.Option("--tokenizer", "-t", help="Encoding name.")],
+        out: Annotated[str, typer.Option("--out", "-o", help="Output directory.")],
+        format: Annotated[
+            str, typer.Option(help="megatron (.bin/.idx), nanogpt (.bin) or npy.")
+        ] = "megatron",
+        field: Annotated[str, typer.Option(help="The text field of JSONL records.")] = "text",
+        append_eos: Annotated[bool, typer.Option(help="End each document with EOS.")] = False,
+        prepend_bos: Annotated[bool, typer.Option(help="Start each document with BOS.")] = False,
+        shard_size: Annotated[int, typer.Option(min=1, help="Tokens per shard.")] = 50_000_000,
+        workers: Annotated[int | None, typer.Option(min=1, help="Encoding threads.")] = None,
+        overwrite: Annotated[bool, typer.Option(help="Replace another job's shards.")] = False,
+        verify: Annotated[int, typer.Option(min=0, help="Documents to decode back.")] = 0,
+        skip_bad_records: Annotated[
+            bool, typer.Option(help="Skip JSONL records with no text instead of stopping.")
+        ] = False,
+    ) -> None:
+        """Encode documents into shards an LLM trainer reads; resumable and deterministic.
+
+        Example: tokensmith encode-dataset corpus.jsonl.gz -t o200k_base -o shards/ --append-eos
+        """
+        if format not in ("megatron", "nanogpt", "npy"):
+            raise typer.BadParameter(f"unknown format {format!r}", param_hint="--format")
+        fmt: Literal["megatron", "nanogpt", "npy"] = format  # type: ignore[assignment]
+        code = main_encode_dataset(
+            inputs,
+            tokenizer=tokenizer,
+            out=out,
+            format=fmt,
+            text_field=field,
+            on_error="skip" if skip_bad_records else "raise",
+            append_eos=append_eos,
+            prepend_bos=prepend_bos,
+            shard_size=shard_size,
+            workers=workers,
+            overwrite=overwrite,
+            verify=verify,
+        )
+        raise typer.Exit(code)

@@ -1,0 +1,78 @@
+"""The command-line face of :func:`encode_dataset`, ready for ``cli.py`` to wire up.
+
+``main_encode_dataset`` takes already-parsed options, runs the job with a progress line,
+prints a summary table, and returns a process exit code: 0 on success, 1 when ``verify``
+found documents that do not round-trip, 2 when tokensmith refused the job (bad input, an
+occupied output directory, a missing optional package); the message says how to fix it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from tokensmith.datasets.encode import ShardBy, encode_dataset
+from tokensmith.datasets.formats import Format
+from tokensmith.datasets.readers import OnError, TextMode
+from tokensmith.errors import TokensmithError
+
+
+def main_encode_dataset(
+    inputs: Sequence[str],
+    *,
+    tokenizer: str,
+    out: str,
+    format: Format = "megatron",
+    text_field: str = "text",
+    text_mode: TextMode = "line",
+    on_error: OnError = "raise",
+    append_eos: bool = False,
+    prepend_bos: bool = False,
+    shard_size: int = 50_000_000,
+    shard_by: ShardBy = "tokens",
+    workers: int | None = None,
+    overwrite: bool = False,
+    verify: int = 0,
+    progress: bool = True,
+    console: Console | None = None,
+) -> int:
+    """Runs ``encode-dataset``; returns the exit code (0 ok, 1 verify failed, 2 refused)."""
+    console = console or Console(stderr=True)
+    try:
+        s = encode_dataset(
+            inputs,
+            tokenizer=tokenizer,
+            out_dir=out,
+            format=format,
+            text_field=text_field,
+            text_mode=text_mode,
+            on_error=on_error,
+            append_eos=append_eos,
+            prepend_bos=prepend_bos,
+            shard_size=shard_size,
+            shard_by=shard_by,
+            workers=workers,
+            overwrite=overwrite,
+            verify=verify,
+            progress=progress,
+        )
+    except (TokensmithError, ValueError) as e:
+        console.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        return 2
+    table = Table(title=f"encode-dataset -> {s.out_dir}", show_header=False)
+    table.add_row("format", f"{s.format} ({s.dtype})")
+    table.add_row("documents", f"{s.documents:,}")
+    table.add_row("tokens", f"{s.tokens:,}")
+    table.add_row("bytes per token", f"{s.bytes_per_token:.3f}")
+    table.add_row("shards", f"{s.shards} ({s.resumed_shards} resumed)")
+    table.add_row("seconds", f"{s.seconds:.1f}")
+    if s.skipped_records:
+        table.add_row("skipped records", f"{s.skipped_records:,} (first: {s.first_skipped})")
+    if s.verified:
+        table.add_row("verified", f"{s.verified - len(s.verify_failures)}/{s.verified} round-trip")
+    console.print(table)
+    for failure in s.verify_failures:
+        console.print(f"[red]verify:[/red] {failure}", highlight=False)
+    return 1 if s.verify_failures else 0

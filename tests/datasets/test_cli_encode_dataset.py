@@ -1,0 +1,30 @@
+"""The encode-dataset command wires the job to the CLI, with exit codes for refusals."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import tokensmith
+from tokensmith.cli import app
+from tokensmith.data import IndexedDataset
+from typer.testing import CliRunner
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+def test_encode_dataset_command_writes_readable_shards(tmp_path):
+    lines = (DATA / "multilingual.txt").read_text(encoding="utf-8").splitlines()[:200]
+    src = tmp_path / "docs.txt"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "shards"
+    args = ["encode-dataset", str(src), "-t", "o200k_base", "-o", str(out), "--append-eos"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    enc = tokensmith.get_encoding("o200k_base")
+    ds = IndexedDataset(str(sorted(out.glob("*.idx"))[0].with_suffix("")))
+    kept = [line for line in lines if line.strip()]
+    assert len(ds) == len(kept)
+    assert ds[0].tolist() == enc.encode_ordinary(kept[0]) + [enc.eot_token]
+    # A second job with other options is refused without --overwrite.
+    again = CliRunner().invoke(app, [*args[:-1], "--format", "npy"])
+    assert again.exit_code == 2
