@@ -14,20 +14,9 @@ from collections.abc import Iterator
 import pytest
 import tokensmith
 from tokensmith._core import train_bpe_bytes
+from tokensmith.io._byte_level import str_to_token
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
-
-
-def _gpt2_byte_decoder() -> dict[str, int]:
-    """HF's (and GPT-2's) printable character for each byte, inverted."""
-    printable = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
-    chars = {b: chr(b) for b in printable}
-    extra = 0
-    for b in range(256):
-        if b not in chars:
-            chars[b] = chr(256 + extra)
-            extra += 1
-    return {c: b for b, c in chars.items()}
 
 
 def _hf_merges(lines: list[str], vocab_size: int, min_frequency: int) -> list[tuple[bytes, bytes]]:
@@ -48,12 +37,12 @@ def _hf_merges(lines: list[str], vocab_size: int, min_frequency: int) -> list[tu
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
     tok.train_from_iterator(lines, trainer)
-    decoder = _gpt2_byte_decoder()
+    # HF writes tokens in GPT-2's printable byte alphabet; tokensmith.io reads it back.
     merges = json.loads(tok.to_str())["model"]["merges"]
     out = []
     for m in merges:
         left, right = m.split(" ") if isinstance(m, str) else m
-        out.append((bytes(decoder[c] for c in left), bytes(decoder[c] for c in right)))
+        out.append((str_to_token(left), str_to_token(right)))
     return out
 
 
