@@ -1,0 +1,262 @@
+"""Train BPE with tokensmith, HF tokenizers and sentencepiece on the same corpus, in one run.
+
+Method
+------
+The corpus (``--mb``, default 50 MB) is real multilingual text and code: the translation
+columns of ``corpus/parallel/*.tsv.gz``, the manuals in ``corpus/docs/*.txt.gz`` and Python
+files of the standard library, one line per text, shuffled with a fixed seed. Every 50th line
+is held out. Each trainer runs in its own fresh process (``--child``) with 2 threads: it reports
+its own peak RSS (``VmHWM``), and the parent reads its CPU time (user + system) from
+``os.wait4``. Wall time covers reading the corpus and training, not imports or saving.
+Held-out compression is the UTF-8 bytes of the held-out lines over the tokens each trained
+tokenizer gives them.
+
+Settings, the same for all: vocabulary ``--vocab`` (default 32,000), ``min_frequency=2`` where
+the trainer has it, 2 threads.
+
+- tokensmith: ``tokensmith.train_bpe(files=..., pat_str=GPT-2's pattern)``;
+- HF: ``BpeTrainer`` with ``Split(GPT-2's pattern)`` + ``ByteLevel(use_regex=False)``, the
+  same pre-tokenization;
+- sentencepiece: ``model_type=bpe, byte_fallback=True`` and its defaults otherwise (it
+  normalizes with nmt_nfkc and splits on whitespace, so its pieces differ by design).
+
+Usage::
+
+    python benchmarks/train.py --quick          # 5 MB smoke run
+    python benchmarks/train.py --write          # 50 MB, appended to benchmarks/RESULTS.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import shlex
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from _common import CORPUS_DIR, MB, cpu_model, git_revision, package_version, stdlib_python_files
+
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+TRAINERS = ("tokensmith", "hf-tokenizers", "sentencepiece")
+WORK_DIR = Path(tempfile.gettempdir()) / "tokensmith-bench" / "train"
+RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+
+
+# ------------------------------------------------------------------------------------------------
+# The corpus
+# ------------------------------------------------------------------------------------------------
+
+
+def corpus_lines(seed: int) -> list[str]:
+    """Every line of the shared multilingual text and some Python code, shuffled."""
+    lines: list[str] = []
+    for path in sorted((CORPUS_DIR / "parallel").glob("*.tsv.gz")):
+        for row in gzip.decompress(path.read_bytes()).decode("utf-8").splitlines():
+            if "\t" in row:
+                lines.append(row.split("\t", 1)[1])
+    for path in sorted((CORPUS_DIR / "docs").glob("*.txt.gz")):
+        lines += [x for x in gzip.decompress(path.read_bytes()).decode("utf-8").splitlines() if x]
+    for path in stdlib_python_files():
+        try:
+            lines += [x for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+        except (UnicodeDecodeError, OSError):
+            continue
+    random.Random(seed).shuffle(lines)
+    return lines
+
+
+def build_corpus(mb: float, seed: int) -> tuple[Path, Path]:
+    """Writes the training file (``mb`` MB) and the held-out file once, and reuses them."""
+    WORK_DIR.mkdir(parents=True, exist_ok=True)
+    train = WORK_DIR / f"train-{mb:g}MB-{seed}.txt"
+    held = WORK_DIR / f"heldout-{mb:g}MB-{seed}.txt"
+    if train.exists() and held.exists():
+        return train, held
+    budget, size = int(mb * MB), 0
+    kept, held_out = [], []
+    for i, line in enumerate(corpus_lines(seed)):
+        if i % 50 == 0:
+            held_out.append(line)
+            continue
+        kept.append(line)
+        size += len(line.encode("utf-8")) + 1
+        if size >= budget:
+            break
+    if size < budget:
+        sys.exit(f"the shared corpus holds only {size / MB:.1f} MB; ask for less with --mb")
+    train.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    held.write_text("\n".join(held_out) + "\n", encoding="utf-8")
+    return train, held
+
+
+# ------------------------------------------------------------------------------------------------
+# Children: one trainer each
+# ------------------------------------------------------------------------------------------------
+
+
+def train_tokensmith(corpus: Path, vocab: int) -> Any:
+    import tokensmith
+
+    enc = tokensmith.train_bpe(
+        files=[str(corpus)], vocab_size=vocab, pat_str=GPT2_PATTERN, min_frequency=2
+    )
+    return lambda lines: sum(len(ids) for ids in enc.encode_ordinary_batch(lines, num_threads=2))
+
+
+def train_hf(corpus: Path, vocab: int) -> Any:
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(GPT2_PATTERN), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab,
+        min_frequency=2,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tok.train([str(corpus)], trainer)
+    return lambda lines: sum(len(e.ids) for e in tok.encode_batch(lines))
+
+
+def train_spm(corpus: Path, vocab: int) -> Any:
+    import sentencepiece as spm
+
+    prefix = WORK_DIR / "spm-bpe"
+    spm.SentencePieceTrainer.train(
+        input=str(corpus),
+        model_prefix=str(prefix),
+        vocab_size=vocab,
+        model_type="bpe",
+        byte_fallback=True,
+        num_threads=2,
+        minloglevel=2,
+    )
+    sp = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
+    return lambda lines: sum(len(ids) for ids in sp.encode(lines))
+
+
+CHILDREN = {"tokensmith": train_tokensmith, "hf-tokenizers": train_hf, "sentencepiece": train_spm}
+
+
+def child(name: str, corpus: Path, heldout: Path, vocab: int) -> None:
+    start = time.perf_counter()
+    count_tokens = CHILDREN[name](corpus, vocab)
+    wall = time.perf_counter() - start
+    lines = heldout.read_text(encoding="utf-8").splitlines()
+    tokens = count_tokens(lines)
+    n_bytes = sum(len(x.encode("utf-8")) for x in lines)
+    report = {"wall": wall, "heldout_bytes_per_token": n_bytes / tokens, "rss_mib": peak_rss_mib()}
+    print(json.dumps(report))
+
+
+def peak_rss_mib() -> float:
+    """This process's own peak RSS (VmHWM), which, unlike the parent's view through
+    ``ru_maxrss``, does not count the pages it shared with the parent before ``exec``."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+# ------------------------------------------------------------------------------------------------
+# The parent
+# ------------------------------------------------------------------------------------------------
+
+
+def run_with_usage(name: str, corpus: Path, heldout: Path, vocab: int) -> dict[str, Any]:
+    """Runs one child and reads its own CPU time and peak RSS from the kernel."""
+    env = dict(os.environ, RAYON_NUM_THREADS="2", TOKENIZERS_PARALLELISM="true")
+    cmd = [sys.executable, __file__, "--child", name, "--corpus", str(corpus)]
+    cmd += ["--heldout", str(heldout), "--vocab", str(vocab)]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if proc.returncode != 0:
+            tail = err.read().decode(errors="replace").strip().splitlines()[-1:]
+            return {"error": " ".join(tail) or f"exit code {proc.returncode}"}
+        report: dict[str, Any] = json.loads(out.read().decode().strip().splitlines()[-1])
+    report["cpu"] = usage.ru_utime + usage.ru_stime
+    return report
+
+
+def markdown(results: dict[str, dict[str, Any]], args: argparse.Namespace, corpus: Path) -> str:
+    versions = ", ".join(
+        f"{d} {package_version(d) or 'missing'}"
+        for d in ("tokensmith", "tokenizers", "sentencepiece")
+    )
+    lines = [
+        f"## train.py, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
+        "",
+        f"- command: `{shlex.join([Path(sys.executable).name, *sys.argv])}`",
+        f"- machine: {cpu_model()}, {os.cpu_count()} logical CPUs",
+        f"- tokensmith tree: {git_revision()}",
+        f"- versions: {versions}",
+        f"- corpus: {corpus.stat().st_size / MB:.1f} MB ({corpus.name}), vocab {args.vocab:,}, "
+        "2 threads, each trainer in its own process",
+        "",
+        "| trainer | wall | CPU | peak RSS | held-out bytes/token | wall × tokensmith |",
+        "|---|---|---|---|---|---|",
+    ]
+    ours = results.get("tokensmith", {}).get("wall")
+    for name, r in results.items():
+        if "error" in r:
+            lines.append(f"| {name} | failed: {r['error']} | | | | |")
+            continue
+        ratio = f"{r['wall'] / ours:.2f}×" if ours else ""
+        lines.append(
+            f"| {name} | {r['wall']:.1f} s | {r['cpu']:.1f} s | {r['rss_mib']:.0f} MiB | "
+            f"{r['heldout_bytes_per_token']:.3f} | {ratio} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--mb", type=float, default=50.0, help="training corpus size")
+    parser.add_argument("--vocab", type=int, default=32_000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--trainers", nargs="*", default=list(TRAINERS), choices=TRAINERS)
+    parser.add_argument("--quick", action="store_true", help="5 MB, vocab 8,000")
+    parser.add_argument("--write", action="store_true", help=f"append to {RESULTS.name}")
+    parser.add_argument("--child", choices=TRAINERS, help=argparse.SUPPRESS)
+    parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--heldout", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.corpus, args.heldout, args.vocab)
+        return
+    if args.quick:
+        args.mb, args.vocab = 5.0, 8_000
+    corpus, heldout = build_corpus(args.mb, args.seed)
+    results = {}
+    for name in args.trainers:
+        print(f"training {name} on {corpus.name} ...", file=sys.stderr, flush=True)
+        results[name] = run_with_usage(name, corpus, heldout, args.vocab)
+    report = markdown(results, args, corpus)
+    print(report)
+    if args.write:
+        with RESULTS.open("a", encoding="utf-8") as f:
+            f.write("\n" + report)
+
+
+if __name__ == "__main__":
+    main()
