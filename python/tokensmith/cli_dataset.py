@@ -30,6 +30,12 @@ def register(app: typer.Typer) -> None:
         skip_bad_records: Annotated[
             bool, typer.Option(help="Skip JSONL records with no text instead of stopping.")
         ] = False,
+        engine: Annotated[
+            str, typer.Option(help="local (Rust threads) or ray (tasks on a Ray cluster).")
+        ] = "local",
+        address: Annotated[
+            str | None, typer.Option(help="The Ray cluster to join; default: start one.")
+        ] = None,
     ) -> None:
         """Encode documents into shards an LLM trainer reads; resumable and deterministic.
 
@@ -38,6 +44,9 @@ def register(app: typer.Typer) -> None:
         if format not in ("megatron", "nanogpt", "npy"):
             raise typer.BadParameter(f"unknown format {format!r}", param_hint="--format")
         fmt: Literal["megatron", "nanogpt", "npy"] = format  # type: ignore[assignment]
+        if engine not in ("local", "ray"):
+            raise typer.BadParameter(f"unknown engine {engine!r}", param_hint="--engine")
+        eng: Literal["local", "ray"] = engine  # type: ignore[assignment]
         code = main_encode_dataset(
             inputs,
             tokenizer=tokenizer,
@@ -51,5 +60,7 @@ def register(app: typer.Typer) -> None:
             workers=workers,
             overwrite=overwrite,
             verify=verify,
+            engine=eng,
+            address=address,
         )
         raise typer.Exit(code)

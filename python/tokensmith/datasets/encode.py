@@ -34,6 +34,7 @@ from typing import Any, Literal
 import numpy as np
 
 from tokensmith.datasets.atomic import remove_stale_temporaries, sha256_file
+from tokensmith.datasets.engines import Engine, encode_batches
 from tokensmith.datasets.formats import Format, check_format, open_shard, token_dtype
 from tokensmith.datasets.manifest import MANIFEST_NAME, Manifest, ShardRecord, load_manifest
 from tokensmith.datasets.progress import EncodeProgress
@@ -90,6 +91,8 @@ def encode_dataset(
     overwrite: bool = False,
     verify: int = 0,
     progress: bool | None = None,
+    engine: Engine = "local",
+    address: str | None = None,
 ) -> EncodeSummary:
     """Encodes ``inputs`` into shards of ``format`` under ``out_dir``; see the module docstring.
 
@@ -108,6 +111,9 @@ def encode_dataset(
         overwrite: Replace another job's shards in ``out_dir`` instead of refusing.
         verify: Decode this many sampled documents back from the shards and compare.
         progress: Show a live progress line (default: when stderr is a terminal).
+        engine: ``"local"`` (Rust threads) or ``"ray"`` (batches as tasks on a Ray cluster;
+            see :mod:`tokensmith.datasets.engines`). The shards are the same bytes.
+        address: The Ray cluster to join (``ray.init(address=...)``); default: a local one.
     """
     started = time.perf_counter()
     fmt = check_format(format)
@@ -159,9 +165,16 @@ def encode_dataset(
         progress = _stderr_is_tty()
     with EncodeProgress(progress) as bar:
         try:
-            for batch in _batches(docs):
+            encoded = encode_batches(
+                enc,
+                _batches(docs),
+                lambda batch: [d.text for d in batch],
+                engine=engine,
+                workers=workers,
+                address=address,
+            )
+            for batch, toks, offs in encoded:
                 texts = [d.text for d in batch]
-                toks, offs = enc.encode_ordinary_batch_to_numpy(texts, num_threads=workers)
                 lengths = np.diff(offs).astype(np.int64)
                 text_bytes = [len(t.encode("utf-8", "surrogatepass")) for t in texts]
                 toks, lengths = add_specials(toks, lengths, bos=bos, eos=eos)

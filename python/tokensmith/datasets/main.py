@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tokensmith.datasets.encode import ShardBy, encode_dataset
+from tokensmith.datasets.engines import Engine
 from tokensmith.datasets.formats import Format
 from tokensmith.datasets.readers import OnError, TextMode
 from tokensmith.errors import TokensmithError
@@ -37,6 +38,8 @@ def main_encode_dataset(
     verify: int = 0,
     progress: bool = True,
     console: Console | None = None,
+    engine: Engine = "local",
+    address: str | None = None,
 ) -> int:
     """Runs ``encode-dataset``; returns the exit code (0 ok, 1 verify failed, 2 refused)."""
     console = console or Console(stderr=True)
@@ -57,6 +60,8 @@ def main_encode_dataset(
             overwrite=overwrite,
             verify=verify,
             progress=progress,
+            engine=engine,
+            address=address,
         )
     except (TokensmithError, ValueError) as e:
         console.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
