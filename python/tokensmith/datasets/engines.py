@@ -15,6 +15,7 @@ Ray is optional: ``pip install ray``.
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal
@@ -55,7 +56,7 @@ def _encode_texts(enc: Encoding, texts: list[str]) -> tuple[Any, Any]:
 def _ray_batches(
     enc: Encoding, batches: Iterable[Any], texts_of: Any, address: str | None
 ) -> Iterator[Encoded]:
-    ray = _import_ray()
+    ray = _import_ray(local=address is None)
     if not ray.is_initialized():
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     encode = ray.remote(num_cpus=1)(_encode_texts)
@@ -74,7 +75,11 @@ def _ray_batches(
         yield done, toks, offs
 
 
-def _import_ray() -> Any:
+def _import_ray(local: bool) -> Any:
+    if local:
+        # A cluster started here only needs to reach itself: keep it on loopback (Ray would
+        # otherwise bind to the machine's outward address). Read when ray is first imported.
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     try:
         import ray
     except ImportError as e:
