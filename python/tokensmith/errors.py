@@ -112,6 +112,26 @@ class OutputDirError(TokensmithError, FileExistsError):
     """An output directory holds another job's files; pass ``overwrite=True`` to replace them."""
 
 
+class ModelFormatError(TokensmithError, ValueError):
+    """A SentencePiece ``.model`` file is corrupt or truncated; the message names the problem."""
+
+
+class UnsupportedFeatureError(TokensmithError, NotImplementedError):
+    """A file uses a feature tokensmith does not implement yet; the message names it."""
+
+
+class TokenizerJsonError(TokensmithError, ValueError):
+    """A ``tokenizer.json`` is malformed. ``json_path`` names the part at fault, such as
+    ``model.unk_token`` (``$`` when the file is not JSON at all)."""
+
+    json_path: str | None = None
+
+
+class UnsupportedComponentError(TokenizerJsonError, UnsupportedFeatureError):
+    """A ``tokenizer.json`` component whose type tokensmith does not run yet; the message
+    names it, its JSON path and the supported types."""
+
+
 __all__ = [
     "CorpusFormatError",
     "CorruptInputError",
@@ -125,13 +145,17 @@ __all__ = [
     "InvalidVocabError",
     "MissingByteError",
     "MissingDependencyError",
+    "ModelFormatError",
     "OutputDirError",
     "PatternError",
+    "TokenizerJsonError",
     "TokensmithError",
     "UnknownEncodingError",
     "UnknownFormatError",
     "UnknownModelError",
     "UnknownTokenizerError",
     "UnknownTokenIdError",
+    "UnsupportedComponentError",
+    "UnsupportedFeatureError",
     "VocabFormatError",
 ]

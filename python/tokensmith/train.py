@@ -50,11 +50,14 @@ def train_bpe(
     files: Inputs | Corpus | None = None,
     field: str = "text",
     errors: Literal["replace", "strict"] = "replace",
-    pat_str: str = O200K_PATTERN,
+    pat_str: str | None = None,
     min_frequency: int = 2,
     special_tokens: Sequence[str] = (),
     max_token_length: int | None = None,
     compat: Literal["hf", "ranks"] = "hf",
+    base: Encoding | None = None,
+    engine: Literal["local", "ray"] = "local",
+    address: str | None = None,
     name: str = "trained",
 ) -> Encoding:
     """Learns a byte-level BPE vocabulary from ``texts``.
@@ -72,13 +75,22 @@ def train_bpe(
             :class:`~tokensmith.errors.CorpusFormatError` with the file and byte offset).
         vocab_size: The size of the result: 256 byte tokens, the learned tokens and the
             special tokens. Training stops earlier if no pair reaches ``min_frequency``.
-        pat_str: The pre-tokenizer regex; merges never cross its pieces.
+        pat_str: The pre-tokenizer regex; merges never cross its pieces. Defaults to
+            o200k_base's pattern, or to ``base``'s.
         min_frequency: A pair seen fewer times than this is never merged.
         special_tokens: Special tokens, given the ids after the last learned token.
         max_token_length: The longest learned token, in bytes (under ``compat="hf"`` HF's
             rule applies: learned tokens longer than 2 bytes stay strictly shorter than it).
         compat: ``"hf"`` breaks ties between pairs of equal count as HF ``BpeTrainer`` with a
             ``ByteLevel`` pre-tokenizer does; ``"ranks"`` breaks them by tokensmith rank.
+        base: Extend this vocabulary instead of starting from bytes: every token, rank and
+            special id of ``base`` is kept, and new merges learned on ``texts`` (each word
+            first encoded with ``base``) fill the ids up to ``vocab_size``. New tokens rank
+            after every base token, so the base's merges keep their priority.
+        engine: ``"local"`` counts words on this machine's threads; ``"ray"`` counts chunks
+            of texts as Ray tasks and sums the counts in a tree of merge tasks, then learns
+            the merges here. The counts, and so the merges, are the same.
+        address: The Ray cluster to join with ``engine="ray"``; default: start a local one.
         name: The name of the returned encoding.
 
     Raises:
@@ -100,6 +112,20 @@ def train_bpe(
         texts = corpus
     elif texts is None:
         raise TypeError("train_bpe needs texts (an iterable of strings) or files=...")
+    if base is not None:
+        return _extend(
+            base,
+            texts,
+            corpus,
+            vocab_size,
+            pat_str,
+            min_frequency,
+            special_tokens,
+            max_token_length,
+            name,
+        )
+    if pat_str is None:
+        pat_str = O200K_PATTERN
     if isinstance(special_tokens, str):
         raise TypeError("special_tokens must be a sequence of strings, not one string")
     specials = list(special_tokens)
@@ -116,8 +142,12 @@ def train_bpe(
         )
     if compat not in ("hf", "ranks"):
         raise InvalidTrainerOptionError(f'compat={compat!r} is not known; use "hf" or "ranks"')
+    if engine not in ("local", "ray"):
+        raise InvalidTrainerOptionError(f'engine={engine!r} is not known; use "local" or "ray"')
+    counts = _count_with_ray(texts, pat_str, address) if engine == "ray" else None
     ranks, special_ids, merges = _train_bpe_bytes(
-        texts,
+        None if counts is not None else texts,
+        counts=counts,
         pattern=pat_str,
         vocab_size=vocab_size,
         min_frequency=min_frequency,
@@ -132,11 +162,94 @@ def train_bpe(
         special_tokens=dict(special_ids),
     )
     encoding._bpe_merges = list(merges)
+    _warn_replaced(corpus)
+    return encoding
+
+
+# Texts per Ray counting task, and how many partial counts one merge task sums.
+_RAY_CHUNK_TEXTS = 50_000
+_RAY_FAN_IN = 4
+
+
+def _count_with_ray(texts: Iterable[str], pattern: str, address: str | None) -> bytes:
+    """Word counts of ``texts`` made by Ray tasks and summed in a tree of merge tasks."""
+    from tokensmith._core import count_words, merge_word_counts
+    from tokensmith._ray import ray_module
+
+    ray = ray_module(address)
+    count = ray.remote(num_cpus=1)(lambda chunk: count_words(chunk, pattern=pattern))
+    merge = ray.remote(num_cpus=1)(lambda *blobs: merge_word_counts(list(blobs)))
+    refs, chunk = [], []
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError(f"texts[{i}] is a {type(text).__name__}, not a str")
+        chunk.append(text)
+        if len(chunk) == _RAY_CHUNK_TEXTS:
+            refs.append(count.remote(chunk))
+            chunk = []
+    if chunk or not refs:
+        refs.append(count.remote(chunk))
+    while len(refs) > 1:
+        refs = [merge.remote(*refs[i : i + _RAY_FAN_IN]) for i in range(0, len(refs), _RAY_FAN_IN)]
+    blob: bytes = ray.get(refs[0])
+    return blob
+
+
+def _warn_replaced(corpus: Corpus | None) -> None:
     if corpus is not None and corpus.stats.replaced:
         warnings.warn(
             f"{corpus.stats.replaced} invalid UTF-8 sequences in {corpus.stats.files} files "
             "were replaced with U+FFFD; pass errors='strict' to stop at the first one",
             InvalidUtf8Warning,
-            stacklevel=2,
+            stacklevel=3,
         )
+
+
+def _extend(
+    base: Encoding,
+    texts: Iterable[str],
+    corpus: Corpus | None,
+    vocab_size: int,
+    pat_str: str | None,
+    min_frequency: int,
+    special_tokens: Sequence[str],
+    max_token_length: int | None,
+    name: str,
+) -> Encoding:
+    """``train_bpe(..., base=...)``: new merges on top of ``base``, keeping its ids."""
+    if not isinstance(base, Encoding):
+        raise TypeError(f"base must be a tokensmith.Encoding, not {type(base).__name__}")
+    if pat_str is not None and pat_str != base._pat_str:
+        raise InvalidTrainerOptionError(
+            "pat_str differs from base's pattern; an extension pre-tokenizes as its base does, "
+            "so leave pat_str out"
+        )
+    if special_tokens:
+        raise InvalidTrainerOptionError(
+            "special_tokens cannot be added while extending; the base's are kept as they are"
+        )
+    if max_token_length is not None:
+        raise InvalidTrainerOptionError("max_token_length is not supported with base=")
+    n_base = base._core.n_mergeable + len(base._special_tokens)
+    if not isinstance(vocab_size, int) or vocab_size <= n_base:
+        raise InvalidTrainerOptionError(
+            f"vocab_size={vocab_size!r} must exceed the base vocabulary's {n_base} tokens"
+        )
+    if not isinstance(min_frequency, int) or min_frequency < 0:
+        raise InvalidTrainerOptionError(f"min_frequency={min_frequency!r} must be an int >= 0")
+    from tokensmith._core import extend_bpe_bytes
+
+    ranks, special_ids, merges = extend_bpe_bytes(
+        texts, base=base._core, vocab_size=vocab_size, min_frequency=min_frequency
+    )
+    encoding = Encoding(
+        name,
+        pat_str=base._pat_str,
+        mergeable_ranks=dict(ranks),
+        special_tokens=dict(special_ids),
+    )
+    base_merges = base._bpe_merges
+    if base_merges is not None:
+        encoding._bpe_merges = [*base_merges, *merges]
+    _warn_replaced(corpus)
     return encoding

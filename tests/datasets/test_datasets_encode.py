@@ -142,7 +142,6 @@ encode_dataset([sys.argv[1]], tokenizer="cl100k_base", out_dir=sys.argv[2], appe
 """
 
 
-@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_kill_9_then_resume(tmp_path: Path) -> None:
     out = tmp_path / "killed"
     script = tmp_path / "killer.py"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,16 +76,17 @@ def test_missing_input(tmp_path: Path) -> None:
         encode_dataset([tmp_path / "nope.txt"], tokenizer="cl100k_base", out_dir=tmp_path / "o")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("zstandard") is not None, reason="zstandard present")
-def test_zst_without_zstandard_names_the_package(tmp_path: Path) -> None:
+def test_zst_without_zstandard_names_the_package(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "zstandard", None)  # import fails as if not installed
     src = tmp_path / "a.txt.zst"
     src.write_bytes(b"\x28\xb5\x2f\xfd")
     with pytest.raises(MissingDependencyError, match="pip install zstandard"):
         list(read_documents([src]))
 
 
-@pytest.mark.skipif(importlib.util.find_spec("pyarrow") is not None, reason="pyarrow present")
-def test_parquet_without_pyarrow_gives_install_hint(tmp_path: Path) -> None:
+def test_parquet_without_pyarrow_gives_install_hint(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import fails as if not installed
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
     src = tmp_path / "a.parquet"
     src.write_bytes(b"PAR1")
     with pytest.raises(MissingDependencyError, match="pip install pyarrow"):

@@ -106,8 +106,7 @@ def test_tiktoken_reads_our_file(
     multilingual_lines: list[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    pytest.importorskip("tiktoken")
-    import tiktoken
+    import tiktoken  # noqa: F401
     import tiktoken.load
 
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # never cache a temporary path
@@ -129,7 +128,8 @@ def test_tiktoken_reads_our_file(
 def test_hf_tokenizers_read_our_tokenizer_json(
     trained: tokensmith.Encoding, tmp_path: Path, multilingual_lines: list[str]
 ) -> None:
-    tokenizers = pytest.importorskip("tokenizers")
+    import tokenizers
+
     path = tmp_path / "tokenizer.json"
     trained.save(path)
     hf = tokenizers.Tokenizer.from_file(str(path))
@@ -145,7 +145,7 @@ def test_hf_tokenizers_read_our_tokenizer_json(
 def test_hf_tokenizers_read_our_vocab_and_merges(
     trained: tokensmith.Encoding, tmp_path: Path, multilingual_lines: list[str]
 ) -> None:
-    tokenizers = pytest.importorskip("tokenizers")
+    import tokenizers
     from tokenizers import Regex, models, pre_tokenizers
 
     trained.save(tmp_path / "gpt2")
@@ -236,7 +236,8 @@ def test_bundled_encoding_as_tokenizer_json(
     name: str, tmp_path: Path, multilingual_lines: list[str]
 ) -> None:
     """Merges rebuilt from tiktoken's ranks give tiktoken's ids in HF tokenizers."""
-    tokenizers = pytest.importorskip("tokenizers")
+    import tokenizers
+
     enc = tokensmith.get_encoding(name)
     enc.save(tmp_path / "tokenizer.json")
     hf = tokenizers.Tokenizer.from_file(str(tmp_path / "tokenizer.json"))
@@ -249,7 +250,8 @@ def test_gpt2_style_tokenizer_json_loads_with_r50k_pattern(
     tmp_path: Path, multilingual_lines: list[str]
 ) -> None:
     """HF's ByteLevel(use_regex=true) splits as r50k does: same ids after loading."""
-    tokenizers = pytest.importorskip("tokenizers")
+    import tokenizers
+
     enc = tokensmith.train_bpe(multilingual_lines, vocab_size=1000, pat_str=tokensmith.R50K_PATTERN)
     path = tmp_path / "gpt2.json"
     data = hf_json.to_dict(enc)
@@ -267,7 +269,7 @@ def test_gpt2_style_tokenizer_json_loads_with_r50k_pattern(
 
 def test_load_tokenizer_json_trained_by_hf(tmp_path: Path, multilingual_lines: list[str]) -> None:
     """A file written by HF tokenizers itself (HF's ids, HF's merges) loads with HF's ids."""
-    tokenizers = pytest.importorskip("tokenizers")
+    import tokenizers
     from tokenizers import Regex, decoders, models, pre_tokenizers, trainers
 
     hf = tokenizers.Tokenizer(models.BPE())

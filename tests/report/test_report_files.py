@@ -150,7 +150,8 @@ def test_many_languages_turn_the_bars_horizontal() -> None:
 
 
 def test_a_tokenizer_without_nested_ranks_gets_a_note_instead_of_a_sweep() -> None:
-    tokenizers = pytest.importorskip("tokenizers")
+    import tokenizers
+
     hf = tokenizers.Tokenizer(tokenizers.models.BPE())
     hf.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     hf.decoder = tokenizers.decoders.ByteLevel()

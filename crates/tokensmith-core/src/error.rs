@@ -43,6 +43,22 @@ pub enum Error {
     /// An option has a value that cannot work; the message names the option and a fix.
     #[error("{0}")]
     InvalidOption(String),
+    /// A SentencePiece `.model` file is corrupt or truncated; the message names the problem.
+    #[error("invalid .model file: {0}")]
+    ModelFormat(String),
+    /// A file uses a feature that tokensmith does not implement yet; the message names it.
+    #[error("{0}")]
+    Unsupported(String),
+    /// A `tokenizer.json` is malformed; `path` is the JSON path at fault (`model.vocab`).
+    #[error("tokenizer.json at {path}: {message}")]
+    TokenizerJson { path: String, message: String },
+    /// A `tokenizer.json` component whose type tokensmith does not run yet.
+    #[error("tokenizer.json at {path}: {kind:?} is not supported yet (supported: {supported})")]
+    UnsupportedComponent {
+        path: String,
+        kind: String,
+        supported: String,
+    },
 }
 
 /// The result type of the core.

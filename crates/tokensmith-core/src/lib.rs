@@ -6,9 +6,12 @@
 pub mod encoding;
 pub mod error;
 pub mod formats;
+pub mod hf;
 pub mod models;
+pub mod normalizers;
 pub mod parallel;
 pub mod pre_tokenizers;
+pub mod sentencepiece;
 pub mod special_tokens;
 pub mod trainers;
 

@@ -235,6 +235,11 @@ impl CoreEncoding {
 }
 
 impl CoreEncoding {
+    /// The core encoding, for other bindings (training on top of it).
+    pub(crate) fn encoding(&self) -> &Encoding {
+        &self.inner
+    }
+
     /// A Python list of ids, built from the cached int objects.
     fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
         // SAFETY: the list is created with `ids.len()` empty slots and each slot is filled

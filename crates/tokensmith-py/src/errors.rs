@@ -45,12 +45,19 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
         Error::MissingByte(_) => "MissingByteError",
         Error::EmptyCorpus => "EmptyCorpusError",
         Error::InvalidOption(_) => "InvalidTrainerOptionError",
+        Error::ModelFormat(_) => "ModelFormatError",
+        Error::Unsupported(_) => "UnsupportedFeatureError",
+        Error::TokenizerJson { .. } => "TokenizerJsonError",
+        Error::UnsupportedComponent { .. } => "UnsupportedComponentError",
     };
     let py_err = new_error(py, class, message);
     if let Error::VocabFormat { path, line, .. } = &err {
         let value = py_err.value(py);
         let _ = value.setattr("path", path);
         let _ = value.setattr("line", *line);
+    }
+    if let Error::TokenizerJson { path, .. } | Error::UnsupportedComponent { path, .. } = &err {
+        let _ = py_err.value(py).setattr("json_path", path);
     }
     py_err
 }

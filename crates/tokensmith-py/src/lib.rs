@@ -3,6 +3,8 @@
 mod convert;
 mod encoding;
 mod errors;
+mod hf_tokenizer;
+mod sentencepiece;
 mod train;
 
 use pyo3::prelude::*;
@@ -26,8 +28,13 @@ fn read_tiktoken(
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<encoding::CoreEncoding>()?;
+    m.add_class::<hf_tokenizer::CoreHfTokenizer>()?;
+    m.add_class::<sentencepiece::CoreSentencePiece>()?;
     m.add_function(wrap_pyfunction!(read_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(train::train_bpe_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(train::extend_bpe_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(train::count_words, m)?)?;
+    m.add_function(wrap_pyfunction!(train::merge_word_counts, m)?)?;
     m.add(
         "R50K_PATTERN",
         tokensmith_core::pre_tokenizers::R50K_PATTERN,

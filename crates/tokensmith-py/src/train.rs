@@ -6,10 +6,12 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyBytes;
 use tokensmith_core::pre_tokenizers::PreTokenizer;
-use tokensmith_core::trainers::{BpeTrainer, Compat, WordCounts};
+use tokensmith_core::trainers::{extend_bpe, BpeTrainer, Compat, TrainedBpe, WordCounts};
+
+use crate::encoding::CoreEncoding;
 
 use crate::errors::{new_error, IntoPyResult};
 
@@ -18,15 +20,18 @@ type Merges<'py> = Vec<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)>;
 type Trained<'py> = (Ranks<'py>, Vec<(String, u32)>, Merges<'py>);
 
 /// Trains a byte-level BPE vocabulary. Returns `(ranks, special_tokens, merges)`.
+///
+/// The words come from `texts` (pre-tokenized with `pattern`), or, when `texts` is None, from
+/// `counts`: a buffer made by `count_words` / `merge_word_counts` (for distributed counting).
 #[pyfunction]
 #[pyo3(signature = (
     texts, *, pattern, vocab_size, min_frequency=0, special_tokens=Vec::new(),
-    max_token_length=None, compat="hf", chunk_size=4096
+    max_token_length=None, compat="hf", chunk_size=4096, counts=None
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_bpe_bytes<'py>(
     py: Python<'py>,
-    texts: &Bound<'py, PyAny>,
+    texts: Option<&Bound<'py, PyAny>>,
     pattern: String,
     vocab_size: usize,
     min_frequency: u64,
@@ -34,6 +39,7 @@ pub fn train_bpe_bytes<'py>(
     max_token_length: Option<usize>,
     compat: &str,
     chunk_size: usize,
+    counts: Option<PyBackedBytes>,
 ) -> PyResult<Trained<'py>> {
     let compat = match compat {
         "hf" => Compat::Hf,
@@ -52,8 +58,83 @@ pub fn train_bpe_bytes<'py>(
         .max_token_length(max_token_length)
         .compat(compat);
     trainer.validate().py_err(py)?;
-    let pre = PreTokenizer::new(&pattern).py_err(py)?;
+    let counts = match (texts, counts) {
+        (Some(texts), _) => {
+            let pre = PreTokenizer::new(&pattern).py_err(py)?;
+            count_texts(py, texts, &pre, chunk_size)?
+        }
+        (None, Some(blob)) => py.detach(|| WordCounts::from_bytes(&blob)).py_err(py)?,
+        (None, None) => {
+            return Err(PyTypeError::new_err(
+                "train_bpe_bytes needs texts or counts",
+            ))
+        }
+    };
+    let trained = py.detach(|| trainer.train(&counts)).py_err(py)?;
+    Ok(to_python(py, &trained))
+}
 
+/// Extends the vocabulary of `base` with merges learned on `texts` (pre-tokenized with the
+/// base's pattern). Returns `(ranks, special_tokens, merges)` like `train_bpe_bytes`.
+#[pyfunction]
+#[pyo3(signature = (texts, *, base, vocab_size, min_frequency=0, chunk_size=4096))]
+pub fn extend_bpe_bytes<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    base: &Bound<'py, CoreEncoding>,
+    vocab_size: usize,
+    min_frequency: u64,
+    chunk_size: usize,
+) -> PyResult<Trained<'py>> {
+    let base = base.get().encoding();
+    let counts = count_texts(py, texts, base.pre_tokenizer(), chunk_size)?;
+    let trained = py
+        .detach(|| extend_bpe(base, &counts, vocab_size, min_frequency))
+        .py_err(py)?;
+    Ok(to_python(py, &trained))
+}
+
+/// Counts the pieces of `texts` under `pattern`; returns the counts as a portable buffer.
+#[pyfunction]
+#[pyo3(signature = (texts, *, pattern, chunk_size=4096))]
+pub fn count_words<'py>(
+    py: Python<'py>,
+    texts: &Bound<'py, PyAny>,
+    pattern: String,
+    chunk_size: usize,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let pre = PreTokenizer::new(&pattern).py_err(py)?;
+    let counts = count_texts(py, texts, &pre, chunk_size)?;
+    let blob = py.detach(|| counts.to_bytes());
+    Ok(PyBytes::new(py, &blob))
+}
+
+/// Sums count buffers made by `count_words` into one (the reduce step of distributed counting).
+#[pyfunction]
+pub fn merge_word_counts<'py>(
+    py: Python<'py>,
+    blobs: Vec<PyBackedBytes>,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let merged = py
+        .detach(|| -> tokensmith_core::Result<Vec<u8>> {
+            let mut total = WordCounts::new();
+            for blob in &blobs {
+                total.merge(WordCounts::from_bytes(blob)?);
+            }
+            Ok(total.to_bytes())
+        })
+        .py_err(py)?;
+    Ok(PyBytes::new(py, &merged))
+}
+
+/// Counts the pieces of every text of a Python iterable, one chunk at a time: each chunk is
+/// borrowed while the GIL is held and counted with the GIL released.
+fn count_texts(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    pre: &PreTokenizer,
+    chunk_size: usize,
+) -> PyResult<WordCounts> {
     let mut counts = WordCounts::new();
     let mut chunk: Vec<PyBackedStr> = Vec::with_capacity(chunk_size.max(1));
     for (index, item) in texts.try_iter()?.enumerate() {
@@ -68,14 +149,15 @@ pub fn train_bpe_bytes<'py>(
         })?;
         chunk.push(text);
         if chunk.len() >= chunk_size.max(1) {
-            py.detach(|| counts.add_texts(&pre, &chunk)).py_err(py)?;
+            py.detach(|| counts.add_texts(pre, &chunk)).py_err(py)?;
             chunk.clear();
         }
     }
-    py.detach(|| counts.add_texts(&pre, &chunk)).py_err(py)?;
-    drop(chunk);
+    py.detach(|| counts.add_texts(pre, &chunk)).py_err(py)?;
+    Ok(counts)
+}
 
-    let trained = py.detach(|| trainer.train(&counts)).py_err(py)?;
+fn to_python<'py>(py: Python<'py>, trained: &TrainedBpe) -> Trained<'py> {
     let ranks = trained
         .ranks
         .iter()
@@ -86,5 +168,5 @@ pub fn train_bpe_bytes<'py>(
         .iter()
         .map(|(a, b)| (PyBytes::new(py, a), PyBytes::new(py, b)))
         .collect();
-    Ok((ranks, trained.specials, merges))
+    (ranks, trained.specials.clone(), merges)
 }

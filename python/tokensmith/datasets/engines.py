@@ -15,15 +15,14 @@ Ray is optional: ``pip install ray``.
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
 import numpy as np
 
+from tokensmith._ray import ray_module
 from tokensmith.encoding import Encoding
-from tokensmith.errors import MissingDependencyError
 
 Engine = Literal["local", "ray"]
 Encoded = tuple[Any, np.ndarray[Any, Any], np.ndarray[Any, Any]]
@@ -56,9 +55,7 @@ def _encode_texts(enc: Encoding, texts: list[str]) -> tuple[Any, Any]:
 def _ray_batches(
     enc: Encoding, batches: Iterable[Any], texts_of: Any, address: str | None
 ) -> Iterator[Encoded]:
-    ray = _import_ray(local=address is None)
-    if not ray.is_initialized():
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    ray = ray_module(address)
     encode = ray.remote(num_cpus=1)(_encode_texts)
     enc_ref = ray.put(enc)
     window = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
@@ -73,17 +70,3 @@ def _ray_batches(
         done, ref = pending.popleft()
         toks, offs = ray.get(ref)
         yield done, toks, offs
-
-
-def _import_ray(local: bool) -> Any:
-    if local:
-        # A cluster started here only needs to reach itself: keep it on loopback (Ray would
-        # otherwise bind to the machine's outward address). Read when ray is first imported.
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    try:
-        import ray
-    except ImportError as e:
-        raise MissingDependencyError(
-            "engine='ray' needs Ray: pip install 'ray>=2.9' (or use the default local engine)"
-        ) from e
-    return ray

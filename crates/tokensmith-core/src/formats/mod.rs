@@ -1,3 +1,4 @@
 //! File formats. Only this module knows file syntax.
 
+pub mod sentencepiece_model;
 pub mod tiktoken_file;

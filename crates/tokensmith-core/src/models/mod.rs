@@ -1,3 +1,5 @@
 //! Tokenization models: the step that turns one pre-tokenized piece into ids.
 
 pub mod bpe;
+pub mod sentencepiece_bpe;
+pub mod unigram;

@@ -160,35 +160,20 @@ impl BpeTrainer {
         }
         let (mut state, byte_of) = self.start(words);
         let target = self.vocab_size - self.special_tokens.len();
-        let mut merges = Vec::new();
         let rank_of = |id: Sym| -> u32 {
             match byte_of.get(id as usize) {
                 Some(&b) => b as u32,
                 None => id,
             }
         };
-        while state.tokens().len() < target {
-            let Some(m) = state.step(self.min_frequency) else {
-                break;
-            };
-            merges.push(m);
-            progress(merges.len());
-        }
+        let merges = state.run(target, self.min_frequency, &mut progress);
         let tokens = state.tokens();
         let ranks = tokens
             .iter()
             .enumerate()
             .map(|(id, t)| (t.clone(), rank_of(id as Sym)))
             .collect();
-        let merges = merges
-            .iter()
-            .map(|m| {
-                (
-                    tokens[m.left as usize].clone(),
-                    tokens[m.right as usize].clone(),
-                )
-            })
-            .collect();
+        let merges = state.merge_bytes(&merges);
         let first_special = tokens.len() as u32;
         let specials = self
             .special_tokens

@@ -169,6 +169,39 @@ impl MergeLoop {
         &self.tokens
     }
 
+    /// Steps until the table holds `target` tokens or no pair reaches `min_count`, calling
+    /// `progress(n)` after the n-th merge; returns the merges in order.
+    pub fn run(
+        &mut self,
+        target: usize,
+        min_count: u64,
+        mut progress: impl FnMut(usize),
+    ) -> Vec<Merge> {
+        let mut merges = Vec::new();
+        while self.tokens().len() < target {
+            let Some(m) = self.step(min_count) else {
+                break;
+            };
+            merges.push(m);
+            progress(merges.len());
+        }
+        merges
+    }
+
+    /// The bytes of each merge's two sides.
+    pub fn merge_bytes(&self, merges: &[Merge]) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let tokens = self.tokens();
+        merges
+            .iter()
+            .map(|m| {
+                (
+                    tokens[m.left as usize].clone(),
+                    tokens[m.right as usize].clone(),
+                )
+            })
+            .collect()
+    }
+
     /// Learns one merge whose count is at least `min_count` (and at least 1).
     pub fn step(&mut self, min_count: u64) -> Option<Merge> {
         let top = loop {

@@ -7,6 +7,7 @@
 //! - [`merge_loop`]: the incremental merge loop (pair counts, pair -> words index, lazy
 //!   max-heap) over any alphabet; its tie-break rule is documented there.
 //! - [`bpe`]: the byte-level front end: 256-byte alphabet, options, ranks and specials.
+//! - [`extend`]: new merges on top of an existing vocabulary, keeping its ids.
 //!
 //! ```
 //! use tokensmith_core::pre_tokenizers::O200K_PATTERN;
@@ -18,10 +19,13 @@
 //! ```
 
 pub mod bpe;
+pub mod counts_format;
+pub mod extend;
 pub mod merge_loop;
 pub mod word_counts;
 
 pub use bpe::{BpeTrainer, Compat, TrainedBpe};
+pub use extend::extend_bpe;
 pub use word_counts::WordCounts;
 
 use crate::error::Result;

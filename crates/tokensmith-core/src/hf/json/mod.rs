@@ -1,0 +1,310 @@
+//! Reads a `tokenizer.json` into an [`HfTokenizer`], validating as it goes.
+//!
+//! Every error names the JSON path at fault (`normalizer.type`, `model.vocab`, ...). A
+//! component type this slice does not run is refused by name, with the supported list, and an
+//! unknown key inside a known component is refused too, so nothing is silently ignored.
+//!
+//! ```
+//! use tokensmith_core::hf::HfTokenizer;
+//! let json = r#"{"normalizer": {"type": "Precompiled"},
+//!   "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0}}}"#;
+//! let err = HfTokenizer::from_json_str(json).unwrap_err();
+//! assert!(err.to_string().contains("normalizer.type"));
+//! ```
+
+mod components;
+
+use super::tokenizer::{AddedToken, HfTokenizer};
+use crate::{Error, Result};
+use components::{decoder, model, normalizer, padding, post_processor, pre_tokenizer, truncation};
+use rustc_hash::{FxHashMap, FxHashSet};
+use serde_json::{Map, Value};
+
+/// A JSON value and the path that reached it.
+#[derive(Clone, Copy)]
+struct Node<'a> {
+    value: &'a Value,
+    path: &'a str,
+}
+
+fn err(path: &str, message: impl Into<String>) -> Error {
+    Error::TokenizerJson {
+        path: path.to_string(),
+        message: message.into(),
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    let simple = !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    match (path.is_empty(), simple) {
+        (true, true) => key.to_string(),
+        (false, true) => format!("{path}.{key}"),
+        (_, false) => format!("{path}[{key:?}]"),
+    }
+}
+
+impl<'a> Node<'a> {
+    fn object(&self) -> Result<&'a Map<String, Value>> {
+        self.value
+            .as_object()
+            .ok_or_else(|| err(self.path, "expected an object"))
+    }
+
+    /// Refuses keys other than `allowed`.
+    fn only_keys(&self, allowed: &[&str]) -> Result<()> {
+        for key in self.object()?.keys() {
+            if !allowed.contains(&key.as_str()) {
+                return Err(err(
+                    &join(self.path, key),
+                    format!("unknown key (expected one of: {})", allowed.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The value at `key` and its path; `None` when absent or null.
+    fn get(&self, key: &str) -> Result<Option<(&'a Value, String)>> {
+        Ok(self
+            .object()?
+            .get(key)
+            .filter(|v| !v.is_null())
+            .map(|v| (v, join(self.path, key))))
+    }
+
+    fn required(&self, key: &str) -> Result<(&'a Value, String)> {
+        self.get(key)?
+            .ok_or_else(|| err(&join(self.path, key), "missing"))
+    }
+
+    fn str(&self, key: &str) -> Result<&'a str> {
+        let (v, path) = self.required(key)?;
+        v.as_str().ok_or_else(|| err(&path, "expected a string"))
+    }
+
+    fn opt_bool(&self, key: &str, default: bool) -> Result<bool> {
+        match self.get(key)? {
+            None => Ok(default),
+            Some((v, path)) => v
+                .as_bool()
+                .ok_or_else(|| err(&path, "expected true or false")),
+        }
+    }
+
+    fn opt_uint(&self, key: &str) -> Result<Option<u64>> {
+        match self.get(key)? {
+            None => Ok(None),
+            Some((v, path)) => v
+                .as_u64()
+                .map(Some)
+                .ok_or_else(|| err(&path, "expected a non-negative integer")),
+        }
+    }
+
+    fn kind(&self) -> Result<&'a str> {
+        self.str("type")
+    }
+}
+
+fn as_id(v: &Value, path: &str) -> Result<u32> {
+    v.as_u64()
+        .and_then(|n| u32::try_from(n).ok())
+        .ok_or_else(|| {
+            err(
+                path,
+                "expected a token id (an integer from 0 to 4294967295)",
+            )
+        })
+}
+
+fn unsupported(path: &str, kind: &str, supported: &[&str]) -> Error {
+    Error::UnsupportedComponent {
+        path: join(path, "type"),
+        kind: kind.to_string(),
+        supported: supported.join(", "),
+    }
+}
+
+fn added_tokens(v: &Value, path: &str) -> Result<Vec<AddedToken>> {
+    let items = v.as_array().ok_or_else(|| err(path, "expected a list"))?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        let node = Node {
+            value: item,
+            path: &p,
+        };
+        node.only_keys(&[
+            "id",
+            "content",
+            "single_word",
+            "lstrip",
+            "rstrip",
+            "normalized",
+            "special",
+        ])?;
+        let (id, ip) = node.required("id")?;
+        out.push(AddedToken {
+            id: as_id(id, &ip)?,
+            content: node.str("content")?.to_string(),
+            special: node.opt_bool("special", false)?,
+        });
+    }
+    Ok(out)
+}
+
+fn section<'a, T>(
+    root: Node<'a>,
+    key: &str,
+    parse: impl Fn(Node<'_>) -> Result<T>,
+) -> Result<Option<T>> {
+    match root.get(key)? {
+        None => Ok(None),
+        Some((v, path)) => parse(Node {
+            value: v,
+            path: &path,
+        })
+        .map(Some),
+    }
+}
+
+impl HfTokenizer {
+    /// Parses and validates the text of a `tokenizer.json`.
+    pub fn from_json_str(json: &str) -> Result<Self> {
+        let value: Value = serde_json::from_str(json)
+            .map_err(|e| err("$", format!("the file is not valid JSON: {e}")))?;
+        let root = Node {
+            value: &value,
+            path: "",
+        };
+        root.only_keys(&[
+            "version",
+            "truncation",
+            "padding",
+            "added_tokens",
+            "normalizer",
+            "pre_tokenizer",
+            "model",
+            "post_processor",
+            "decoder",
+        ])?;
+        let model = section(root, "model", model)?.ok_or_else(|| err("model", "missing"))?;
+        let added = match root.get("added_tokens")? {
+            Some((v, path)) => added_tokens(v, &path)?,
+            None => Vec::new(),
+        };
+        let mut id_to_token: FxHashMap<u32, String> = model
+            .vocab()
+            .iter()
+            .map(|(t, &id)| (id, t.clone()))
+            .collect();
+        let mut special_ids = FxHashSet::default();
+        for a in &added {
+            id_to_token.insert(a.id, a.content.clone());
+            if a.special {
+                special_ids.insert(a.id);
+            }
+        }
+        let post = section(root, "post_processor", post_processor)?;
+        if let Some(template) = &post {
+            for (name, sp) in &template.special_tokens {
+                for (i, (id, token)) in sp.ids.iter().zip(&sp.tokens).enumerate() {
+                    if id_to_token.get(id) != Some(token) {
+                        return Err(err(
+                            &format!("{}.ids[{i}]", join("post_processor.special_tokens", name)),
+                            format!("id {id} is not the token {token:?} in the vocabulary"),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(HfTokenizer {
+            normalizer: section(root, "normalizer", normalizer)?,
+            pre_tokenizer: section(root, "pre_tokenizer", pre_tokenizer)?,
+            model,
+            post_processor: post,
+            decoder: section(root, "decoder", decoder)?,
+            truncation: section(root, "truncation", truncation)?,
+            padding: section(root, "padding", padding)?,
+            added_tokens: added,
+            id_to_token,
+            special_ids,
+        })
+    }
+
+    /// Reads and parses a `tokenizer.json` file.
+    pub fn from_file(path: impl AsRef<std::path::Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_json_str(&text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error_of(json: &str) -> String {
+        HfTokenizer::from_json_str(json).unwrap_err().to_string()
+    }
+
+    const MODEL: &str = r#""model": {"type": "WordPiece", "unk_token": "[UNK]",
+        "vocab": {"[UNK]": 0, "[CLS]": 1}}"#;
+
+    #[test]
+    fn errors_name_the_path() {
+        assert!(error_of("{").contains("not valid JSON"));
+        let e = error_of(&format!(
+            r#"{{{MODEL}, "normalizer": {{"type": "Precompiled"}}}}"#
+        ));
+        assert!(
+            e.contains("normalizer.type") && e.contains("Precompiled"),
+            "{e}"
+        );
+        let e = error_of(&format!(
+            r#"{{{MODEL}, "normalizer": {{"type": "Sequence", "normalizers": [{{"type": "NFC"}}]}}}}"#
+        ));
+        assert!(e.contains("normalizer.normalizers[0].type"), "{e}");
+        let e = error_of(r#"{"model": {"type": "WordPiece", "unk_token": "[U]", "vocab": {}}}"#);
+        assert!(e.contains("model.unk_token"), "{e}");
+        let e =
+            error_of(r#"{"model": {"type": "WordPiece", "unk_token": "a", "vocab": {"a": -1}}}"#);
+        assert!(e.contains("model.vocab.a"), "{e}");
+        let e = error_of(&format!(
+            r#"{{{MODEL}, "decoder": {{"type": "WordPiece", "x": 1}}}}"#
+        ));
+        assert!(e.contains("decoder.x"), "{e}");
+        assert!(error_of("{}").contains("model"));
+    }
+
+    #[test]
+    fn post_processor_tokens_are_checked() {
+        let e = error_of(&format!(
+            r#"{{{MODEL}, "post_processor": {{"type": "BertProcessing", "cls": ["[CLS]", 1], "sep": ["[SEP]", 2]}}}}"#
+        ));
+        assert!(
+            e.contains("post_processor.special_tokens[\"[SEP]\"].ids[0]"),
+            "{e}"
+        );
+        let e = error_of(&format!(
+            r#"{{{MODEL}, "post_processor": {{"type": "TemplateProcessing",
+              "single": [{{"SpecialToken": {{"id": "[X]", "type_id": 0}}}}], "pair": [],
+              "special_tokens": {{}}}}}}"#
+        ));
+        assert!(
+            e.contains("post_processor.single[0].SpecialToken.id"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unsupported_truncation_stride() {
+        let e = error_of(&format!(
+            r#"{{{MODEL}, "truncation": {{"max_length": 8, "strategy": "LongestFirst", "stride": 2}}}}"#
+        ));
+        assert!(e.contains("truncation.stride"), "{e}");
+    }
+}

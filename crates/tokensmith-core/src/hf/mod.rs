@@ -1,0 +1,32 @@
+//! The Hugging Face `tokenizer.json` pipeline: one small module per component.
+//!
+//! ```text
+//! text ─► normalizer ─► pre-tokenizer ─► WordPiece ─► post-processor ─► HfEncoding
+//! ids  ─► decoder ─► text
+//! ```
+//!
+//! Offsets are counted in characters of the original string. Every normalized character
+//! carries the span of original characters it came from ([`NormalizedString`]), so a token's
+//! offsets survive lowercasing, accent stripping and inserted spaces.
+//!
+//! This first slice runs BERT-style files: the BertNormalizer, NFD, NFKD, Lowercase,
+//! StripAccents, Strip and Sequence normalizers; the BertPreTokenizer, Whitespace,
+//! WhitespaceSplit and Sequence pre-tokenizers; the WordPiece model; TemplateProcessing and
+//! BertProcessing; the WordPiece decoder; truncation (LongestFirst, stride 0) and padding. Any other component type is refused by [`json`] with an error naming it.
+//! Added tokens are only used for decoding (`skip_special_tokens`) and lookups: they are not
+//! yet matched in the input text, so a file whose text holds them literally is encoded as
+//! ordinary text.
+
+pub mod char_props;
+pub mod decoders;
+pub mod json;
+pub mod normalized;
+pub mod normalizers;
+pub mod pre_tokenizers;
+pub mod processors;
+pub mod tokenizer;
+pub mod truncation;
+pub mod wordpiece;
+
+pub use normalized::NormalizedString;
+pub use tokenizer::{HfEncoding, HfTokenizer};

@@ -1,0 +1,154 @@
+//! A string under normalization that remembers, for each of its characters, which characters
+//! of the original string it came from.
+//!
+//! ```
+//! use tokensmith_core::hf::NormalizedString;
+//! let mut s = NormalizedString::new("Ab");
+//! s.map_chars(|c| c.to_lowercase().collect());
+//! assert_eq!(s.text(), "ab");
+//! assert_eq!(s.original_span(1, 2), (1, 2));
+//! ```
+
+/// Characters with their spans `(start, end)` in the original string, in characters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NormalizedString {
+    chars: Vec<char>,
+    align: Vec<(usize, usize)>,
+}
+
+impl NormalizedString {
+    /// The identity normalization of `text`.
+    pub fn new(text: &str) -> Self {
+        let chars: Vec<char> = text.chars().collect();
+        let align = (0..chars.len()).map(|i| (i, i + 1)).collect();
+        Self { chars, align }
+    }
+
+    /// The normalized characters.
+    pub fn chars(&self) -> &[char] {
+        &self.chars
+    }
+
+    /// The normalized text.
+    pub fn text(&self) -> String {
+        self.chars.iter().collect()
+    }
+
+    /// The number of normalized characters.
+    pub fn len(&self) -> usize {
+        self.chars.len()
+    }
+
+    /// Whether nothing is left.
+    pub fn is_empty(&self) -> bool {
+        self.chars.is_empty()
+    }
+
+    /// The original span of the normalized characters `start..end` (`start < end`).
+    pub fn original_span(&self, start: usize, end: usize) -> (usize, usize) {
+        (self.align[start].0, self.align[end - 1].1)
+    }
+
+    /// Keeps the characters for which `keep` is true.
+    pub fn filter(&mut self, keep: impl Fn(char) -> bool) {
+        let mut out = 0;
+        for i in 0..self.chars.len() {
+            if keep(self.chars[i]) {
+                self.chars[out] = self.chars[i];
+                self.align[out] = self.align[i];
+                out += 1;
+            }
+        }
+        self.chars.truncate(out);
+        self.align.truncate(out);
+    }
+
+    /// Replaces each character by zero or more characters; all of them keep its span.
+    pub fn map_chars(&mut self, f: impl Fn(char) -> Vec<char>) {
+        let mut chars = Vec::with_capacity(self.chars.len());
+        let mut align = Vec::with_capacity(self.align.len());
+        for (&c, &span) in self.chars.iter().zip(&self.align) {
+            for new in f(c) {
+                chars.push(new);
+                align.push(span);
+            }
+        }
+        self.chars = chars;
+        self.align = align;
+    }
+
+    /// Removes whitespace (`char::is_whitespace`) at the start and/or the end.
+    pub fn strip(&mut self, left: bool, right: bool) {
+        if right {
+            while self.chars.last().is_some_and(|c| c.is_whitespace()) {
+                self.chars.pop();
+                self.align.pop();
+            }
+        }
+        if left {
+            let n = self.chars.iter().take_while(|c| c.is_whitespace()).count();
+            self.chars.drain(..n);
+            self.align.drain(..n);
+        }
+    }
+
+    /// Reorders runs of combining marks by canonical combining class (stable), as NFD does
+    /// after decomposition. Spans stay where they were: HF gives a reordered mark the span
+    /// of the position it lands on, not of the character it came from.
+    pub fn canonical_reorder(&mut self) {
+        use unicode_normalization_alignments::char::canonical_combining_class as ccc;
+        let n = self.chars.len();
+        let mut i = 0;
+        while i < n {
+            if ccc(self.chars[i]) == 0 {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < n && ccc(self.chars[i]) != 0 {
+                i += 1;
+            }
+            self.chars[start..i].sort_by_key(|&c| ccc(c));
+        }
+    }
+
+    /// Splits into the pieces `[start, end)` of normalized characters given, keeping spans.
+    pub fn slice(&self, start: usize, end: usize) -> NormalizedString {
+        NormalizedString {
+            chars: self.chars[start..end].to_vec(),
+            align: self.align[start..end].to_vec(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filter_and_map_keep_spans() {
+        let mut s = NormalizedString::new("a\u{7}bc");
+        s.filter(|c| c != '\u{7}');
+        assert_eq!(s.text(), "abc");
+        assert_eq!(s.original_span(1, 3), (2, 4));
+        s.map_chars(|c| if c == 'b' { vec![' ', c, ' '] } else { vec![c] });
+        assert_eq!(s.text(), "a b c");
+        assert_eq!(s.original_span(2, 3), (2, 3));
+    }
+
+    #[test]
+    fn strip_keeps_inner_spans() {
+        let mut s = NormalizedString::new(" \u{3000}a b\t");
+        s.strip(true, true);
+        assert_eq!(s.text(), "a b");
+        assert_eq!(s.original_span(0, 3), (2, 5));
+    }
+
+    #[test]
+    fn reorder_keeps_spans_in_place() {
+        let mut s = NormalizedString::new("a\u{301}\u{323}");
+        s.canonical_reorder();
+        assert_eq!(s.text(), "a\u{323}\u{301}");
+        assert_eq!(s.original_span(1, 2), (1, 2));
+    }
+}

@@ -1,0 +1,200 @@
+//! Normalizers: BertNormalizer, NFD, NFKD, Lowercase, StripAccents, Strip and Sequence.
+//!
+//! Each rewrites a [`NormalizedString`] in place, so every normalized character keeps the
+//! span of original characters it came from.
+//!
+//! ```
+//! use tokensmith_core::hf::normalizers::{BertNormalizer, Normalizer};
+//! use tokensmith_core::hf::NormalizedString;
+//! let mut s = NormalizedString::new("Héllo\u{4e2d}");
+//! Normalizer::Bert(BertNormalizer::default()).normalize(&mut s);
+//! assert_eq!(s.text(), "hello \u{4e2d} ");
+//! ```
+//!
+//! Decompositions use the Unicode 9.0 tables of `unicode-normalization-alignments`, as HF
+//! does, so characters added since (U+32FF, for one) are left alone exactly as HF leaves them.
+//!
+//! Not handled yet: NFC and NFKC (they need composition-aware alignments), Replace,
+//! Prepend, Precompiled and ByteLevel.
+
+use super::char_props::{is_mark, is_mark_nonspacing, is_other};
+use super::NormalizedString;
+
+/// BERT's cleaning, CJK spacing, accent stripping and lowercasing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BertNormalizer {
+    /// Drop NUL, U+FFFD and control/format/unassigned/private-use characters; turn every
+    /// whitespace character into `' '`.
+    pub clean_text: bool,
+    /// Put a space on each side of a CJK ideograph so that it becomes a word of its own.
+    pub handle_chinese_chars: bool,
+    /// NFD, then drop nonspacing marks. `None` follows `lowercase`, as in HF.
+    pub strip_accents: Option<bool>,
+    /// Lowercase every character.
+    pub lowercase: bool,
+}
+
+impl Default for BertNormalizer {
+    fn default() -> Self {
+        Self {
+            clean_text: true,
+            handle_chinese_chars: true,
+            strip_accents: None,
+            lowercase: true,
+        }
+    }
+}
+
+/// `\t`, `\n`, `\r` and Unicode White_Space.
+fn is_bert_whitespace(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r') || c.is_whitespace()
+}
+
+/// Categories Cc, Cf, Cn, Co, except the three whitespace controls.
+fn is_bert_control(c: char) -> bool {
+    !matches!(c, '\t' | '\n' | '\r') && is_other(c)
+}
+
+/// The CJK Unified Ideographs blocks and their extensions and compatibility blocks.
+pub fn is_chinese_char(c: char) -> bool {
+    matches!(c as u32,
+        0x4E00..=0x9FFF
+        | 0x3400..=0x4DBF
+        | 0x20000..=0x2A6DF
+        | 0x2A700..=0x2B73F
+        | 0x2B740..=0x2B81F
+        | 0x2B920..=0x2CEAF
+        | 0xF900..=0xFAFF
+        | 0x2F800..=0x2FA1F)
+}
+
+impl BertNormalizer {
+    fn normalize(&self, s: &mut NormalizedString) {
+        if self.clean_text {
+            s.filter(|c| !(c == '\0' || c == '\u{fffd}' || is_bert_control(c)));
+            s.map_chars(|c| vec![if is_bert_whitespace(c) { ' ' } else { c }]);
+        }
+        if self.handle_chinese_chars {
+            s.map_chars(|c| {
+                if is_chinese_char(c) {
+                    vec![' ', c, ' ']
+                } else {
+                    vec![c]
+                }
+            });
+        }
+        if self.strip_accents.unwrap_or(self.lowercase) {
+            strip_accents(s);
+        }
+        if self.lowercase {
+            lowercase(s);
+        }
+    }
+}
+
+fn decompose(s: &mut NormalizedString, compatible: bool) {
+    use unicode_normalization_alignments::char::{decompose_canonical, decompose_compatible};
+    s.map_chars(|c| {
+        let mut out = Vec::with_capacity(2);
+        if compatible {
+            decompose_compatible(c, |d| out.push(d));
+        } else {
+            decompose_canonical(c, |d| out.push(d));
+        }
+        out
+    });
+    s.canonical_reorder();
+}
+
+fn strip_accents(s: &mut NormalizedString) {
+    decompose(s, false);
+    s.filter(|c| !is_mark_nonspacing(c));
+}
+
+fn lowercase(s: &mut NormalizedString) {
+    s.map_chars(|c| c.to_lowercase().collect());
+}
+
+/// One normalizer of a `tokenizer.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Normalizer {
+    Bert(BertNormalizer),
+    Nfd,
+    Nfkd,
+    Lowercase,
+    /// Drops every combining mark (Mn, Mc and Me), without decomposing first. (The
+    /// BertNormalizer's `strip_accents` drops only Mn, after NFD: HF differs there too.)
+    StripAccents,
+    /// Removes leading and/or trailing whitespace.
+    Strip {
+        left: bool,
+        right: bool,
+    },
+    Sequence(Vec<Normalizer>),
+}
+
+impl Normalizer {
+    /// Normalizes `s` in place.
+    pub fn normalize(&self, s: &mut NormalizedString) {
+        match self {
+            Normalizer::Bert(bert) => bert.normalize(s),
+            Normalizer::Nfd => decompose(s, false),
+            Normalizer::Nfkd => decompose(s, true),
+            Normalizer::Lowercase => lowercase(s),
+            Normalizer::StripAccents => s.filter(|c| !is_mark(c)),
+            Normalizer::Strip { left, right } => s.strip(*left, *right),
+            Normalizer::Sequence(all) => all.iter().for_each(|n| n.normalize(s)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(n: &Normalizer, text: &str) -> NormalizedString {
+        let mut s = NormalizedString::new(text);
+        n.normalize(&mut s);
+        s
+    }
+
+    #[test]
+    fn bert_uncased() {
+        let n = Normalizer::Bert(BertNormalizer::default());
+        let s = run(&n, "A\u{0}\tÉcole\u{200b}中");
+        assert_eq!(s.text(), "a ecole 中 ");
+        // "e" of "ecole" comes from "É" at original char 3.
+        assert_eq!(s.original_span(2, 3), (3, 4));
+        assert_eq!(s.original_span(8, 9), (9, 10));
+    }
+
+    #[test]
+    fn bert_cased_keeps_accents() {
+        let n = Normalizer::Bert(BertNormalizer {
+            lowercase: false,
+            ..BertNormalizer::default()
+        });
+        assert_eq!(run(&n, "École\r\n").text(), "École  ");
+    }
+
+    #[test]
+    fn lowercase_expanding_char_keeps_span() {
+        let s = run(&Normalizer::Lowercase, "İx");
+        assert_eq!(s.text(), "i\u{307}x");
+        assert_eq!(s.original_span(0, 2), (0, 1));
+    }
+
+    #[test]
+    fn sequence_nfd_strip() {
+        let n = Normalizer::Sequence(vec![Normalizer::Nfd, Normalizer::StripAccents]);
+        assert_eq!(run(&n, "ñá").text(), "na");
+        // U+09BF is a spacing mark (Mc): StripAccents removes it, strip_accents keeps it.
+        assert_eq!(run(&Normalizer::StripAccents, "ন\u{9bf}").text(), "ন");
+        let bert = Normalizer::Bert(BertNormalizer {
+            strip_accents: Some(true),
+            ..BertNormalizer::default()
+        });
+        assert_eq!(run(&bert, "ন\u{9bf}").text(), "ন\u{9bf}");
+        assert_eq!(run(&Normalizer::Nfkd, "ﬁ").text(), "fi");
+    }
+}

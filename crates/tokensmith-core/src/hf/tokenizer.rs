@@ -1,0 +1,284 @@
+//! The pipeline of one `tokenizer.json`: normalize, pre-tokenize, WordPiece, post-process.
+//!
+//! ```
+//! use tokensmith_core::hf::HfTokenizer;
+//! let json = r###"{"normalizer": {"type": "BertNormalizer", "clean_text": true,
+//!   "handle_chinese_chars": true, "strip_accents": null, "lowercase": true},
+//!   "pre_tokenizer": {"type": "BertPreTokenizer"},
+//!   "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+//!     "max_input_chars_per_word": 100, "vocab": {"[UNK]": 0, "hi": 1, "##s": 2, "!": 3}}}"###;
+//! let tok = HfTokenizer::from_json_str(json).unwrap();
+//! let enc = tok.encode("His!", None, true);
+//! assert_eq!(enc.ids, [1, 2, 3]);
+//! assert_eq!(enc.offsets, [(0, 2), (2, 3), (3, 4)]);
+//! // Without a decoder, tokens are joined with spaces, as in HF.
+//! assert_eq!(tok.decode(&enc.ids, true), "hi ##s !");
+//! ```
+
+use super::decoders::Decoder;
+use super::normalizers::Normalizer;
+use super::pre_tokenizers::PreTokenizer;
+use super::processors::{Piece, Template};
+use super::truncation::{pair_lengths, truncate, Padding, Truncation};
+use super::wordpiece::WordPiece;
+use super::NormalizedString;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// A token added on top of the model's vocabulary (`added_tokens` in the file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddedToken {
+    pub id: u32,
+    pub content: String,
+    pub special: bool,
+}
+
+/// The result of encoding one sequence or a pair; every vector has one entry per token.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HfEncoding {
+    pub ids: Vec<u32>,
+    pub tokens: Vec<String>,
+    /// `(start, end)` in characters of the sequence the token came from; `(0, 0)` for
+    /// special tokens.
+    pub offsets: Vec<(usize, usize)>,
+    pub type_ids: Vec<u32>,
+    pub special_tokens_mask: Vec<u32>,
+    pub attention_mask: Vec<u32>,
+    /// The index of the word (pre-token) within its sequence; `None` for special tokens.
+    pub word_ids: Vec<Option<u32>>,
+}
+
+impl HfEncoding {
+    fn push(&mut self, id: u32, token: String, offsets: (usize, usize), word: Option<u32>) {
+        self.ids.push(id);
+        self.tokens.push(token);
+        self.offsets.push(offsets);
+        self.word_ids.push(word);
+    }
+}
+
+/// A loaded `tokenizer.json`. Immutable and `Sync`.
+#[derive(Clone, Debug)]
+pub struct HfTokenizer {
+    pub(super) normalizer: Option<Normalizer>,
+    pub(super) pre_tokenizer: Option<PreTokenizer>,
+    pub(super) model: WordPiece,
+    pub(super) post_processor: Option<Template>,
+    pub(super) decoder: Option<Decoder>,
+    pub(super) truncation: Option<Truncation>,
+    pub(super) padding: Option<Padding>,
+    pub(super) added_tokens: Vec<AddedToken>,
+    /// Every id's token: the model's, overridden by added tokens.
+    pub(super) id_to_token: FxHashMap<u32, String>,
+    pub(super) special_ids: FxHashSet<u32>,
+}
+
+impl HfTokenizer {
+    /// Encodes `text`, and `pair` after it, adding the post-processor's special tokens
+    /// when `add_special_tokens` is true.
+    pub fn encode(&self, text: &str, pair: Option<&str>, add_special_tokens: bool) -> HfEncoding {
+        let mut first = self.encode_sequence(text);
+        let mut second = pair.map(|p| self.encode_sequence(p));
+        if let Some(t) = &self.truncation {
+            // Room is left for the special tokens the post-processor will add.
+            let added = match (&self.post_processor, add_special_tokens) {
+                (Some(template), true) => template.n_special_tokens(second.is_some()),
+                _ => 0,
+            };
+            let max_length = t.max_length.saturating_sub(added);
+            let n2 = second.as_ref().map_or(0, |s| s.ids.len());
+            let (keep1, keep2) = match &second {
+                Some(_) => pair_lengths(first.ids.len(), n2, max_length),
+                None => (max_length, 0),
+            };
+            truncate(&mut first, keep1, t.direction);
+            if let Some(second) = &mut second {
+                truncate(second, keep2, t.direction);
+            }
+        }
+        let mut out = HfEncoding::default();
+        match &self.post_processor {
+            Some(template) => {
+                for piece in template.pieces(second.is_some()) {
+                    match piece {
+                        Piece::Sequence { second: b, type_id } => {
+                            let part = if *b { second.as_ref() } else { Some(&first) };
+                            if let Some(part) = part {
+                                append(&mut out, part, *type_id);
+                            }
+                        }
+                        Piece::Special { name, type_id } if add_special_tokens => {
+                            // The loader checked that every name used has an entry.
+                            if let Some(sp) = template.special_tokens.get(name) {
+                                for (id, token) in sp.ids.iter().zip(&sp.tokens) {
+                                    out.push(*id, token.clone(), (0, 0), None);
+                                    out.type_ids.push(*type_id);
+                                    out.special_tokens_mask.push(1);
+                                }
+                            }
+                        }
+                        Piece::Special { .. } => {}
+                    }
+                }
+            }
+            None => {
+                append(&mut out, &first, 0);
+                if let Some(second) = &second {
+                    append(&mut out, second, 1);
+                }
+            }
+        }
+        out.attention_mask = vec![1; out.ids.len()];
+        if let Some(p) = &self.padding {
+            p.pad(&mut out);
+        }
+        out
+    }
+
+    fn encode_sequence(&self, text: &str) -> HfEncoding {
+        let mut normalized = NormalizedString::new(text);
+        if let Some(n) = &self.normalizer {
+            n.normalize(&mut normalized);
+        }
+        let chars = normalized.chars();
+        let words = match &self.pre_tokenizer {
+            Some(p) => p.split(chars),
+            None if chars.is_empty() => Vec::new(),
+            None => vec![(0, chars.len())],
+        };
+        let mut out = HfEncoding::default();
+        for (word_index, &(ws, we)) in words.iter().enumerate() {
+            for (id, s, e) in self.model.tokenize(&chars[ws..we]) {
+                let token = self.id_to_token.get(&id).cloned().unwrap_or_default();
+                let offsets = normalized.original_span(ws + s, ws + e);
+                out.push(id, token, offsets, Some(word_index as u32));
+            }
+        }
+        out
+    }
+
+    /// The text of `ids`; ids that no token has are skipped, as in HF.
+    pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
+        let tokens: Vec<String> = ids
+            .iter()
+            .filter(|id| !(skip_special_tokens && self.special_ids.contains(id)))
+            .filter_map(|id| self.id_to_token.get(id).cloned())
+            .collect();
+        match &self.decoder {
+            Some(d) => d.decode(&tokens),
+            None => tokens.join(" "),
+        }
+    }
+
+    /// The id of `token`, added tokens first.
+    pub fn token_to_id(&self, token: &str) -> Option<u32> {
+        self.added_tokens
+            .iter()
+            .find(|a| a.content == token)
+            .map(|a| a.id)
+            .or_else(|| self.model.vocab().get(token).copied())
+    }
+
+    /// The token of `id`.
+    pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        self.id_to_token.get(&id).map(String::as_str)
+    }
+
+    /// Every token and its id, added tokens included.
+    pub fn get_vocab(&self) -> FxHashMap<String, u32> {
+        let mut vocab = self.model.vocab().clone();
+        for a in &self.added_tokens {
+            vocab.insert(a.content.clone(), a.id);
+        }
+        vocab
+    }
+
+    /// The added tokens, in file order.
+    pub fn added_tokens(&self) -> &[AddedToken] {
+        &self.added_tokens
+    }
+}
+
+fn append(out: &mut HfEncoding, part: &HfEncoding, type_id: u32) {
+    out.ids.extend(&part.ids);
+    out.tokens.extend(part.tokens.iter().cloned());
+    out.offsets.extend(&part.offsets);
+    out.word_ids.extend(&part.word_ids);
+    out.type_ids
+        .extend(std::iter::repeat_n(type_id, part.ids.len()));
+    out.special_tokens_mask
+        .extend(std::iter::repeat_n(0, part.ids.len()));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const JSON: &str = r###"{
+      "added_tokens": [
+        {"id": 0, "content": "[UNK]", "special": true},
+        {"id": 1, "content": "[CLS]", "special": true},
+        {"id": 2, "content": "[SEP]", "special": true}],
+      "normalizer": {"type": "BertNormalizer", "clean_text": true, "handle_chinese_chars": true,
+                     "strip_accents": null, "lowercase": true},
+      "pre_tokenizer": {"type": "BertPreTokenizer"},
+      "post_processor": {"type": "BertProcessing", "sep": ["[SEP]", 2], "cls": ["[CLS]", 1]},
+      "decoder": {"type": "WordPiece", "prefix": "##", "cleanup": true},
+      "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+                "max_input_chars_per_word": 100,
+                "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "cafe": 3, "##s": 4, ",": 5,
+                          "中": 6}}}"###;
+
+    #[test]
+    fn pair_with_special_tokens() {
+        let tok = HfTokenizer::from_json_str(JSON).unwrap();
+        let enc = tok.encode("Cafés,", Some("中x"), true);
+        assert_eq!(
+            enc.tokens,
+            ["[CLS]", "cafe", "##s", ",", "[SEP]", "中", "[UNK]", "[SEP]"]
+        );
+        assert_eq!(enc.type_ids, [0, 0, 0, 0, 0, 1, 1, 1]);
+        assert_eq!(
+            enc.offsets,
+            [
+                (0, 0),
+                (0, 4),
+                (4, 5),
+                (5, 6),
+                (0, 0),
+                (0, 1),
+                (1, 2),
+                (0, 0)
+            ]
+        );
+        assert_eq!(enc.special_tokens_mask, [1, 0, 0, 0, 1, 0, 0, 1]);
+        assert_eq!(
+            enc.word_ids,
+            [
+                None,
+                Some(0),
+                Some(0),
+                Some(1),
+                None,
+                Some(0),
+                Some(1),
+                None
+            ]
+        );
+        assert_eq!(tok.decode(&enc.ids, true), "cafes, 中");
+        assert_eq!(
+            tok.decode(&enc.ids, false),
+            "[CLS] cafes, [SEP] 中 [UNK] [SEP]"
+        );
+    }
+
+    #[test]
+    fn without_special_tokens() {
+        let tok = HfTokenizer::from_json_str(JSON).unwrap();
+        let enc = tok.encode("cafe", Some("cafe"), false);
+        assert_eq!(enc.ids, [3, 3]);
+        assert_eq!(enc.type_ids, [0, 1]);
+        assert_eq!(tok.token_to_id("[SEP]"), Some(2));
+        assert_eq!(tok.id_to_token(6), Some("中"));
+        assert_eq!(tok.get_vocab().len(), 7);
+    }
+}

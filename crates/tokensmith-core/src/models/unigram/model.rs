@@ -1,0 +1,237 @@
+//! Viterbi segmentation, following sentencepiece's `unigram::Model::EncodeOptimized`.
+//!
+//! Facts kept from sentencepiece so that results are identical:
+//! - the pieces in the lattice are the NORMAL, USER_DEFINED and UNUSED ones; UNUSED matches are
+//!   skipped; a USER_DEFINED piece of n bytes scores `n * max_score - 0.1`;
+//! - where no piece covers exactly the next character, that character becomes an unknown node
+//!   scored `min_score - 10` (min and max over NORMAL pieces);
+//! - positions are UTF-8 byte offsets; starts are visited left to right, and at each start the
+//!   matches shortest first; a candidate replaces a node only when strictly better, so ties go
+//!   to the earlier start;
+//! - path scores are `f32`, and a normal piece's candidate is summed in `f32`. Summing in
+//!   `f64` (as the C++ source reads) breaks near-ties differently from the shipped
+//!   sentencepiece 0.2.3 on runs of `-`; the parity tests in `tests/spm/` pin this down.
+//!
+//! Consecutive unknown characters are merged later, by the processor, not here.
+
+use super::trie::PieceTrie;
+use crate::formats::sentencepiece_model::PieceType;
+
+const UNK_PENALTY: f32 = 10.0;
+
+/// One vocabulary entry of a Unigram model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnigramPiece {
+    pub piece: String,
+    pub score: f32,
+    pub kind: PieceType,
+}
+
+/// A Unigram model: pieces with log-probability scores, and the trie over them.
+#[derive(Debug, Clone)]
+pub struct Unigram {
+    pieces: Vec<UnigramPiece>,
+    trie: PieceTrie,
+    unk_id: u32,
+    min_score: f32,
+    max_score: f32,
+}
+
+#[derive(Clone, Copy)]
+struct BestPath {
+    id: u32,
+    score: f32,
+    starts_at: Option<usize>,
+}
+
+impl Unigram {
+    /// Builds the model. `unk_id` is the id given to characters no piece covers.
+    ///
+    /// ```
+    /// use tokensmith_core::models::unigram::Unigram;
+    /// let m = Unigram::from_probabilities(&[("<unk>", 0.0), ("ab", 0.4), ("a", 0.3), ("b", 0.2), ("c", 0.1)], 0);
+    /// assert_eq!(m.encode("abc"), vec![(0, 2, 1), (2, 3, 4)]);
+    /// ```
+    pub fn new(pieces: Vec<UnigramPiece>, unk_id: u32) -> Self {
+        let mut trie = PieceTrie::new();
+        let (mut min_score, mut max_score) = (f32::MAX, f32::MIN_POSITIVE);
+        for (id, p) in pieces.iter().enumerate() {
+            match p.kind {
+                PieceType::Normal => {
+                    min_score = min_score.min(p.score);
+                    max_score = max_score.max(p.score);
+                    trie.insert(p.piece.as_bytes(), id as u32);
+                }
+                PieceType::UserDefined | PieceType::Unused => {
+                    trie.insert(p.piece.as_bytes(), id as u32)
+                }
+                _ => {}
+            }
+        }
+        Self {
+            pieces,
+            trie,
+            unk_id,
+            min_score,
+            max_score,
+        }
+    }
+
+    /// A model from `(piece, probability)` pairs; a probability of 0 marks the unknown piece.
+    pub fn from_probabilities(pieces: &[(&str, f64)], unk_id: u32) -> Self {
+        let pieces = pieces
+            .iter()
+            .enumerate()
+            .map(|(id, &(piece, p))| UnigramPiece {
+                piece: piece.to_string(),
+                score: if id as u32 == unk_id {
+                    0.0
+                } else {
+                    p.ln() as f32
+                },
+                kind: if id as u32 == unk_id {
+                    PieceType::Unknown
+                } else {
+                    PieceType::Normal
+                },
+            })
+            .collect();
+        Self::new(pieces, unk_id)
+    }
+
+    /// The best segmentation of `normalized` as `(start, end, id)` byte spans.
+    pub fn encode(&self, normalized: &str) -> Vec<(usize, usize, u32)> {
+        self.viterbi(normalized).0
+    }
+
+    /// The best segmentation and its score (the sum of the pieces' scores).
+    pub fn viterbi(&self, normalized: &str) -> (Vec<(usize, usize, u32)>, f32) {
+        let bytes = normalized.as_bytes();
+        let size = bytes.len();
+        if size == 0 {
+            return (Vec::new(), 0.0);
+        }
+        let unk_score = self.min_score - UNK_PENALTY;
+        let mut best = vec![
+            BestPath {
+                id: self.unk_id,
+                score: 0.0,
+                starts_at: None,
+            };
+            size + 1
+        ];
+        let relax = |best: &mut [BestPath], end: usize, start: usize, id: u32, cand: f64| {
+            let node = &mut best[end];
+            if node.starts_at.is_none() || cand > f64::from(node.score) {
+                *node = BestPath {
+                    id,
+                    score: cand as f32,
+                    starts_at: Some(start),
+                };
+            }
+        };
+        let mut start = 0;
+        while start < size {
+            let here = best[start].score;
+            let mblen = utf8_len(bytes[start]).min(size - start);
+            let mut has_single_node = false;
+            self.trie.common_prefixes(&bytes[start..], |len, id| {
+                let piece = &self.pieces[id as usize];
+                let cand = match piece.kind {
+                    PieceType::Unused => return,
+                    PieceType::UserDefined => {
+                        let bonus = (f64::from(len as f32 * self.max_score) - 0.1) as f32;
+                        f64::from(bonus + here)
+                    }
+                    _ => f64::from(piece.score + here),
+                };
+                relax(&mut best, start + len, start, id, cand);
+                has_single_node |= len == mblen;
+            });
+            if !has_single_node {
+                let cand = unk_score + here;
+                relax(
+                    &mut best,
+                    start + mblen,
+                    start,
+                    self.unk_id,
+                    f64::from(cand),
+                );
+            }
+            start += mblen;
+        }
+        let mut spans = Vec::new();
+        let mut end = size;
+        while end > 0 {
+            let node = best[end];
+            // Every char boundary is reached, so backtracking always finds a start.
+            let Some(s) = node.starts_at else { break };
+            spans.push((s, end, node.id));
+            end = s;
+        }
+        spans.reverse();
+        (spans, best[size].score)
+    }
+
+    pub fn pieces(&self) -> &[UnigramPiece] {
+        &self.pieces
+    }
+}
+
+fn utf8_len(lead: u8) -> usize {
+    // Same table as sentencepiece's OneCharLen: a stray continuation byte counts as one.
+    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4][usize::from(lead >> 4)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exercise_2() -> Unigram {
+        Unigram::from_probabilities(
+            &[
+                ("<unk>", 0.0),
+                ("ab", 0.4),
+                ("a", 0.3),
+                ("b", 0.2),
+                ("c", 0.1),
+            ],
+            0,
+        )
+    }
+
+    /// Seed 004, exercise 2: a segmentation's probability is the product of its pieces'
+    /// probabilities. [ab, c] = 0.4 * 0.1 = 0.04 beats [a, b, c] = 0.3 * 0.2 * 0.1 = 0.006.
+    #[test]
+    fn seed_004_exercise_2() {
+        let m = exercise_2();
+        let (spans, score) = m.viterbi("abc");
+        let pieces: Vec<&str> = spans.iter().map(|&(s, e, _)| &"abc"[s..e]).collect();
+        assert_eq!(pieces, ["ab", "c"]);
+        assert!((f64::from(score).exp() - 0.04).abs() < 1e-6);
+        let alt = [0.3f64, 0.2, 0.1]
+            .iter()
+            .map(|p| p.ln() as f32)
+            .sum::<f32>();
+        assert!((f64::from(alt).exp() - 0.006).abs() < 1e-6);
+        assert!(score > alt);
+    }
+
+    #[test]
+    fn unknown_characters_get_the_unk_id_one_char_each() {
+        let m = exercise_2();
+        assert_eq!(m.encode("aéé"), vec![(0, 1, 2), (1, 3, 0), (3, 5, 0)]);
+    }
+
+    #[test]
+    fn user_defined_pieces_always_win() {
+        let mut pieces = exercise_2().pieces().to_vec();
+        pieces.push(UnigramPiece {
+            piece: "bc".into(),
+            score: -100.0,
+            kind: PieceType::UserDefined,
+        });
+        let m = Unigram::new(pieces, 0);
+        assert_eq!(m.encode("abc"), vec![(0, 1, 2), (1, 3, 5)]);
+    }
+}

@@ -1,0 +1,89 @@
+"""The Hugging Face-compatible face: run a ``tokenizer.json`` with ``tokenizers``' API.
+
+>>> import tokensmith
+>>> tok = tokensmith.Tokenizer.from_str('''{"model": {"type": "WordPiece",
+...     "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "hi": 1, "##s": 2}}}''')
+>>> enc = tok.encode("his")
+>>> enc.tokens, enc.offsets
+(['hi', '##s'], [(0, 2), (2, 3)])
+
+What it does not handle yet: added tokens are not matched inside the input text (they are
+used for ``decode`` and lookups only); only BERT-style components run (BertNormalizer, NFD,
+NFKD, Lowercase, StripAccents, Strip, Sequence; BertPreTokenizer, Whitespace,
+WhitespaceSplit, Sequence; WordPiece; TemplateProcessing, BertProcessing; the WordPiece
+decoder), and any other component type
+raises :class:`~tokensmith.errors.UnsupportedComponentError` naming it. Truncation
+(LongestFirst, stride 0) and padding are applied as the file configures them; the
+``overflowing`` part of a truncated input is not returned.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tokensmith._core import CoreHfTokenizer
+
+
+@dataclass(frozen=True)
+class EncodingResult:
+    """One encoded sequence (or pair): every list has one entry per token.
+
+    ``offsets`` are ``(start, end)`` in characters of the sequence the token came from, and
+    ``(0, 0)`` for special tokens; ``word_ids`` is ``None`` for special tokens.
+    """
+
+    ids: list[int]
+    tokens: list[str]
+    offsets: list[tuple[int, int]]
+    type_ids: list[int]
+    attention_mask: list[int]
+    special_tokens_mask: list[int]
+    word_ids: list[int | None]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class Tokenizer:
+    """A loaded ``tokenizer.json``. Immutable; ``encode`` and ``decode`` release the GIL."""
+
+    __slots__ = ("_core",)
+
+    def __init__(self, core: CoreHfTokenizer) -> None:
+        self._core = core
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> Tokenizer:
+        """Loads a ``tokenizer.json`` file; a malformed or unsupported one raises
+        :class:`~tokensmith.errors.TokenizerJsonError` naming the JSON path at fault."""
+        return cls(CoreHfTokenizer.from_file(os.fspath(path)))
+
+    @classmethod
+    def from_str(cls, json: str) -> Tokenizer:
+        """Loads the text of a ``tokenizer.json``."""
+        return cls(CoreHfTokenizer.from_str(json))
+
+    def encode(
+        self, text: str, pair: str | None = None, add_special_tokens: bool = True
+    ) -> EncodingResult:
+        """Encodes ``text`` (and ``pair`` after it) as HF ``tokenizers`` does."""
+        return EncodingResult(*self._core.encode(text, pair, add_special_tokens))
+
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
+        """The text of ``ids``; ids with no token are skipped, as in HF."""
+        return self._core.decode(list(ids), skip_special_tokens)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._core.token_to_id(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._core.id_to_token(id)
+
+    def get_vocab(self) -> dict[str, int]:
+        """Every token and its id, added tokens included."""
+        return self._core.get_vocab()
+
+    def get_vocab_size(self) -> int:
+        return len(self._core.get_vocab())
