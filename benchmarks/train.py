@@ -47,7 +47,10 @@ from _common import CORPUS_DIR, MB, cpu_model, git_revision, package_version, st
 
 # GPT-2's pattern in tiktoken's possessive spelling (the same splits). Both tokensmith (its
 # hand-written r50k splitter) and HF (Oniguruma, where `++` is possessive too) get this string.
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
+GPT2_PATTERN = (
+    r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++"""
+    r"""|\s++$|\s+(?!\S)|\s"""
+)
 TRAINERS = ("tokensmith", "hf-tokenizers", "sentencepiece")
 WORK_DIR = Path(tempfile.gettempdir()) / "tokensmith-bench" / "train"
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,19 @@ def multilingual_lines() -> list[str]:
 @pytest.fixture(scope="session")
 def code_text() -> str:
     return (DATA / "code.txt").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """A real local Ray cluster with 2 CPUs, on loopback only, shared by the session."""
+    # Read when Ray is first imported: without it Ray binds to the machine's outward address.
+    os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:")
+    yield ray
+    ray.shutdown()
 
 
 @pytest.fixture(scope="session", params=ENCODINGS)

@@ -3,26 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
-
-# A local cluster on loopback only: without this Ray binds to the machine's outward address.
-os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
-import ray  # noqa: E402
 import tokensmith
 from tokensmith.datasets import IndexedDataset, encode_dataset
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-
-
-@pytest.fixture(scope="module")
-def cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:")
-    yield
-    ray.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +24,7 @@ def _shard_bytes(out: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("fmt", ["megatron", "npy"])
-def test_ray_shards_are_byte_identical_to_local(cluster, corpus, tmp_path, fmt):
+def test_ray_shards_are_byte_identical_to_local(ray_cluster, corpus, tmp_path, fmt):
     options = dict(format=fmt, append_eos=True, shard_size=20_000, progress=False)
     local = encode_dataset([corpus], tokenizer="o200k_base", out_dir=tmp_path / "l", **options)
     remote = encode_dataset(
@@ -49,7 +36,7 @@ def test_ray_shards_are_byte_identical_to_local(cluster, corpus, tmp_path, fmt):
     assert "engine" not in manifest["job"], "the engine must not change the job's identity"
 
 
-def test_ray_engine_with_a_custom_encoding(cluster, corpus, tmp_path):
+def test_ray_engine_with_a_custom_encoding(ray_cluster, corpus, tmp_path):
     # Not bundled: the encoding travels to the workers by its ranks.
     enc = tokensmith.train_bpe(corpus.read_text(encoding="utf-8").splitlines(), vocab_size=600)
     encode_dataset([corpus], tokenizer=enc, out_dir=tmp_path / "r", engine="ray", progress=False)

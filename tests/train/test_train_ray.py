@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
-
-# A local cluster on loopback only: without this Ray binds to the machine's outward address.
-os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
-import ray  # noqa: E402
-import tokensmith  # noqa: E402
-import tokensmith.train  # noqa: E402
-from tokensmith._core import count_words, merge_word_counts  # noqa: E402
+import tokensmith
+import tokensmith.train
+from tokensmith._core import count_words, merge_word_counts
 
 
-@pytest.fixture(scope="module")
-def cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    assert ray.get_runtime_context().gcs_address.startswith("127.0.0.1:")
-    yield
-    ray.shutdown()
-
-
-def test_ray_training_equals_local(cluster, multilingual_lines, monkeypatch):
+def test_ray_training_equals_local(ray_cluster, multilingual_lines, monkeypatch):
     # Small chunks: 11 counting tasks and two levels of merge tasks.
     monkeypatch.setattr(tokensmith.train, "_RAY_CHUNK_TEXTS", 500)
     local = tokensmith.train_bpe(multilingual_lines, vocab_size=1500)
