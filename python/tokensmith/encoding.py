@@ -17,10 +17,10 @@ which releases the GIL, so one ``Encoding`` can be shared by many threads.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from collections.abc import Set as AbstractSet
 from os import PathLike
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 from tokensmith._core import CoreEncoding
 
@@ -43,6 +43,21 @@ def _scrub_surrogates(text: str) -> str:
     'a😀b\\ufffd'
     """
     return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+_T = TypeVar("_T")
+
+
+def _scrubbing(call: Callable[..., _T], texts: str | list[str], *args: object) -> _T:
+    """``call(texts, *args)``; if a text holds lone surrogates (which cannot cross into Rust
+    as UTF-8), retries once with them scrubbed as tiktoken does. The one place that policy lives.
+    """
+    try:
+        return call(texts, *args)
+    except UnicodeEncodeError:
+        if isinstance(texts, str):
+            return call(_scrub_surrogates(texts), *args)
+        return call([_scrub_surrogates(t) for t in texts], *args)
 
 
 class Encoding:
@@ -148,10 +163,7 @@ class Encoding:
         >>> tokensmith.get_encoding("cl100k_base").encode_ordinary("hello <|endoftext|>")
         [15339, 83739, 8862, 728, 428, 91, 29]
         """
-        try:
-            return self._core.encode_ordinary(text)
-        except UnicodeEncodeError:
-            return self._core.encode_ordinary(_scrub_surrogates(text))
+        return _scrubbing(self._core.encode_ordinary, text)
 
     def encode(
         self,
@@ -173,10 +185,7 @@ class Encoding:
         >>> enc.encode("hi<|endoftext|>", allowed_special="all")
         [6151, 100257]
         """
-        try:
-            return self._core.encode(text, allowed_special, disallowed_special)
-        except UnicodeEncodeError:
-            return self._core.encode(_scrub_surrogates(text), allowed_special, disallowed_special)
+        return _scrubbing(self._core.encode, text, allowed_special, disallowed_special)
 
     def encode_to_numpy(
         self,
@@ -186,12 +195,7 @@ class Encoding:
         disallowed_special: DisallowedSpecial = "all",
     ) -> npt.NDArray[np.uint32]:
         """Like :meth:`encode`, returning a read-only ``numpy.uint32`` array."""
-        try:
-            raw = self._core.encode_to_bytes(text, allowed_special, disallowed_special)
-        except UnicodeEncodeError:
-            raw = self._core.encode_to_bytes(
-                _scrub_surrogates(text), allowed_special, disallowed_special
-            )
+        raw = _scrubbing(self._core.encode_to_bytes, text, allowed_special, disallowed_special)
         import numpy as np
 
         return np.frombuffer(raw, dtype=np.uint32)
@@ -209,22 +213,13 @@ class Encoding:
         >>> tokensmith.get_encoding("o200k_base").count("hello world")
         2
         """
-        try:
-            return self._core.count(text, allowed_special, disallowed_special)
-        except UnicodeEncodeError:
-            return self._core.count(_scrub_surrogates(text), allowed_special, disallowed_special)
+        return _scrubbing(self._core.count, text, allowed_special, disallowed_special)
 
     def encode_ordinary_batch(
         self, text: Sequence[str], *, num_threads: int = _DEFAULT_THREADS
     ) -> list[list[int]]:
         """Encodes many texts in parallel on up to ``num_threads`` threads, in order."""
-        texts = list(text)
-        try:
-            return self._core.encode_ordinary_batch(texts, num_threads)
-        except UnicodeEncodeError:
-            return self._core.encode_ordinary_batch(
-                [_scrub_surrogates(t) for t in texts], num_threads
-            )
+        return _scrubbing(self._core.encode_ordinary_batch, list(text), num_threads)
 
     def encode_batch(
         self,
@@ -235,16 +230,9 @@ class Encoding:
         disallowed_special: DisallowedSpecial = "all",
     ) -> list[list[int]]:
         """Encodes many texts in parallel, with :meth:`encode`'s special-token rules."""
-        texts = list(text)
-        try:
-            return self._core.encode_batch(texts, num_threads, allowed_special, disallowed_special)
-        except UnicodeEncodeError:
-            return self._core.encode_batch(
-                [_scrub_surrogates(t) for t in texts],
-                num_threads,
-                allowed_special,
-                disallowed_special,
-            )
+        return _scrubbing(
+            self._core.encode_batch, list(text), num_threads, allowed_special, disallowed_special
+        )
 
     def encode_ordinary_batch_to_numpy(
         self, text: Sequence[str], *, num_threads: int = _DEFAULT_THREADS
@@ -262,12 +250,7 @@ class Encoding:
         """
         texts = list(text)
         ordinary: frozenset[str] = frozenset()
-        try:
-            toks, offs = self._core.encode_batch_to_bytes(texts, num_threads, ordinary, ())
-        except UnicodeEncodeError:
-            toks, offs = self._core.encode_batch_to_bytes(
-                [_scrub_surrogates(t) for t in texts], num_threads, ordinary, ()
-            )
+        toks, offs = _scrubbing(self._core.encode_batch_to_bytes, texts, num_threads, ordinary, ())
         import numpy as np
 
         return np.frombuffer(toks, dtype=np.uint32), np.frombuffer(offs, dtype=np.uint64)

@@ -129,7 +129,8 @@ def test_interrupted_run_resumes_to_identical_bytes(tmp_path: Path, monkeypatch)
 
 KILLER = """
 import os, signal, sys
-from tokensmith.datasets import atomic, encode, encode_dataset
+from tokensmith import _atomic as atomic
+from tokensmith.datasets import encode, encode_dataset
 encode.BATCH_DOCS = 700
 real = atomic.AtomicFile.commit
 def commit(self):

@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 import tokensmith
+from tokensmith import _atomic
 from tokensmith.errors import (
     InputNotFoundError,
     InvalidVocabError,
     UnknownFormatError,
     VocabFormatError,
 )
-from tokensmith.io import _atomic, hf_json
+from tokensmith.io import hf_json
 from tokensmith.io._byte_level import merges_from_ranks
 
 SPECIALS = ["<|endoftext|>", "<|pad|>"]

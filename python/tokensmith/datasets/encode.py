@@ -33,10 +33,16 @@ from typing import Any, Literal
 
 import numpy as np
 
-from tokensmith.datasets.atomic import remove_stale_temporaries, sha256_file
+from tokensmith._atomic import remove_stale_temporaries
 from tokensmith.datasets.engines import Engine, encode_batches
 from tokensmith.datasets.formats import Format, check_format, open_shard, token_dtype
-from tokensmith.datasets.manifest import MANIFEST_NAME, Manifest, ShardRecord, load_manifest
+from tokensmith.datasets.manifest import (
+    MANIFEST_NAME,
+    Manifest,
+    ShardRecord,
+    load_manifest,
+    sha256_file,
+)
 from tokensmith.datasets.progress import EncodeProgress
 from tokensmith.datasets.readers import Document, OnError, ReadStats, TextMode, read_documents
 from tokensmith.datasets.shard import ShardWriter

@@ -9,60 +9,30 @@ occupied output directory, a missing optional package); the message says how to 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from tokensmith.datasets.encode import ShardBy, encode_dataset
-from tokensmith.datasets.engines import Engine
-from tokensmith.datasets.formats import Format
-from tokensmith.datasets.readers import OnError, TextMode
+from tokensmith.datasets.encode import encode_dataset
 from tokensmith.errors import TokensmithError
 
 
 def main_encode_dataset(
     inputs: Sequence[str],
     *,
-    tokenizer: str,
     out: str,
-    format: Format = "megatron",
-    text_field: str = "text",
-    text_mode: TextMode = "line",
-    on_error: OnError = "raise",
-    append_eos: bool = False,
-    prepend_bos: bool = False,
-    shard_size: int = 50_000_000,
-    shard_by: ShardBy = "tokens",
-    workers: int | None = None,
-    overwrite: bool = False,
-    verify: int = 0,
     progress: bool = True,
     console: Console | None = None,
-    engine: Engine = "local",
-    address: str | None = None,
+    **options: Any,
 ) -> int:
-    """Runs ``encode-dataset``; returns the exit code (0 ok, 1 verify failed, 2 refused)."""
+    """Runs ``encode-dataset``; returns the exit code (0 ok, 1 verify failed, 2 refused).
+
+    ``options`` are :func:`~tokensmith.datasets.encode_dataset`'s keyword arguments.
+    """
     console = console or Console(stderr=True)
     try:
-        s = encode_dataset(
-            inputs,
-            tokenizer=tokenizer,
-            out_dir=out,
-            format=format,
-            text_field=text_field,
-            text_mode=text_mode,
-            on_error=on_error,
-            append_eos=append_eos,
-            prepend_bos=prepend_bos,
-            shard_size=shard_size,
-            shard_by=shard_by,
-            workers=workers,
-            overwrite=overwrite,
-            verify=verify,
-            progress=progress,
-            engine=engine,
-            address=address,
-        )
+        s = encode_dataset(inputs, out_dir=out, progress=progress, **options)
     except (TokensmithError, ValueError) as e:
         console.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
         return 2

@@ -14,13 +14,14 @@ format, options) decides whether a rerun resumes (same job) or is refused (anoth
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tokensmith.datasets.atomic import write_atomic
+from tokensmith._atomic import atomic_write
 from tokensmith.errors import DatasetFormatError
 
 MANIFEST_NAME = "manifest.json"
@@ -80,7 +81,7 @@ class Manifest:
             raise DatasetFormatError(f"{where}: unreadable manifest ({e})") from e
 
     def save(self, out_dir: Path) -> None:
-        write_atomic(out_dir / MANIFEST_NAME, self.to_json().encode("utf-8"))
+        atomic_write(out_dir / MANIFEST_NAME, [self.to_json().encode("utf-8")])
 
 
 def load_manifest(out_dir: Path) -> Manifest | None:
@@ -88,3 +89,12 @@ def load_manifest(out_dir: Path) -> Manifest | None:
     if not path.exists():
         return None
     return Manifest.from_json(path.read_text(encoding="utf-8"), os.fspath(path))
+
+
+def sha256_file(path: Path) -> str:
+    """The hex SHA-256 of a file's bytes, read in 1 MiB blocks (recorded per shard)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(1 << 20):
+            h.update(block)
+    return h.hexdigest()

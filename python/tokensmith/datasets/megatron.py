@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from tokensmith.datasets.atomic import AtomicFile
+from tokensmith._atomic import AtomicFile
 from tokensmith.datasets.shard import AtomicShard, Lengths, TokenArray
 from tokensmith.errors import DatasetFormatError, InputNotFoundError
 

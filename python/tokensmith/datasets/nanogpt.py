@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tokensmith.datasets.atomic import AtomicFile
+from tokensmith._atomic import AtomicFile
 from tokensmith.datasets.shard import AtomicShard, Lengths, TokenArray
 
 

@@ -15,7 +15,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from tokensmith.datasets.atomic import AtomicFile, fsync_dir
+from tokensmith._atomic import AtomicFile, fsync_dir
 
 TokenArray = npt.NDArray[np.integer]
 Lengths = npt.NDArray[np.int64]

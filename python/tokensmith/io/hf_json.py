@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
+from tokensmith._atomic import atomic_write
 from tokensmith.errors import VocabFormatError
-from tokensmith.io._atomic import atomic_write
 from tokensmith.io._byte_level import (
     merges_from_ranks,
     ranks_from_merges,

@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
+from tokensmith._atomic import atomic_write
 from tokensmith._core import O200K_PATTERN
 from tokensmith.errors import VocabFormatError
-from tokensmith.io._atomic import atomic_write
 
 if TYPE_CHECKING:
     from tokensmith.encoding import Encoding

@@ -17,9 +17,9 @@ import os
 from os import PathLike
 from typing import TYPE_CHECKING, Any
 
+from tokensmith._atomic import atomic_write
 from tokensmith._core import R50K_PATTERN
 from tokensmith.errors import VocabFormatError
-from tokensmith.io._atomic import atomic_write
 from tokensmith.io._byte_level import ranks_from_merges, str_to_token, token_to_str
 from tokensmith.io.hf_json import merges_of
 from tokensmith.io.tiktoken_file import sidecar

@@ -10,7 +10,7 @@ Layout: ``schema`` (the data model and its JSON form), ``collect`` (runs the eva
 ``terminal`` (rich tables), ``summary`` (corpus-level numbers), ``atomic`` (safe writes).
 """
 
-from tokensmith.report.atomic import write_text_atomic
+from tokensmith._atomic import write_text_atomic
 from tokensmith.report.collect import (
     Corpus,
     build_report,

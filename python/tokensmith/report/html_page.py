@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 from os import PathLike
 
-from tokensmith.report.atomic import write_text_atomic
+from tokensmith._atomic import write_text_atomic
 from tokensmith.report.plots import (
     bytes_per_token_plot,
     parity_plot,

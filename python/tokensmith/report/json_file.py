@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from os import PathLike
 
-from tokensmith.report.atomic import write_text_atomic
+from tokensmith._atomic import write_text_atomic
 from tokensmith.report.schema import ComparisonReport, to_json_dict
 
 

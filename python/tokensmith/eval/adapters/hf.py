@@ -26,27 +26,18 @@ from typing import Any
 import numpy as np
 
 from tokensmith.eval.adapters.base import IntArray, TokenBatch
+from tokensmith.io._byte_level import CHAR_TO_BYTE
 
 _BYTE_TOKEN = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
 def gpt2_byte_alphabet() -> dict[str, int]:
-    """GPT-2's printable spelling of the 256 bytes, as char -> byte.
-
-    Printable Latin-1 bytes spell themselves; the other 68 take the code points from 256 on,
-    in byte order.
+    """GPT-2's printable spelling of the 256 bytes, as char -> byte (from :mod:`tokensmith.io`).
 
     >>> gpt2_byte_alphabet()["Ġ"], gpt2_byte_alphabet()["a"]
     (32, 97)
     """
-    printable = [*range(33, 127), *range(161, 173), *range(174, 256)]
-    table = {chr(b): b for b in printable}
-    extra = 0
-    for b in range(256):
-        if b not in printable:
-            table[chr(256 + extra)] = b
-            extra += 1
-    return table
+    return dict(CHAR_TO_BYTE)
 
 
 def _types(component: Any) -> Iterator[str]:
