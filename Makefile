@@ -6,7 +6,7 @@ MATURIN := $(VENV)/bin/maturin
 DEPS    := $(VENV)/.deps-installed
 BUILT   := $(VENV)/.built
 
-.PHONY: run test bench lint build rust-test py-test clean
+.PHONY: run test bench lint build rust-test py-test browser clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -32,7 +32,13 @@ run: $(BUILT)
 rust-test:
 	cargo test -p tokensmith-core --quiet
 
-py-test: $(BUILT)
+# The HTML-report test renders a report in headless Chromium, from Debian's packages.
+browser:
+	@command -v chromium >/dev/null 2>&1 || \
+		(export DEBIAN_FRONTEND=noninteractive; apt-get install -y -q --no-install-recommends chromium || \
+		(apt-get update -q && apt-get install -y -q --no-install-recommends chromium))
+
+py-test: $(BUILT) browser
 	$(PY) -m pytest -q
 
 test: $(BUILT) rust-test py-test
