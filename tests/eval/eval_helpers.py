@@ -72,7 +72,8 @@ class FakeProto:
 
 
 class FakeSentencePiece:
-    """The parts of ``SentencePieceProcessor`` the adapter uses, for a fixed tiny model.
+    """The parts of ``SentencePieceProcessor`` the adapter uses (the snake_case names that
+    both sentencepiece's and tokensmith's processors have), for a fixed tiny model.
 
     Ids: 0 ``<unk>``, 1..256 ``<0x00>``..``<0xFF>``, 257 ``▁hello``, 258 ``▁world``. A word
     that is not a piece is spelled with byte pieces (its ``▁`` too), except ``?``, which is
@@ -81,19 +82,19 @@ class FakeSentencePiece:
 
     PIECES = ["<unk>", *(f"<0x{b:02X}>" for b in range(256)), "▁hello", "▁world"]
 
-    def GetPieceSize(self) -> int:  # noqa: N802 - sentencepiece's spelling
+    def get_piece_size(self) -> int:
         return len(self.PIECES)
 
-    def IdToPiece(self, i: int) -> str:  # noqa: N802
+    def id_to_piece(self, i: int) -> str:
         return self.PIECES[i]
 
-    def IsUnknown(self, i: int) -> bool:  # noqa: N802
+    def is_unknown(self, i: int) -> bool:
         return i == 0
 
-    def IsByte(self, i: int) -> bool:  # noqa: N802
+    def is_byte(self, i: int) -> bool:
         return 1 <= i <= 256
 
-    def IsControl(self, i: int) -> bool:  # noqa: N802
+    def is_control(self, i: int) -> bool:
         return False
 
     def EncodeAsImmutableProto(self, text: str) -> FakeProto:  # noqa: N802
@@ -112,13 +113,15 @@ class FakeSentencePiece:
             at += size + 1
         return FakeProto(pieces)
 
-    def EncodeAsIds(self, text: str) -> list[int]:  # noqa: N802
+    def encode(self, text: str | list[str]) -> list[int] | list[list[int]]:
+        if isinstance(text, list):
+            return [[p.id for p in self.EncodeAsImmutableProto(t).pieces] for t in text]
         return [p.id for p in self.EncodeAsImmutableProto(text).pieces]
 
-    def DecodeIds(self, ids: list[int]) -> str:  # noqa: N802
+    def decode(self, ids: list[int]) -> str:
         out = bytearray()
         for i in ids:
-            if self.IsByte(i):
+            if self.is_byte(i):
                 out.append(i - 1)
             elif i == 0:
                 out += " ⁇ ".encode()

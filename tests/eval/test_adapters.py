@@ -12,6 +12,7 @@ import pytest
 import tokensmith
 import tokensmith.eval as ev
 from eval_helpers import (
+    DATA,
     FakeSentencePiece,
     hf_byte_fallback,
     hf_byte_level,
@@ -21,7 +22,6 @@ from eval_helpers import (
 )
 from tokensmith.errors import (
     InputNotFoundError,
-    MissingDependencyError,
     TokensmithError,
     UnknownTokenizerError,
 )
@@ -76,12 +76,26 @@ def test_hf_byte_level_token_bytes_concatenate_to_the_text(tmp_path: Path) -> No
     for text in ["hello world", "naïve 東京 🙂"]:
         ids = tok.encode(text, add_special_tokens=False).ids
         assert b"".join(adapter.token_bytes(i) for i in ids) == text.encode("utf-8")
-    # tokenizer.json on disk loads through HF and encodes the same way.
+    # The same tokenizer.json on disk runs on tokensmith's encoder (a GPT-2-style file needs
+    # no HF pipeline) and encodes every line the same way.
     path = tmp_path / "tokenizer.json"
     tok.save(str(path))
     from_file = ev.load_tokenizer(path)
-    assert isinstance(from_file, ev.HFTokenizerAdapter)
-    assert from_file.encode("hello world") == tok.encode("hello world").ids
+    assert isinstance(from_file, ev.TiktokenLikeAdapter)
+    assert [from_file.encode(t) for t in lines] == [e.ids for e in tok.encode_batch(lines)]
+
+
+def test_byte_level_tokenizer_json_runs_on_tokensmith_with_hf_ids(tmp_path: Path) -> None:
+    from tokenizers import Tokenizer
+
+    lines = read_lines("multilingual.txt")
+    path = tmp_path / "trained.json"
+    tokensmith.train_bpe(lines[:2000], vocab_size=1500).save(path)
+    adapter = ev.load_tokenizer(path)
+    assert isinstance(adapter, ev.TiktokenLikeAdapter)
+    hf = Tokenizer.from_file(str(path))
+    sample = lines[2000:2400]
+    assert [adapter.encode(t) for t in sample] == [e.ids for e in hf.encode_batch(sample)]
 
 
 def test_hf_unknown_and_byte_fallback_ids() -> None:
@@ -108,15 +122,31 @@ def test_sentencepiece_object_through_the_adapter() -> None:
     assert adapter.decode(adapter.encode("hello world")) == "hello world"
 
 
-def test_sentencepiece_missing_gives_a_clear_error(
+def test_model_files_load_with_tokensmith_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    model = tmp_path / "m.model"
-    model.write_bytes(b"\x00")
+    import sentencepiece as spm
+
+    prefix = tmp_path / "m"
+    spm.SentencePieceTrainer.train(
+        input=str(DATA / "multilingual.txt"),
+        model_prefix=str(prefix),
+        vocab_size=3000,
+        minloglevel=2,
+    )
+    reference = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
+    lines = [line.strip() for line in read_lines("multilingual.txt")[:200]]
     monkeypatch.setitem(sys.modules, "sentencepiece", None)  # as if not installed
-    with pytest.raises(MissingDependencyError, match="pip install sentencepiece") as e:
-        ev.load_tokenizer(model)
-    assert isinstance(e.value, ImportError) and isinstance(e.value, TokensmithError)
+    adapter = ev.load_tokenizer(f"{prefix}.model")
+    assert isinstance(adapter, ev.SentencePieceAdapter)
+    assert adapter.vocab_size == reference.get_piece_size()
+    assert [adapter.encode(t) for t in lines] == reference.encode(lines)
+    lengths = adapter.encode_batch(lines).lengths().tolist()
+    assert lengths == [len(ids) for ids in reference.encode(lines)]
+    broken = tmp_path / "broken.model"
+    broken.write_bytes(b"\x0a\xff\xff")
+    with pytest.raises(TokensmithError, match="broken.model"):
+        ev.load_tokenizer(broken)
 
 
 def test_bad_specs_name_the_problem(tmp_path: Path) -> None:

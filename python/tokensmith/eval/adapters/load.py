@@ -8,7 +8,8 @@ Accepted specs, tried in this order:
 - a ``sentencepiece.SentencePieceProcessor``;
 - a bundled encoding name (``"o200k_base"``, ``"cl100k_base"``, ...);
 - a path: ``*.tiktoken`` / ``*.tiktoken.gz`` (split with ``pat_str``, o200k's by default),
-  ``*.json`` (a ``tokenizer.json``, loaded with HF ``tokenizers``), ``*.model`` (sentencepiece).
+  ``*.json`` (a ``tokenizer.json``: byte-level BPE files run on tokensmith's own encoder, any
+  other pipeline on HF ``tokenizers``), ``*.model`` (:class:`tokensmith.SentencePieceProcessor`).
 
 >>> load_tokenizer("cl100k_base").vocab_size
 100277
@@ -52,14 +53,33 @@ def _from_path(path: str, *, pat_str: str | None, name: str | None) -> Tokenizer
         enc = load_tiktoken(path, name=label, pat_str=pat_str or O200K_PATTERN)
         return TiktokenLikeAdapter(enc)
     if lower.endswith(".json"):
-        from tokenizers import Tokenizer
-
-        return HFTokenizerAdapter(Tokenizer.from_file(path), name=label)
+        return _tokenizer_json(path, label)
     if lower.endswith(".model"):
         return SentencePieceAdapter(load_sentencepiece(path), name=label)
     raise UnknownTokenizerError(
         f"cannot tell what kind of tokenizer {path!r} holds from its name; expected {_FORMS}"
     )
+
+
+def _tokenizer_json(path: str, label: str) -> TokenizerAdapter:
+    """A ``tokenizer.json``: tokensmith's encoder when it reads the file as a byte-level BPE
+    (the loader refuses any component that would change ids), HF ``tokenizers`` otherwise.
+
+    Text is encoded without matching added tokens, as for every tiktoken-style encoding.
+    """
+    from tokensmith import Encoding
+    from tokensmith.errors import TokensmithError
+    from tokensmith.io import load
+
+    try:
+        enc = load(path, format="tokenizer.json", name=label)
+    except TokensmithError:
+        enc = None
+    if isinstance(enc, Encoding):
+        return TiktokenLikeAdapter(enc)
+    from tokenizers import Tokenizer
+
+    return HFTokenizerAdapter(Tokenizer.from_file(path), name=label)
 
 
 def load_tokenizer(

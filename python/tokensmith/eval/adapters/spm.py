@@ -1,8 +1,9 @@
-"""Adapter for a ``sentencepiece.SentencePieceProcessor``.
+"""Adapter for a SentencePiece processor: tokensmith's own or the ``sentencepiece`` package's.
 
-sentencepiece is optional: this module imports it only inside :func:`load_sentencepiece`, and
-:class:`SentencePieceAdapter` duck-types the processor it is given, so tokensmith works without
-the package. Spans come from ``EncodeAsImmutableProto`` (byte offsets into the input) when the
+:func:`load_sentencepiece` reads a ``.model`` with :class:`tokensmith.SentencePieceProcessor`
+(Rust, no dependency), and :class:`SentencePieceAdapter` duck-types the processor it is given
+through the snake_case names both share, so a ``sentencepiece.SentencePieceProcessor`` works
+too. Spans come from ``EncodeAsImmutableProto`` (byte offsets into the input) when the
 processor has it; otherwise from the pieces' bytes, with ``▁`` read as a space.
 
 Not handled: sampling (subword regularization) — evaluation encodes deterministically.
@@ -10,7 +11,6 @@ Not handled: sampling (subword regularization) — evaluation encodes determinis
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Sequence
 from os import PathLike
@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from tokensmith.errors import InputNotFoundError, MissingDependencyError
+from tokensmith.errors import InputNotFoundError
 from tokensmith.eval.adapters.base import IntArray, TokenBatch, flatten
 
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
-_METHODS = ("GetPieceSize", "IdToPiece", "IsUnknown", "IsByte", "EncodeAsIds", "DecodeIds")
+_METHODS = ("get_piece_size", "id_to_piece", "is_unknown", "is_byte", "encode", "decode")
 
 
 def is_sentencepiece_processor(obj: Any) -> bool:
@@ -31,23 +31,19 @@ def is_sentencepiece_processor(obj: Any) -> bool:
 
 
 def load_sentencepiece(path: str | PathLike[str]) -> Any:
-    """Loads a ``.model`` file with the sentencepiece package.
+    """Loads a ``.model`` file with :class:`tokensmith.SentencePieceProcessor`.
 
-    Raises :class:`~tokensmith.errors.MissingDependencyError` (an ``ImportError``) that says
-    what to install when sentencepiece is missing.
+    Raises:
+        InputNotFoundError: the file does not exist.
+        ModelFormatError: the file is not a valid ``.model``.
     """
     import os
 
+    from tokensmith.sentencepiece import SentencePieceProcessor
+
     if not os.path.exists(path):
         raise InputNotFoundError(f"no such sentencepiece model: {os.fspath(path)}")
-    try:
-        sentencepiece = importlib.import_module("sentencepiece")
-    except ImportError as e:
-        raise MissingDependencyError(
-            f"loading {os.fspath(path)} needs the sentencepiece package: "
-            "pip install sentencepiece (tokensmith's own .model loader is not available yet)"
-        ) from e
-    return sentencepiece.SentencePieceProcessor(model_file=os.fspath(path))
+    return SentencePieceProcessor(model_file=os.fspath(path))
 
 
 class SentencePieceAdapter:
@@ -83,14 +79,14 @@ class SentencePieceAdapter:
 
     @property
     def vocab_size(self) -> int:
-        return int(self._sp.GetPieceSize())
+        return int(self._sp.get_piece_size())
 
     def encode(self, text: str) -> list[int]:
-        return [int(i) for i in self._sp.EncodeAsIds(text)]
+        return [int(i) for i in self._sp.encode(text)]
 
     def encode_batch(self, texts: Sequence[str]) -> TokenBatch:
         if not self._has_proto:
-            return flatten([self.encode(t) for t in texts])
+            return flatten([[int(i) for i in ids] for ids in self._sp.encode(list(texts))])
         protos = [self._sp.EncodeAsImmutableProto(t) for t in texts]
         rows = [[(p.id, p.begin, p.end) for p in proto.pieces] for proto in protos]
         flat = flatten([[r[0] for r in row] for row in rows])
@@ -100,28 +96,28 @@ class SentencePieceAdapter:
         return TokenBatch(flat.ids, flat.offsets, spans[:, 1].copy(), spans[:, 2].copy(), "byte")
 
     def decode(self, ids: Sequence[int]) -> str:
-        return str(self._sp.DecodeIds([int(i) for i in ids]))
+        return str(self._sp.decode([int(i) for i in ids]))
 
     def token_bytes(self, token_id: int) -> bytes:
         if not 0 <= token_id < self.vocab_size:
             return b""
-        piece = str(self._sp.IdToPiece(token_id))
-        if self._sp.IsByte(token_id):
+        piece = str(self._sp.id_to_piece(token_id))
+        if self._sp.is_byte(token_id):
             match = _BYTE_PIECE.fullmatch(piece)
             return bytes([int(match.group(1), 16)]) if match else b""
-        if self._sp.IsUnknown(token_id) or self._is_control(token_id):
+        if self._sp.is_unknown(token_id) or self._is_control(token_id):
             return b""
         return piece.replace("▁", " ").encode("utf-8")
 
     def _is_control(self, token_id: int) -> bool:
-        is_control = getattr(self._sp, "IsControl", None)
+        is_control = getattr(self._sp, "is_control", None)
         return bool(is_control(token_id)) if callable(is_control) else False
 
     def unknown_ids(self) -> IntArray:
-        return self._ids_where(self._sp.IsUnknown)
+        return self._ids_where(self._sp.is_unknown)
 
     def byte_fallback_ids(self) -> IntArray:
-        return self._ids_where(self._sp.IsByte)
+        return self._ids_where(self._sp.is_byte)
 
     def _ids_where(self, predicate: Any) -> IntArray:
         n = self.vocab_size
