@@ -29,6 +29,7 @@ app = typer.Typer(
         "Examples:  tokensmith quickstart  ·  tokensmith compare o200k_base cl100k_base "
         "--corpus notes.txt --parallel parallel/  ·  tokensmith show strawberry -t cl100k_base  ·  "
         "tokensmith encode 'hello' -e o200k_base  ·  tokensmith speed --rounds 1  ·  "
+        "tokensmith chat-cost -t cl100k_base --template chatml  ·  "
         "tokensmith train bpe corpus.txt -v 32000 -o tok.json  ·  "
         "tokensmith encode-dataset docs.jsonl -t o200k_base -o shards/"
     ),

@@ -28,7 +28,8 @@ def user_errors() -> Iterator[None]:
 
 
 def register(app: typer.Typer) -> None:
-    """Adds ``compare``, ``show`` and ``quickstart`` to ``app``."""
+    """Adds ``compare``, ``show``, ``quickstart`` and ``chat-cost`` to ``app``."""
+    from tokensmith.cli_chat import chat_cost
     from tokensmith.cli_compare import compare
     from tokensmith.cli_quickstart import quickstart
     from tokensmith.cli_show import show
@@ -36,3 +37,4 @@ def register(app: typer.Typer) -> None:
     app.command()(quickstart)
     app.command()(compare)
     app.command()(show)
+    app.command("chat-cost")(chat_cost)

@@ -17,10 +17,10 @@ which releases the GIL, so one ``Encoding`` can be shared by many threads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from os import PathLike
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from tokensmith._core import CoreEncoding
 
@@ -358,6 +358,31 @@ class Encoding:
     def _mergeable_ranks(self) -> dict[bytes, int]:
         """Token bytes to rank, built on demand (for code that reads tiktoken's attribute)."""
         return self._core.mergeable_ranks()
+
+    def apply_chat_template(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        chat_template: str = "chatml",
+        add_generation_prompt: bool = False,
+        tokenize: bool = True,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        **variables: Any,
+    ) -> list[int] | str:
+        """Renders a conversation with a chat template and encodes it; see
+        :func:`tokensmith.chat.apply_chat_template` (the template's control tokens must be
+        special tokens of this encoding)."""
+        from tokensmith.chat import apply_chat_template
+
+        return apply_chat_template(
+            self,
+            messages,
+            chat_template=chat_template,
+            add_generation_prompt=add_generation_prompt,
+            tokenize=tokenize,
+            tools=tools,
+            **variables,
+        )
 
     def save(self, path: str | PathLike[str]) -> None:
         """Writes the encoding; the format follows the path (see :func:`tokensmith.save`).

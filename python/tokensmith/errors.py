@@ -132,7 +132,19 @@ class UnsupportedComponentError(TokenizerJsonError, UnsupportedFeatureError):
     names it, its JSON path and the supported types."""
 
 
+class ChatTemplateError(TokensmithError, ValueError):
+    """A chat template failed: a syntax error (with its line), a ``raise_exception`` call in
+    the template, or messages it cannot render; the message says which."""
+
+
+class ChatTemplateSecurityError(ChatTemplateError):
+    """A chat template tried to reach something the sandbox forbids (Python internals such as
+    ``__class__``, mutation of its inputs, unsafe callables)."""
+
+
 __all__ = [
+    "ChatTemplateError",
+    "ChatTemplateSecurityError",
     "CorpusFormatError",
     "CorruptInputError",
     "DatasetFormatError",

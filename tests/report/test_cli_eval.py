@@ -132,9 +132,9 @@ def test_quickstart_trains_compares_and_writes_the_report(tmp_path: Path) -> Non
 def test_help_lists_every_command_with_an_example() -> None:
     result = run("--help")
     assert result.exit_code == 0
-    for command in ("speed", "encode", "quickstart", "compare", "show"):
+    for command in ("speed", "encode", "quickstart", "compare", "show", "chat-cost"):
         assert command in result.stdout
-    for command in ("quickstart", "compare", "show", "encode"):
+    for command in ("quickstart", "compare", "show", "encode", "chat-cost"):
         sub = run(command, "--help")
         assert sub.exit_code == 0
         assert "Example: tokensmith " + command in " ".join(sub.stdout.split()), command
