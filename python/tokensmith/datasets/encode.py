@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 
 from tokensmith._atomic import remove_stale_temporaries
-from tokensmith.datasets.engines import Engine, encode_batches
+from tokensmith.datasets.engines import Engine, Specials, encode_batches, shard_opener
 from tokensmith.datasets.formats import Format, check_format, open_shard, token_dtype
 from tokensmith.datasets.manifest import (
     MANIFEST_NAME,
@@ -46,7 +46,6 @@ from tokensmith.datasets.manifest import (
 from tokensmith.datasets.progress import EncodeProgress
 from tokensmith.datasets.readers import Document, OnError, ReadStats, TextMode, read_documents
 from tokensmith.datasets.shard import ShardWriter
-from tokensmith.datasets.specials import add_specials
 from tokensmith.encoding import Encoding
 from tokensmith.errors import EmptyCorpusError, OutputDirError
 from tokensmith.records import Errors, dataset_name, is_hf_dataset
@@ -125,8 +124,9 @@ def encode_dataset(
         overwrite: Replace another job's shards in ``out_dir`` instead of refusing.
         verify: Decode this many sampled documents back from the shards and compare.
         progress: Show a live progress line (default: when stderr is a terminal).
-        engine: ``"local"`` (Rust threads) or ``"ray"`` (batches as tasks on a Ray cluster;
-            see :mod:`tokensmith.datasets.engines`). The shards are the same bytes.
+        engine: ``"local"`` (Rust threads) or ``"ray"`` (batches encoded as tasks on a Ray
+            cluster, shards written by its workers; see :mod:`tokensmith.datasets.engines`).
+            The shards are the same bytes.
         address: The Ray cluster to join (``ray.init(address=...)``); default: a local one.
     """
     started = time.perf_counter()
@@ -182,6 +182,7 @@ def encode_dataset(
     elif manifest.next_document:
         docs = _skip_finished(docs, manifest.next_document)
     cutter = _ShardCutter(manifest, fmt, out, dtype, shard_size, shard_by)
+    cutter.open_shard = shard_opener(engine)
     if progress is None:
         progress = _stderr_is_tty()
     with EncodeProgress(progress) as bar:
@@ -190,16 +191,14 @@ def encode_dataset(
                 enc,
                 _batches(docs),
                 lambda batch: [d.text for d in batch],
+                Specials(bos, eos, dtype),
                 engine=engine,
                 workers=workers,
                 address=address,
             )
-            for batch, toks, offs in encoded:
-                texts = [d.text for d in batch]
-                lengths = np.diff(offs).astype(np.int64)
-                text_bytes = [len(t.encode("utf-8", "surrogatepass")) for t in texts]
-                toks, lengths = add_specials(toks, lengths, bos=bos, eos=eos)
-                cutter.add(toks.astype(dtype), lengths, np.array(text_bytes, np.int64), bar)
+            for batch, toks, lengths in encoded:
+                text_bytes = [len(d.text.encode("utf-8", "surrogatepass")) for d in batch]
+                cutter.add(toks, lengths, np.array(text_bytes, np.int64), bar)
                 bar.update(text_bytes=sum(text_bytes), tokens=len(toks), documents=len(batch))
             cutter.close_shard(bar)
         except BaseException:
@@ -247,11 +246,12 @@ class _ShardCutter:
         self.manifest, self.fmt, self.out, self.dtype = manifest, fmt, out, dtype
         self.shard_size, self.shard_by = shard_size, shard_by
         self.writer: ShardWriter | None = None
+        self.open_shard: Any = open_shard
         self.docs = self.tokens = self.text_bytes = 0
 
     def add(
         self,
-        tokens: np.ndarray[Any, Any],
+        tokens: Any,
         lengths: np.ndarray[Any, Any],
         text_bytes: np.ndarray[Any, Any],
         bar: EncodeProgress,
@@ -262,7 +262,7 @@ class _ShardCutter:
         while pos < n:
             if self.writer is None:
                 index = len(self.manifest.shards)
-                self.writer = open_shard(self.fmt, self.out, index, self.dtype)
+                self.writer = self.open_shard(self.fmt, self.out, index, self.dtype)
             if self.shard_by == "documents":
                 take = min(n - pos, self.shard_size - self.docs)
             else:
