@@ -85,7 +85,13 @@ def _encode_on_worker(
 
 @dataclass(frozen=True)
 class RemoteTokens:
-    """Tokens ``[start, stop)`` of an array held in the Ray object store."""
+    """Tokens ``[start, stop)`` of an array held in the Ray object store; slicing gives a
+    narrower window of the same array, as :class:`~tokensmith.datasets.encode` cuts shards.
+
+    >>> window = RemoteTokens("ref", 10, 20)
+    >>> window[2:5], len(window[7:])
+    (RemoteTokens(ref='ref', start=12, stop=15), 3)
+    """
 
     ref: Any
     start: int
