@@ -51,7 +51,7 @@ from typing import Any
 
 from _common import DOC_BYTES, MB, cpu_model, git_revision, package_version, tiktoken_encoding
 from _peers import hf_tokenizer_json
-from train import corpus_lines
+from train import corpus_lines, peak_rss_mib
 
 ENCODING = "o200k_base"
 JOBS = ("tokensmith-local", "tokensmith-ray", "hf-datasets-tokenizers", "tiktoken-datasets")
@@ -183,14 +183,7 @@ def child(name: str, src: Path, out: Path) -> None:
     wall = time.perf_counter() - start
     temp = sum(p.stat().st_size for p in cache.rglob("*") if p.is_file()) if cache.exists() else 0
     print(json.dumps({"wall": wall, "output": str(result), "temp_bytes": temp,
-                      "vmhwm_mib": own_vmhwm_mib()}))  # fmt: skip
-
-
-def own_vmhwm_mib() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+                      "vmhwm_mib": peak_rss_mib()}))  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------
@@ -336,9 +329,13 @@ def main() -> None:
         print(f"running {name} on {facts[0].name} ...", file=sys.stderr, flush=True)
         results[name] = run_child(name, facts[0])
         print(f"  {results[name]}", file=sys.stderr, flush=True)
-    report = markdown(results, args, facts)
+    publish(markdown(results, args, facts), args.write)
+
+
+def publish(report: str, write: bool) -> None:
+    """Prints a run's report and, with ``write``, appends it to RESULTS.md."""
     print(report)
-    if args.write:
+    if write:
         with RESULTS.open("a", encoding="utf-8") as f:
             f.write("\n" + report)
 

@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from _common import MB, cpu_model, git_revision, package_version
-from train import build_corpus
+from encode_dataset import publish
+from train import build_corpus, peak_rss_mib
 
 RUNS = ("unbounded", "exact", "approximate")
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
 
 def child(mode: str, corpus: Path, heldout: Path, vocab: int, budget: int) -> None:
@@ -51,7 +51,7 @@ def child(mode: str, corpus: Path, heldout: Path, vocab: int, budget: int) -> No
         options = {"max_memory": budget, "count_mode": mode}
     enc = tokensmith.train_bpe(files=[str(corpus)], vocab_size=vocab, **options)
     wall = time.perf_counter() - start
-    rss = _vmhwm_mib()
+    rss = peak_rss_mib()
     report: dict[str, Any] = {"wall": wall, "rss_mib": rss}
     merges = b"".join(a + b"\0" + b + b"\n" for a, b in enc._bpe_merges or [])
     report["merges_sha256"] = hashlib.sha256(merges).hexdigest()
@@ -70,13 +70,6 @@ def child(mode: str, corpus: Path, heldout: Path, vocab: int, budget: int) -> No
     tokens = sum(len(ids) for ids in enc.encode_ordinary_batch(lines, num_threads=2))
     report["heldout_bytes_per_token"] = sum(len(x.encode("utf-8")) for x in lines) / tokens
     print(json.dumps(report))
-
-
-def _vmhwm_mib() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def run(mode: str, args: argparse.Namespace, corpus: Path, heldout: Path, budget: int) -> Any:
@@ -150,11 +143,7 @@ def main() -> None:
     for mode in ("exact", "approximate"):
         print(f"{mode} ...", file=sys.stderr, flush=True)
         results[mode] = run(mode, args, corpus, heldout, budget)
-    report = markdown(results, args, corpus, budget)
-    print(report)
-    if args.write:
-        with RESULTS.open("a", encoding="utf-8") as f:
-            f.write("\n" + report)
+    publish(markdown(results, args, corpus, budget), args.write)
 
 
 if __name__ == "__main__":
