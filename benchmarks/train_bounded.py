@@ -6,10 +6,10 @@ The corpus is ``benchmarks/train.py``'s (:func:`train.build_corpus`: the shared 
 text and Python code, every 50th line held out). First tokensmith trains unbounded; its word
 table size (distinct pre-tokens, estimated as the core does: 80 bytes plus the word) and its
 own peak RSS (``VmHWM``) are recorded. Then it trains twice more with ``max_memory`` set to
-``--fraction`` (default 1/10) of that table: ``count_mode="exact"`` and
-``count_mode="approximate"``. Each run is its own process with 2 threads. Reported: wall time,
-peak RSS, spills/prunes, whether the merges equal the unbounded ones, and held-out bytes per
-token.
+``--fraction`` (default 1/10) of that table (or, with ``--of peak``, of that peak RSS):
+``count_mode="exact"`` and ``count_mode="approximate"``. Each run is its own process with 2
+threads. Reported: wall time, peak RSS, spills/prunes, whether the merges equal the unbounded
+ones, and held-out bytes per token.
 
 Usage::
 
@@ -96,7 +96,8 @@ def markdown(results: dict[str, Any], args: argparse.Namespace, corpus: Path, bu
         f"- corpus: {corpus.stat().st_size / MB:.1f} MB ({corpus.name}), vocab {args.vocab:,}, "
         f"o200k pattern, 2 threads; unbounded word table: {base['distinct']:,} distinct "
         f"pre-tokens, about {base['table_bytes'] / MB:.1f} MB; max_memory = "
-        f"{budget / MB:.2f} MB ({args.fraction:g} of the table)",
+        f"{budget / MB:.2f} MB ({args.fraction:g} of the unbounded "
+        f"{'table' if args.of == 'table' else 'peak RSS'})",
         "",
         "| run | wall | peak RSS | spills / prunes | merges = unbounded | held-out bytes/token "
         "| Δ compression |",
@@ -123,7 +124,13 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=50.0)
     parser.add_argument("--vocab", type=int, default=32_000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--fraction", type=float, default=0.1, help="budget / unbounded table")
+    parser.add_argument("--fraction", type=float, default=0.1, help="budget / unbounded size")
+    parser.add_argument(
+        "--of",
+        choices=("table", "peak"),
+        default="table",
+        help="the unbounded size the fraction is taken of: word table or peak RSS",
+    )
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--child", choices=RUNS, help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
@@ -139,7 +146,9 @@ def main() -> None:
     results["unbounded"] = run("unbounded", args, corpus, heldout, 0)
     if "error" in results["unbounded"]:
         sys.exit(f"unbounded training failed: {results['unbounded']['error']}")
-    budget = int(results["unbounded"]["table_bytes"] * args.fraction)
+    base = results["unbounded"]
+    size = base["table_bytes"] if args.of == "table" else base["rss_mib"] * 2**20
+    budget = int(size * args.fraction)
     for mode in ("exact", "approximate"):
         print(f"{mode} ...", file=sys.stderr, flush=True)
         results[mode] = run(mode, args, corpus, heldout, budget)
