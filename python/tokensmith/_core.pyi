@@ -129,3 +129,13 @@ class CoreHfTokenizer:
     def token_to_id(self, token: str) -> int | None: ...
     def id_to_token(self, id: int) -> str | None: ...
     def get_vocab(self) -> dict[str, int]: ...
+
+def count_words_bounded(
+    texts: Iterable[str],
+    *,
+    pattern: str,
+    max_memory: int,
+    mode: str = "exact",
+    spill_dir: str,
+    chunk_size: int = 4096,
+) -> tuple[bytes, int, int, int, int]: ...

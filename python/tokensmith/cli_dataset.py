@@ -14,13 +14,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command("encode-dataset")
     def encode_dataset_command(
-        inputs: Annotated[list[str], typer.Argument(help="Text (.txt/.gz/.zst) or JSONL files.")],
+        inputs: Annotated[list[str], typer.Argument(help="Text (.gz/.zst), JSONL, Parquet files.")],
         tokenizer: Annotated[str, typer.Option("--tokenizer", "-t", help="Encoding name.")],
         out: Annotated[str, typer.Option("--out", "-o", help="Output directory.")],
         format: Annotated[
             str, typer.Option(help="megatron (.bin/.idx), nanogpt (.bin) or npy.")
         ] = "megatron",
-        field: Annotated[str, typer.Option(help="The text field of JSONL records.")] = "text",
+        field: Annotated[
+            str, typer.Option(help="The text field of JSONL records or Parquet column.")
+        ] = "text",
         append_eos: Annotated[bool, typer.Option(help="End each document with EOS.")] = False,
         prepend_bos: Annotated[bool, typer.Option(help="Start each document with BOS.")] = False,
         shard_size: Annotated[int, typer.Option(min=1, help="Tokens per shard.")] = 50_000_000,
@@ -29,6 +31,9 @@ def register(app: typer.Typer) -> None:
         verify: Annotated[int, typer.Option(min=0, help="Documents to decode back.")] = 0,
         skip_bad_records: Annotated[
             bool, typer.Option(help="Skip JSONL records with no text instead of stopping.")
+        ] = False,
+        replace_invalid_utf8: Annotated[
+            bool, typer.Option(help="Replace invalid UTF-8 with U+FFFD instead of stopping.")
         ] = False,
         engine: Annotated[
             str, typer.Option(help="local (Rust threads) or ray (tasks on a Ray cluster).")
@@ -54,6 +59,7 @@ def register(app: typer.Typer) -> None:
             format=fmt,
             text_field=field,
             on_error="skip" if skip_bad_records else "raise",
+            errors="replace" if replace_invalid_utf8 else "strict",
             append_eos=append_eos,
             prepend_bos=prepend_bos,
             shard_size=shard_size,

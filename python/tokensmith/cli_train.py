@@ -30,7 +30,9 @@ from rich.progress import (
 )
 
 import tokensmith
+from tokensmith.bounded_counts import scale_options
 from tokensmith.corpus import Corpus
+from tokensmith.rss import format_bytes, peak_rss_bytes
 from tokensmith.train import InvalidUtf8Warning
 
 train_app = typer.Typer(
@@ -151,6 +153,16 @@ def bpe(
     name: Annotated[
         str | None, typer.Option(help="The tokenizer's name (default: from --out).")
     ] = None,
+    engine: Annotated[str, typer.Option(help="Count words: local, or ray (Ray tasks).")] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="The Ray cluster to join; default: start one.")
+    ] = None,
+    max_memory: Annotated[
+        str | None, typer.Option(help="Bound the word-count table, e.g. 2GB (spills to disk).")
+    ] = None,
+    approximate: Annotated[
+        bool, typer.Option(help="With --max-memory: cut rare words, no spilling (approximate).")
+    ] = False,
 ) -> None:
     """Train a byte-level BPE on FILES and save it to --out.
 
@@ -183,6 +195,7 @@ def bpe(
                     special_tokens=special_token or [],
                     max_token_length=max_token_length,
                     name=tok_name,
+                    **scale_options(engine, address, max_memory, approximate),
                 )
             if display.merging is not None:
                 progress.remove_task(display.merging)
@@ -191,9 +204,11 @@ def bpe(
         _err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     stats = corpus.stats
+    elapsed = time.perf_counter() - start
     _out.print(
         f"trained {enc.name!r}: {enc.n_vocab:,} tokens from {stats.files} files, "
-        f"{stats.lines:,} lines, {stats.bytes / 1e6:.1f} MB in {time.perf_counter() - start:.1f} s",
+        f"{stats.lines:,} lines, {stats.bytes / 1e6:.1f} MB in {elapsed:.1f} s, "
+        f"peak RSS {format_bytes(peak_rss_bytes())}",
         highlight=False,
     )
     if stats.replaced:

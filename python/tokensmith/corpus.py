@@ -1,7 +1,9 @@
-"""Reading training text from files: plain, gzip or zstd; text lines or JSONL records.
+"""Reading training text: files (plain, gzip or zstd; text lines, JSONL or Parquet) or an HF
+``datasets`` object.
 
-A :class:`Corpus` is an iterable of strings that reads its files lazily, one line at a time,
-so the trainer (which pulls strings in chunks) never holds more than a chunk in memory.
+A :class:`Corpus` is an iterable of strings that reads its sources lazily, one line (or record
+batch) at a time, so the trainer (which pulls strings in chunks) never holds more than a chunk
+in memory. The reading itself is :mod:`tokensmith.records`, shared with ``encode-dataset``.
 
 >>> import gzip, os, tempfile
 >>> d = tempfile.mkdtemp()
@@ -16,64 +18,54 @@ so the trainer (which pulls strings in chunks) never holds more than a chunk in 
 - Text files give one string per line, line ending included (as HF ``Tokenizer.train``
   reads files). A line longer than 1 MiB is cut into pieces of about 1 MiB at character
   boundaries, so one huge line cannot fill memory.
-- JSONL files (``.jsonl``/``.ndjson``, compressed or not, or ``format="jsonl"``) give the
-  string in ``field`` of each record.
-- Compression is detected from the file's first bytes: gzip always, zstd when the
-  ``zstandard`` package is installed (it is not a dependency of tokensmith).
+- JSONL files (``.jsonl``/``.ndjson``/``.json``, compressed or not, or ``format="jsonl"``)
+  give the string in ``field`` of each record; null values are passed over.
+- Parquet files (``.parquet``, or ``format="parquet"``) give the ``field`` column, read by
+  pyarrow in record batches.
+- An HF ``datasets.Dataset`` or ``IterableDataset`` gives its ``field`` column.
+- Compression is detected from the file's first bytes (or a ``.gz``/``.zst`` suffix): gzip
+  always, zstd when the ``zstandard`` package is installed (not a dependency of tokensmith).
 - Invalid UTF-8 becomes U+FFFD and is counted in ``stats.replaced``; with
   ``errors="strict"`` it raises :class:`~tokensmith.errors.CorpusFormatError` naming the file,
   the line and the byte offset (in the decompressed stream).
+- A JSONL record or Parquet row without text raises
+  :class:`~tokensmith.errors.DatasetRecordError` (a ``CorpusFormatError``) with the file and
+  line, or, with ``on_error="skip"``, is skipped and counted in ``stats.skipped``.
 
-Not handled: Parquet (pyarrow is not installed here; convert to JSONL), and other
-compressions (bz2, xz).
+Not handled: other compressions (bz2, xz).
 """
 
 from __future__ import annotations
 
 import glob
-import gzip
-import json
 import os
-import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from os import PathLike
-from typing import IO, Literal, Protocol
+from typing import Any, Literal
 
-from tokensmith.errors import (
-    CorpusFormatError,
-    InputNotFoundError,
-    InputReadError,
-    MissingDependencyError,
+from tokensmith.errors import InputNotFoundError, InputReadError
+from tokensmith.records import (
+    MAX_LINE_BYTES,
+    Errors,
+    OnError,
+    ReadOptions,
+    ReadStats,
+    dataset_name,
+    file_kind,
+    is_hf_dataset,
+    read_dataset,
+    read_file,
 )
 
 __all__ = ["Corpus", "CorpusStats", "expand_inputs"]
 
-Errors = Literal["replace", "strict"]
-Format = Literal["auto", "text", "jsonl"]
+Format = Literal["auto", "text", "jsonl", "parquet"]
 Inputs = str | PathLike[str] | Sequence[str | PathLike[str]]
 
-MAX_LINE_BYTES = 1 << 20
-_GZIP_MAGIC = b"\x1f\x8b"
-_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-_JSONL_SUFFIXES = (".jsonl", ".ndjson")
-_COMPRESSED_SUFFIXES = (".gz", ".zst", ".zstd")
+CorpusStats = ReadStats
+"""What a :class:`Corpus` has read so far (files, lines, bytes, replaced, skipped)."""
+
 _GLOB_CHARS = set("*?[")
-
-
-class _Lines(Protocol):
-    def readline(self, size: int = -1, /) -> bytes: ...
-
-
-@dataclass
-class CorpusStats:
-    """What a :class:`Corpus` has read so far."""
-
-    files: int = 0
-    lines: int = 0
-    bytes: int = 0
-    replaced: int = 0
-    """Invalid UTF-8 sequences replaced by U+FFFD (each maximal bad sequence counts once)."""
 
 
 def expand_inputs(inputs: Inputs) -> list[str]:
@@ -105,86 +97,45 @@ def expand_inputs(inputs: Inputs) -> list[str]:
     return files
 
 
-def _decode_replace(raw: bytes) -> tuple[str, int]:
-    """``raw.decode("utf-8", "replace")`` and the number of replacements.
-
-    >>> _decode_replace(b"a\\xffb\\xe2\\x82")
-    ('a\\ufffdb\\ufffd', 2)
-    """
-    parts: list[str] = []
-    count = 0
-    while True:
-        try:
-            parts.append(raw.decode("utf-8"))
-            return "".join(parts), count
-        except UnicodeDecodeError as e:
-            parts.append(raw[: e.start].decode("utf-8"))
-            parts.append("\ufffd")
-            count += 1
-            raw = raw[e.end :]
-
-
-def _complete_prefix(raw: bytes) -> int:
-    """The length of ``raw`` without a UTF-8 character cut off at its end.
-
-    >>> [_complete_prefix(raw) for raw in ("aé".encode(), "aé".encode()[:2], b"ab")]
-    [3, 1, 2]
-    """
-    i = len(raw) - 1
-    while i > 0 and len(raw) - i < 4 and raw[i] & 0xC0 == 0x80:
-        i -= 1
-    lead = raw[i]
-    need = (
-        2 if lead & 0xE0 == 0xC0 else 3 if lead & 0xF0 == 0xE0 else 4 if lead & 0xF8 == 0xF0 else 1
-    )
-    return i if len(raw) - i < need else len(raw)
-
-
-def _raw_lines(f: _Lines, limit: int | None) -> Iterator[bytes]:
-    """Lines of ``f``; with ``limit``, longer lines come in pieces cut between characters."""
-    carry = b""
-    while True:
-        raw = f.readline(limit) if limit else f.readline()
-        if not raw:
-            if carry:
-                yield carry
-            return
-        if carry:
-            raw, carry = carry + raw, b""
-        if limit and len(raw) >= limit and not raw.endswith(b"\n"):
-            cut = _complete_prefix(raw)
-            if cut > 0:
-                raw, carry = raw[:cut], raw[cut:]
-        yield raw
-
-
 class Corpus:
-    """Files read lazily as an iterable of strings; iterate it more than once if you like.
+    """Sources read lazily as an iterable of strings; iterate it more than once if you like.
 
     Args:
-        inputs: A path or glob pattern, or a list of them.
-        format: ``"auto"`` (JSONL for ``.jsonl``/``.ndjson`` names, else text), ``"text"`` or
-            ``"jsonl"``.
-        field: The JSONL field that holds the text.
+        inputs: A path or glob pattern, or a list of them; or an HF ``datasets.Dataset`` /
+            ``IterableDataset`` (its ``field`` column is read).
+        format: ``"auto"`` (from the file name: JSONL for ``.jsonl``/``.ndjson``/``.json``,
+            Parquet for ``.parquet``, else text), ``"text"``, ``"jsonl"`` or ``"parquet"``.
+        field: The JSONL field, Parquet column or dataset column that holds the text.
         errors: ``"replace"`` (default) or ``"strict"`` for invalid UTF-8.
+        on_error: ``"raise"`` (default) or ``"skip"`` a record that gives no text.
         on_progress: Called with the number of (compressed) bytes read from disk so far,
             after each file and every 4 MiB or so; ``total_bytes`` is the sum of the sizes.
     """
 
     def __init__(
         self,
-        inputs: Inputs,
+        inputs: Inputs | Any,
         *,
         format: Format = "auto",
         field: str = "text",
         errors: Errors = "replace",
+        on_error: OnError = "raise",
         on_progress: Callable[[int], None] | None = None,
     ) -> None:
-        if format not in ("auto", "text", "jsonl"):
-            raise ValueError(f'format={format!r} is not known; use "auto", "text" or "jsonl"')
-        if errors not in ("replace", "strict"):
-            raise ValueError(f'errors={errors!r} is not known; use "replace" or "strict"')
-        self.files = expand_inputs(inputs)
+        if format not in ("auto", "text", "jsonl", "parquet"):
+            raise ValueError(
+                f'format={format!r} is not known; use "auto", "text", "jsonl" or "parquet"'
+            )
+        self.options = ReadOptions(
+            field=field,
+            errors=errors,
+            on_error=on_error,
+            lines="raw",
+            skip_null=True,
+            max_line_bytes=MAX_LINE_BYTES,
+        )
+        self.dataset: Any = inputs if is_hf_dataset(inputs) else None
+        self.files = [] if self.dataset is not None else expand_inputs(inputs)
         self.format = format
         self.field = field
         self.errors = errors
@@ -192,108 +143,33 @@ class Corpus:
         self.stats = CorpusStats()
         self.total_bytes = sum(os.path.getsize(p) for p in self.files)
 
+    @property
+    def description(self) -> str:
+        """The sources in a few words, for summaries."""
+        if self.dataset is not None:
+            return dataset_name(self.dataset)
+        return f"{len(self.files)} files"
+
     def __iter__(self) -> Iterator[str]:
-        self.stats = CorpusStats()
+        self.stats = stats = CorpusStats()
+        if self.dataset is not None:
+            for record in read_dataset(self.dataset, self.options, stats):
+                yield record.text
+            stats.files = 1
+            return
         done = 0
         for path in self.files:
-            yield from self._read_file(path, done)
+            kind = self.format if self.format != "auto" else file_kind(path)
+            for record in read_file(path, kind, self.options, stats, self._on_disk(done)):
+                yield record.text
             done += os.path.getsize(path)
-            self.stats.files += 1
+            stats.files += 1
             if self.on_progress:
                 self.on_progress(done)
 
-    def _is_jsonl(self, path: str) -> bool:
-        if self.format != "auto":
-            return self.format == "jsonl"
-        name = path
-        for suffix in _COMPRESSED_SUFFIXES:
-            name = name.removesuffix(suffix)
-        return name.endswith(_JSONL_SUFFIXES)
-
-    def _read_file(self, path: str, done_before: int) -> Iterator[str]:
-        jsonl = self._is_jsonl(path)
-        try:
-            disk = open(path, "rb")  # noqa: SIM115 (closed below, also on early exit)
-        except OSError as e:
-            raise InputReadError(f"{path}: cannot be read ({e.strerror or e})") from None
-        try:
-            stream = _decompressed(disk, path)
-            offset = 0
-            reported = 0
-            limit = None if jsonl else MAX_LINE_BYTES
-            for n, raw in enumerate(_raw_lines(stream, limit), start=1):
-                text = self._decode(raw, path, n, offset)
-                offset += len(raw)
-                self.stats.lines += 1
-                self.stats.bytes += len(raw)
-                if self.on_progress and offset - reported >= 1 << 22:
-                    reported = offset
-                    self.on_progress(done_before + disk.tell())
-                if jsonl:
-                    value = self._field(text, path, n)
-                    if value is not None:
-                        yield value
-                else:
-                    yield text
-        except (OSError, EOFError, zlib.error) as e:
-            # A truncated gzip raises EOFError and a corrupt one zlib.error or BadGzipFile.
-            raise InputReadError(f"{path}: read failed, the file is damaged ({e})") from None
-        finally:
-            disk.close()
-
-    def _decode(self, raw: bytes, path: str, line: int, offset: int) -> str:
-        try:
-            return raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            if self.errors == "strict":
-                raise CorpusFormatError(
-                    f"{path}:{line}: invalid UTF-8 at byte offset {offset + e.start} "
-                    f"({e.reason}); pass errors='replace' to replace it with U+FFFD"
-                ) from None
-        text, count = _decode_replace(raw)
-        self.stats.replaced += count
-        return text
-
-    def _field(self, text: str, path: str, line: int) -> str | None:
-        if not text.strip():
+    def _on_disk(self, before: int) -> Callable[[int], None] | None:
+        """Progress within one file, as bytes of the whole corpus."""
+        callback = self.on_progress
+        if callback is None:
             return None
-        try:
-            record = json.loads(text)
-        except ValueError as e:
-            raise CorpusFormatError(f"{path}:{line}: not a JSON record ({e})") from None
-        if not isinstance(record, dict) or self.field not in record:
-            raise CorpusFormatError(
-                f"{path}:{line}: the record has no field {self.field!r}; pass field=... to "
-                "name the field that holds the text"
-            )
-        value = record[self.field]
-        if value is None:
-            return None
-        if not isinstance(value, str):
-            raise CorpusFormatError(
-                f"{path}:{line}: field {self.field!r} is a {type(value).__name__}, not a string"
-            )
-        return value
-
-
-def _decompressed(disk: IO[bytes], path: str) -> _Lines:
-    """``disk`` itself, or a decompressing reader over it (chosen by the magic bytes)."""
-    head = disk.read(4)
-    disk.seek(0)
-    if head.startswith(_GZIP_MAGIC):
-        return gzip.GzipFile(fileobj=disk, mode="rb")
-    if head == _ZSTD_MAGIC:
-        import importlib
-
-        try:
-            zstandard = importlib.import_module("zstandard")
-        except ImportError:
-            raise MissingDependencyError(
-                f"{path} is zstd-compressed; reading it needs the zstandard package "
-                "(pip install zstandard)"
-            ) from None
-        import io
-
-        reader = zstandard.ZstdDecompressor().stream_reader(disk)
-        return io.BufferedReader(reader)
-    return disk
+        return lambda pos: callback(before + pos)

@@ -96,7 +96,7 @@ class CorruptInputError(InputReadError):
     """An input file is damaged (a truncated or corrupt gzip, ...); the message names the file."""
 
 
-class DatasetRecordError(TokensmithError, ValueError):
+class DatasetRecordError(CorpusFormatError):
     """A record of a dataset input cannot give a document: a JSONL line that is not JSON, or a
     field or column that is missing or not text. ``path`` and ``line`` (1-based) locate it."""
 

@@ -17,7 +17,7 @@ them (``compat="hf"``), so with the same pre-tokenization the merges are HF's me
 Files are read with ``files=`` (paths or globs; plain, gzip or zstd; text or JSONL, see
 :mod:`tokensmith.corpus`), and the result is saved with ``Encoding.save``.
 
-Not handled yet: the character-level and Metaspace families, Parquet input, progress bars
+Not handled yet: the character-level and Metaspace families, progress bars
 inside the trainer, and vocabulary extension (see issue 3).
 """
 
@@ -29,6 +29,7 @@ from typing import Literal
 
 from tokensmith._core import O200K_PATTERN
 from tokensmith._core import train_bpe_bytes as _train_bpe_bytes
+from tokensmith.bounded_counts import CountMode, count_bounded
 from tokensmith.corpus import Corpus, Inputs
 from tokensmith.encoding import Encoding
 from tokensmith.errors import InvalidTrainerOptionError
@@ -58,6 +59,8 @@ def train_bpe(
     base: Encoding | None = None,
     engine: Literal["local", "ray"] = "local",
     address: str | None = None,
+    max_memory: int | str | None = None,
+    count_mode: CountMode = "exact",
     name: str = "trained",
 ) -> Encoding:
     """Learns a byte-level BPE vocabulary from ``texts``.
@@ -66,10 +69,11 @@ def train_bpe(
         texts: Any iterable of strings (a list, a generator over a file's lines, ...). It is
             read once, in chunks; the corpus is never held in memory whole.
         files: Instead of ``texts``: a path or glob pattern (``"data/**/*.txt.gz"``), or a
-            list of them, or a :class:`~tokensmith.corpus.Corpus`. Text files give one text
-            per line; ``.jsonl``/``.ndjson`` files give ``field`` of each record; gzip and
-            zstd are detected. Read lazily, line by line.
-        field: The JSONL field that holds the text.
+            list of them, or a :class:`~tokensmith.corpus.Corpus`, or an HF
+            ``datasets.Dataset``/``IterableDataset``. Text files give one text per line;
+            ``.jsonl``/``.ndjson`` files give ``field`` of each record, ``.parquet`` files and
+            datasets their ``field`` column; gzip and zstd are detected. Read lazily.
+        field: The JSONL field, Parquet column or dataset column that holds the text.
         errors: Invalid UTF-8 in ``files``: ``"replace"`` it with U+FFFD (an
             :class:`InvalidUtf8Warning` gives the count) or ``"strict"`` (raise
             :class:`~tokensmith.errors.CorpusFormatError` with the file and byte offset).
@@ -91,6 +95,11 @@ def train_bpe(
             of texts as Ray tasks and sums the counts in a tree of merge tasks, then learns
             the merges here. The counts, and so the merges, are the same.
         address: The Ray cluster to join with ``engine="ray"``; default: start a local one.
+        max_memory: Bound the counting stage's table to this many bytes (an int, or a string
+            such as ``"2GB"``); see :mod:`tokensmith.bounded_counts`.
+        count_mode: With ``max_memory``: ``"exact"`` spills sorted counts to disk and merges
+            them (the same merges as unbounded), ``"approximate"`` prunes rare pre-tokens
+            with a stated error bound.
         name: The name of the returned encoding.
 
     Raises:
@@ -113,6 +122,8 @@ def train_bpe(
     elif texts is None:
         raise TypeError("train_bpe needs texts (an iterable of strings) or files=...")
     if base is not None:
+        if max_memory is not None:
+            raise InvalidTrainerOptionError("max_memory is not supported with base= yet")
         return _extend(
             base,
             texts,
@@ -144,7 +155,11 @@ def train_bpe(
         raise InvalidTrainerOptionError(f'compat={compat!r} is not known; use "hf" or "ranks"')
     if engine not in ("local", "ray"):
         raise InvalidTrainerOptionError(f'engine={engine!r} is not known; use "local" or "ray"')
+    if max_memory is not None and engine == "ray":
+        raise InvalidTrainerOptionError("max_memory bounds local counting; drop engine='ray'")
     counts = _count_with_ray(texts, pat_str, address) if engine == "ray" else None
+    if max_memory is not None:
+        counts = count_bounded(texts, pattern=pat_str, max_memory=max_memory, mode=count_mode).blob
     ranks, special_ids, merges = _train_bpe_bytes(
         None if counts is not None else texts,
         counts=counts,

@@ -28,3 +28,15 @@ def test_encode_dataset_command_writes_readable_shards(tmp_path):
     # A second job with other options is refused without --overwrite.
     again = CliRunner().invoke(app, [*args[:-1], "--format", "npy"])
     assert again.exit_code == 2
+
+
+def test_invalid_utf8_stops_or_is_replaced_and_counted(tmp_path):
+    src = tmp_path / "bad.txt"
+    src.write_bytes(b"fine\ncaf\xe9 ok\n")
+    args = ["encode-dataset", str(src), "-t", "cl100k_base", "--format", "npy"]
+    strict = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "s")])
+    assert strict.exit_code == 2 and "invalid UTF-8 at byte offset 8" in strict.output
+    replaced = CliRunner().invoke(app, [*args, "-o", str(tmp_path / "r"), "--replace-invalid-utf8"])
+    assert replaced.exit_code == 0, replaced.output
+    assert "1 sequences replaced with U+FFFD" in replaced.output
+    assert "peak RSS" in replaced.output

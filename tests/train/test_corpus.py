@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 import tokensmith
-from tokensmith.corpus import Corpus, _raw_lines
+from tokensmith.corpus import Corpus
 from tokensmith.errors import (
     CorpusFormatError,
     InputNotFoundError,
     InputReadError,
     MissingDependencyError,
 )
+from tokensmith.records import _raw_lines
 from tokensmith.train import InvalidUtf8Warning
 
 DATA = Path(__file__).parent.parent / "data"
@@ -68,10 +69,10 @@ def test_jsonl_field_plain_and_gzip(tmp_path: Path) -> None:
 def test_jsonl_errors_name_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "a.jsonl"
     path.write_text('{"text": "ok"}\n{"body": "x"}\n', encoding="utf-8")
-    with pytest.raises(CorpusFormatError, match=r"a\.jsonl:2: the record has no field 'text'"):
+    with pytest.raises(CorpusFormatError, match=r"a\.jsonl:2: has no field 'text'"):
         list(Corpus(path))
     path.write_text('{"text": "ok"}\n{"text": 3}\nnot json\n', encoding="utf-8")
-    with pytest.raises(CorpusFormatError, match=r"a\.jsonl:2: field 'text' is a int"):
+    with pytest.raises(CorpusFormatError, match=r"a\.jsonl:2: field 'text' holds a int"):
         list(Corpus(path))
 
 

@@ -1,10 +1,12 @@
 //! The compiled module `tokensmith._core`: PyO3 glue over `tokensmith-core` and nothing else.
 
+mod bounded;
 mod convert;
 mod encoding;
 mod errors;
 mod hf_tokenizer;
 mod sentencepiece;
+mod text_chunks;
 mod train;
 
 use pyo3::prelude::*;
@@ -35,6 +37,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train::extend_bpe_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(train::count_words, m)?)?;
     m.add_function(wrap_pyfunction!(train::merge_word_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(bounded::count_words_bounded, m)?)?;
     m.add(
         "R50K_PATTERN",
         tokensmith_core::pre_tokenizers::R50K_PATTERN,

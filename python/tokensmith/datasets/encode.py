@@ -34,7 +34,7 @@ from typing import Any, Literal
 import numpy as np
 
 from tokensmith._atomic import remove_stale_temporaries
-from tokensmith.datasets.engines import Engine, encode_batches
+from tokensmith.datasets.engines import Engine, Specials, encode_batches, shard_opener
 from tokensmith.datasets.formats import Format, check_format, open_shard, token_dtype
 from tokensmith.datasets.manifest import (
     MANIFEST_NAME,
@@ -46,9 +46,10 @@ from tokensmith.datasets.manifest import (
 from tokensmith.datasets.progress import EncodeProgress
 from tokensmith.datasets.readers import Document, OnError, ReadStats, TextMode, read_documents
 from tokensmith.datasets.shard import ShardWriter
-from tokensmith.datasets.specials import add_specials
 from tokensmith.encoding import Encoding
 from tokensmith.errors import EmptyCorpusError, OutputDirError
+from tokensmith.records import Errors, dataset_name, is_hf_dataset
+from tokensmith.rss import peak_rss_bytes
 
 ShardBy = Literal["tokens", "documents"]
 
@@ -73,13 +74,15 @@ class EncodeSummary:
     resumed_shards: int
     skipped_records: int
     seconds: float
+    replaced_utf8: int = 0
+    peak_rss_bytes: int = 0
     first_skipped: str | None = None
     verified: int = 0
     verify_failures: list[str] = field(default_factory=list)
 
 
 def encode_dataset(
-    inputs: Iterable[str | os.PathLike[str]],
+    inputs: Iterable[str | os.PathLike[str] | Any] | Any,
     *,
     tokenizer: str | Encoding,
     out_dir: str | os.PathLike[str],
@@ -87,6 +90,7 @@ def encode_dataset(
     text_field: str = "text",
     text_mode: TextMode = "line",
     on_error: OnError = "raise",
+    errors: Errors = "strict",
     append_eos: bool = False,
     prepend_bos: bool = False,
     eos_id: int | None = None,
@@ -103,12 +107,15 @@ def encode_dataset(
     """Encodes ``inputs`` into shards of ``format`` under ``out_dir``; see the module docstring.
 
     Args:
-        inputs: Text (.txt, .gz, .zst), JSONL or Parquet files, read in this order.
+        inputs: Text (.txt, .gz, .zst), JSONL or Parquet files, read in this order; or an
+            HF ``datasets.Dataset``/``IterableDataset`` (or a list mixing both).
         tokenizer: An encoding name for :func:`tokensmith.get_encoding`, or an ``Encoding``.
         format: ``"megatron"`` (.bin/.idx), ``"nanogpt"`` (flat .bin) or ``"npy"``.
-        text_field: The JSONL field or Parquet column that holds the text.
+        text_field: The JSONL field, Parquet column or dataset column that holds the text.
         text_mode: For text files, ``"line"`` (a document per non-blank line) or ``"file"``.
-        on_error: ``"raise"`` or ``"skip"`` a JSONL/Parquet record that has no text.
+        on_error: ``"raise"`` or ``"skip"`` a JSONL/Parquet/dataset record that has no text.
+        errors: Invalid UTF-8: ``"strict"`` raises (file, line, byte offset), ``"replace"``
+            puts U+FFFD and counts it in the summary.
         append_eos, prepend_bos: Add ``eos_id``/``bos_id`` (default: the encoding's
             ``<|endoftext|>``) after/before every document.
         shard_size: Close a shard once it holds this many tokens (or documents).
@@ -117,8 +124,9 @@ def encode_dataset(
         overwrite: Replace another job's shards in ``out_dir`` instead of refusing.
         verify: Decode this many sampled documents back from the shards and compare.
         progress: Show a live progress line (default: when stderr is a terminal).
-        engine: ``"local"`` (Rust threads) or ``"ray"`` (batches as tasks on a Ray cluster;
-            see :mod:`tokensmith.datasets.engines`). The shards are the same bytes.
+        engine: ``"local"`` (Rust threads) or ``"ray"`` (batches encoded as tasks on a Ray
+            cluster, shards written by its workers; see :mod:`tokensmith.datasets.engines`).
+            The shards are the same bytes.
         address: The Ray cluster to join (``ray.init(address=...)``); default: a local one.
     """
     started = time.perf_counter()
@@ -139,9 +147,9 @@ def encode_dataset(
     bos = (enc.eot_token if bos_id is None else bos_id) if prepend_bos else None
     eos = (enc.eot_token if eos_id is None else eos_id) if append_eos else None
     dtype = token_dtype(fmt, enc.n_vocab)
-    paths = [os.path.abspath(os.fspath(p)) for p in inputs]
+    sources = _sources(inputs)
     job: dict[str, Any] = {
-        "inputs": [_describe_input(p) for p in paths],
+        "inputs": [_describe_input(p) for p in sources],
         "tokenizer": enc.name,
         "n_vocab": enc.n_vocab,
         "format": fmt,
@@ -149,6 +157,7 @@ def encode_dataset(
         "text_field": text_field,
         "text_mode": text_mode,
         "on_error": on_error,
+        "errors": errors,
         "bos_id": bos,
         "eos_id": eos,
         "shard_size": shard_size,
@@ -159,14 +168,21 @@ def encode_dataset(
     resumed = len(manifest.shards)
     stats = ReadStats()
     docs: Iterator[Document] = read_documents(
-        paths, text_field=text_field, text_mode=text_mode, on_error=on_error, stats=stats
+        sources,
+        text_field=text_field,
+        text_mode=text_mode,
+        on_error=on_error,
+        errors=errors,
+        stats=stats,
     )
     if manifest.complete:
         docs = iter(())
         stats.skipped = int((manifest.summary or {}).get("skipped_records", 0))
+        stats.replaced = int((manifest.summary or {}).get("replaced_utf8", 0))
     elif manifest.next_document:
         docs = _skip_finished(docs, manifest.next_document)
     cutter = _ShardCutter(manifest, fmt, out, dtype, shard_size, shard_by)
+    cutter.open_shard = shard_opener(engine)
     if progress is None:
         progress = _stderr_is_tty()
     with EncodeProgress(progress) as bar:
@@ -175,23 +191,22 @@ def encode_dataset(
                 enc,
                 _batches(docs),
                 lambda batch: [d.text for d in batch],
+                Specials(bos, eos, dtype),
                 engine=engine,
                 workers=workers,
                 address=address,
             )
-            for batch, toks, offs in encoded:
-                texts = [d.text for d in batch]
-                lengths = np.diff(offs).astype(np.int64)
-                text_bytes = [len(t.encode("utf-8", "surrogatepass")) for t in texts]
-                toks, lengths = add_specials(toks, lengths, bos=bos, eos=eos)
-                cutter.add(toks.astype(dtype), lengths, np.array(text_bytes, np.int64), bar)
+            for batch, toks, lengths in encoded:
+                text_bytes = [len(d.text.encode("utf-8", "surrogatepass")) for d in batch]
+                cutter.add(toks, lengths, np.array(text_bytes, np.int64), bar)
                 bar.update(text_bytes=sum(text_bytes), tokens=len(toks), documents=len(batch))
             cutter.close_shard(bar)
         except BaseException:
             cutter.abort()
             raise
     if not manifest.shards:
-        raise EmptyCorpusError(f"no documents in {', '.join(paths) or 'the inputs'}")
+        names = ", ".join(str(d.get("path", d.get("dataset"))) for d in job["inputs"])
+        raise EmptyCorpusError(f"no documents in {names or 'the inputs'}")
     summary = _summary(manifest, out, dtype, resumed, stats, started, bos, eos)
     if verify:
         from tokensmith.datasets.verify import verify_shards
@@ -202,11 +217,16 @@ def encode_dataset(
             enc,
             verify,
             docs_of=lambda: read_documents(
-                paths, text_field=text_field, text_mode=text_mode, on_error=on_error
+                sources,
+                text_field=text_field,
+                text_mode=text_mode,
+                on_error=on_error,
+                errors=errors,
             ),
         )
     manifest.complete = True
-    manifest.summary = {k: v for k, v in vars(summary).items() if k != "seconds"}
+    volatile = ("seconds", "peak_rss_bytes")
+    manifest.summary = {k: v for k, v in vars(summary).items() if k not in volatile}
     manifest.save(out)
     return summary
 
@@ -226,11 +246,12 @@ class _ShardCutter:
         self.manifest, self.fmt, self.out, self.dtype = manifest, fmt, out, dtype
         self.shard_size, self.shard_by = shard_size, shard_by
         self.writer: ShardWriter | None = None
+        self.open_shard: Any = open_shard
         self.docs = self.tokens = self.text_bytes = 0
 
     def add(
         self,
-        tokens: np.ndarray[Any, Any],
+        tokens: Any,
         lengths: np.ndarray[Any, Any],
         text_bytes: np.ndarray[Any, Any],
         bar: EncodeProgress,
@@ -241,7 +262,7 @@ class _ShardCutter:
         while pos < n:
             if self.writer is None:
                 index = len(self.manifest.shards)
-                self.writer = open_shard(self.fmt, self.out, index, self.dtype)
+                self.writer = self.open_shard(self.fmt, self.out, index, self.dtype)
             if self.shard_by == "documents":
                 take = min(n - pos, self.shard_size - self.docs)
             else:
@@ -351,7 +372,17 @@ def _clear_outputs(out: Path) -> None:
     (out / MANIFEST_NAME).unlink(missing_ok=True)
 
 
-def _describe_input(path: str) -> dict[str, Any]:
+def _sources(inputs: Any) -> list[Any]:
+    """Inputs as a list of absolute paths and HF dataset objects."""
+    items = [inputs] if is_hf_dataset(inputs) or isinstance(inputs, (str, os.PathLike)) else inputs
+    return [s if is_hf_dataset(s) else os.path.abspath(os.fspath(s)) for s in items]
+
+
+def _describe_input(path: Any) -> dict[str, Any]:
+    """What identifies an input across runs: a file's path, size and time; a dataset's
+    fingerprint (in-memory ``Dataset``) or name (``IterableDataset``, which has none)."""
+    if is_hf_dataset(path):
+        return {"dataset": dataset_name(path), "rows": getattr(path, "num_rows", None)}
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -394,6 +425,8 @@ def _summary(
         shards=len(manifest.shards),
         resumed_shards=resumed,
         skipped_records=stats.skipped,
+        replaced_utf8=stats.replaced,
+        peak_rss_bytes=peak_rss_bytes(),
         seconds=time.perf_counter() - started,
         first_skipped=stats.first_skip,
     )

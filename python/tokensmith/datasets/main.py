@@ -16,6 +16,7 @@ from rich.table import Table
 
 from tokensmith.datasets.encode import encode_dataset
 from tokensmith.errors import TokensmithError
+from tokensmith.rss import format_bytes
 
 
 def main_encode_dataset(
@@ -43,6 +44,9 @@ def main_encode_dataset(
     table.add_row("bytes per token", f"{s.bytes_per_token:.3f}")
     table.add_row("shards", f"{s.shards} ({s.resumed_shards} resumed)")
     table.add_row("seconds", f"{s.seconds:.1f}")
+    table.add_row("peak RSS", format_bytes(s.peak_rss_bytes))
+    if s.replaced_utf8:
+        table.add_row("invalid UTF-8", f"{s.replaced_utf8:,} sequences replaced with U+FFFD")
     if s.skipped_records:
         table.add_row("skipped records", f"{s.skipped_records:,} (first: {s.first_skipped})")
     if s.verified:

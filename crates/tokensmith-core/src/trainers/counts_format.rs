@@ -22,7 +22,7 @@
 use super::word_counts::WordCounts;
 use crate::error::{Error, Result};
 
-const MAGIC: &[u8; 8] = b"TSWC\x01\x00\x00\x00";
+pub(crate) const MAGIC: &[u8; 8] = b"TSWC\x01\x00\x00\x00";
 
 impl WordCounts {
     /// The counts in the format above.

@@ -8,6 +8,7 @@
 //!   max-heap) over any alphabet; its tie-break rule is documented there.
 //! - [`bpe`]: the byte-level front end: 256-byte alphabet, options, ranks and specials.
 //! - [`extend`]: new merges on top of an existing vocabulary, keeping its ids.
+//! - [`bounded_counts`]: counting within a memory budget (spill and merge, or prune).
 //!
 //! ```
 //! use tokensmith_core::pre_tokenizers::O200K_PATTERN;
@@ -18,12 +19,14 @@
 //! assert_eq!(trained.ranks.len(), 262);
 //! ```
 
+pub mod bounded_counts;
 pub mod bpe;
 pub mod counts_format;
 pub mod extend;
 pub mod merge_loop;
 pub mod word_counts;
 
+pub use bounded_counts::{BoundedCounter, CountMode};
 pub use bpe::{BpeTrainer, Compat, TrainedBpe};
 pub use extend::extend_bpe;
 pub use word_counts::WordCounts;
