@@ -112,6 +112,29 @@ impl NormalizedString {
         }
     }
 
+    /// Puts `c` before the first character, with that character's span (as HF's
+    /// `prepend` does); an empty string stays empty.
+    pub fn prepend(&mut self, c: char) {
+        if let Some(&span) = self.align.first() {
+            self.chars.insert(0, c);
+            self.align.insert(0, span);
+        }
+    }
+
+    /// Replaces every `from` by `to`, each keeping its span.
+    pub fn replace_char(&mut self, from: char, to: char) {
+        for c in &mut self.chars {
+            if *c == from {
+                *c = to;
+            }
+        }
+    }
+
+    /// Where this string starts in the original, in characters (0 when empty).
+    pub fn original_start(&self) -> usize {
+        self.align.first().map_or(0, |a| a.0)
+    }
+
     /// Splits into the pieces `[start, end)` of normalized characters given, keeping spans.
     pub fn slice(&self, start: usize, end: usize) -> NormalizedString {
         NormalizedString {

@@ -1,4 +1,4 @@
-//! The pipeline of one `tokenizer.json`: normalize, pre-tokenize, WordPiece, post-process.
+//! The pipeline of one `tokenizer.json`: normalize, pre-tokenize, model, post-process.
 //!
 //! ```
 //! use tokensmith_core::hf::HfTokenizer;
@@ -16,11 +16,11 @@
 //! ```
 
 use super::decoders::Decoder;
+use super::model::Model;
 use super::normalizers::Normalizer;
 use super::pre_tokenizers::PreTokenizer;
 use super::processors::{Piece, Template};
 use super::truncation::{pair_lengths, truncate, Padding, Truncation};
-use super::wordpiece::WordPiece;
 use super::NormalizedString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -61,7 +61,7 @@ impl HfEncoding {
 pub struct HfTokenizer {
     pub(super) normalizer: Option<Normalizer>,
     pub(super) pre_tokenizer: Option<PreTokenizer>,
-    pub(super) model: WordPiece,
+    pub(super) model: Model,
     pub(super) post_processor: Option<Template>,
     pub(super) decoder: Option<Decoder>,
     pub(super) truncation: Option<Truncation>,
@@ -139,17 +139,16 @@ impl HfTokenizer {
         if let Some(n) = &self.normalizer {
             n.normalize(&mut normalized);
         }
-        let chars = normalized.chars();
         let words = match &self.pre_tokenizer {
-            Some(p) => p.split(chars),
-            None if chars.is_empty() => Vec::new(),
-            None => vec![(0, chars.len())],
+            Some(p) => p.pre_tokenize(normalized),
+            None if normalized.is_empty() => Vec::new(),
+            None => vec![normalized],
         };
         let mut out = HfEncoding::default();
-        for (word_index, &(ws, we)) in words.iter().enumerate() {
-            for (id, s, e) in self.model.tokenize(&chars[ws..we]) {
+        for (word_index, word) in words.iter().enumerate() {
+            for (id, s, e) in self.model.tokenize(word.chars()) {
                 let token = self.id_to_token.get(&id).cloned().unwrap_or_default();
-                let offsets = normalized.original_span(ws + s, ws + e);
+                let offsets = word.original_span(s, e);
                 out.push(id, token, offsets, Some(word_index as u32));
             }
         }

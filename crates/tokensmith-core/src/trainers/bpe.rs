@@ -145,14 +145,15 @@ impl BpeTrainer {
 
     /// Learns merges from word counts.
     pub fn train(&self, words: &WordCounts) -> Result<TrainedBpe> {
-        self.train_with_progress(words, |_| {})
+        self.train_with_progress(words, |_| true)
     }
 
-    /// Like [`train`](Self::train), calling `progress(n)` after the n-th merge.
+    /// Like [`train`](Self::train), calling `progress(n)` after the n-th merge; training
+    /// stops there, with the merges learned so far, when `progress` returns false.
     pub fn train_with_progress(
         &self,
         words: &WordCounts,
-        mut progress: impl FnMut(usize),
+        mut progress: impl FnMut(usize) -> bool,
     ) -> Result<TrainedBpe> {
         self.validate()?;
         if words.is_empty() {

@@ -168,6 +168,17 @@ fn section<'a, T>(
     }
 }
 
+/// Parses one pre-tokenizer given as JSON (the value of a file's `pre_tokenizer`), as the
+/// trainers use it to cut their corpus exactly as the trained file will.
+pub fn pre_tokenizer_from_json(json: &str) -> Result<crate::hf::pre_tokenizers::PreTokenizer> {
+    let value: Value = serde_json::from_str(json)
+        .map_err(|e| err("pre_tokenizer", format!("not valid JSON: {e}")))?;
+    pre_tokenizer(Node {
+        value: &value,
+        path: "pre_tokenizer",
+    })
+}
+
 impl HfTokenizer {
     /// Parses and validates the text of a `tokenizer.json`.
     pub fn from_json_str(json: &str) -> Result<Self> {

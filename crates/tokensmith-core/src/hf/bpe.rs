@@ -1,0 +1,319 @@
+//! HF's BPE model over characters: merges by rank, `unk_token` (fused or not), byte
+//! fallback, `continuing_subword_prefix`, `end_of_word_suffix` and `ignore_merges`.
+//!
+//! A word's characters become symbols (`##` before all but the first, `</w>` after the
+//! last); a character missing from the vocabulary becomes its bytes' `<0xNN>` tokens when
+//! `byte_fallback` is set and all of them exist, else the unknown token (consecutive unknowns
+//! fused into one with `fuse_unk`). Then the adjacent pair with the lowest merge rank is
+//! merged, the leftmost first, until no pair has a merge. Each token's span is counted in
+//! characters of the word; a byte token spans the whole character its byte came from.
+//!
+//! ```
+//! use tokensmith_core::hf::bpe::Bpe;
+//! let vocab = [("a", 0), ("b", 1), ("c</w>", 2), ("ab", 3), ("abc</w>", 4)];
+//! let merges = [("a", "b"), ("ab", "c</w>")];
+//! let bpe = Bpe::builder(vocab.iter().map(|&(t, i)| (t.to_string(), i)).collect())
+//!     .end_of_word_suffix(Some("</w>".into()))
+//!     .build(merges.iter().map(|&(a, b)| (a.to_string(), b.to_string())).collect())
+//!     .unwrap();
+//! let chars: Vec<char> = "abc".chars().collect();
+//! assert_eq!(bpe.tokenize(&chars), vec![(4, 0, 3)]);
+//! ```
+//!
+//! Not handled: dropout (a file with a dropout is refused when loaded).
+
+use crate::error::{Error, Result};
+use rustc_hash::FxHashMap;
+
+/// A BPE model; build it with [`Bpe::builder`].
+#[derive(Clone, Debug)]
+pub struct Bpe {
+    vocab: FxHashMap<String, u32>,
+    /// `(left, right)` -> `(rank, merged id)`.
+    merges: FxHashMap<(u32, u32), (u32, u32)>,
+    unk: Option<(String, u32)>,
+    prefix: Option<String>,
+    suffix: Option<String>,
+    fuse_unk: bool,
+    byte_fallback: bool,
+    ignore_merges: bool,
+}
+
+/// The options of a [`Bpe`], before its merges are resolved.
+#[derive(Clone, Debug)]
+pub struct BpeBuilder {
+    vocab: FxHashMap<String, u32>,
+    unk: Option<String>,
+    prefix: Option<String>,
+    suffix: Option<String>,
+    fuse_unk: bool,
+    byte_fallback: bool,
+    ignore_merges: bool,
+}
+
+impl BpeBuilder {
+    #[must_use]
+    pub fn unk_token(mut self, unk: Option<String>) -> Self {
+        self.unk = unk;
+        self
+    }
+    #[must_use]
+    pub fn continuing_subword_prefix(mut self, prefix: Option<String>) -> Self {
+        self.prefix = prefix;
+        self
+    }
+    #[must_use]
+    pub fn end_of_word_suffix(mut self, suffix: Option<String>) -> Self {
+        self.suffix = suffix;
+        self
+    }
+    #[must_use]
+    pub fn fuse_unk(mut self, on: bool) -> Self {
+        self.fuse_unk = on;
+        self
+    }
+    #[must_use]
+    pub fn byte_fallback(mut self, on: bool) -> Self {
+        self.byte_fallback = on;
+        self
+    }
+    #[must_use]
+    pub fn ignore_merges(mut self, on: bool) -> Self {
+        self.ignore_merges = on;
+        self
+    }
+
+    /// Resolves `merges` (in rank order) against the vocabulary. Errors name the merge by
+    /// its index and the token missing, as `merges[i]`.
+    pub fn build(self, merges: Vec<(String, String)>) -> Result<Bpe> {
+        let missing = |i: usize, token: &str| Error::TokenizerJson {
+            path: format!("model.merges[{i}]"),
+            message: format!("{token:?} is not in model.vocab"),
+        };
+        let prefix_len = self.prefix.as_ref().map_or(0, String::len);
+        let mut table = FxHashMap::default();
+        for (i, (a, b)) in merges.iter().enumerate() {
+            let a_id = *self.vocab.get(a).ok_or_else(|| missing(i, a))?;
+            let b_id = *self.vocab.get(b).ok_or_else(|| missing(i, b))?;
+            // As HF: the prefix's length is cut from the right side, whatever it holds.
+            let rest = b.get(prefix_len.min(b.len())..).unwrap_or(b);
+            let merged = format!("{a}{rest}");
+            let id = *self.vocab.get(&merged).ok_or_else(|| missing(i, &merged))?;
+            table.insert((a_id, b_id), (i as u32, id));
+        }
+        let unk = match self.unk {
+            None => None,
+            Some(u) => {
+                let id = *self.vocab.get(&u).ok_or_else(|| Error::TokenizerJson {
+                    path: "model.unk_token".into(),
+                    message: format!("{u:?} is not in model.vocab"),
+                })?;
+                Some((u, id))
+            }
+        };
+        Ok(Bpe {
+            vocab: self.vocab,
+            merges: table,
+            unk,
+            prefix: self.prefix,
+            suffix: self.suffix,
+            fuse_unk: self.fuse_unk,
+            byte_fallback: self.byte_fallback,
+            ignore_merges: self.ignore_merges,
+        })
+    }
+}
+
+/// A symbol under merging: token id and span in characters of the word.
+#[derive(Clone, Copy, Debug)]
+struct Symbol {
+    id: u32,
+    start: usize,
+    end: usize,
+}
+
+impl Bpe {
+    /// A builder over `vocab` (token -> id).
+    pub fn builder(vocab: FxHashMap<String, u32>) -> BpeBuilder {
+        BpeBuilder {
+            vocab,
+            unk: None,
+            prefix: None,
+            suffix: None,
+            fuse_unk: false,
+            byte_fallback: false,
+            ignore_merges: false,
+        }
+    }
+
+    /// The vocabulary (token -> id).
+    pub fn vocab(&self) -> &FxHashMap<String, u32> {
+        &self.vocab
+    }
+
+    /// The tokens of one word: `(id, start, end)` with spans in characters of `word`.
+    pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+        if word.is_empty() {
+            return Vec::new();
+        }
+        if self.ignore_merges {
+            let whole: String = word.iter().collect();
+            if let Some(&id) = self.vocab.get(&whole) {
+                return vec![(id, 0, word.len())];
+            }
+        }
+        let mut symbols = self.initial_symbols(word);
+        self.merge_all(&mut symbols);
+        symbols.iter().map(|s| (s.id, s.start, s.end)).collect()
+    }
+
+    fn initial_symbols(&self, word: &[char]) -> Vec<Symbol> {
+        let mut out: Vec<Symbol> = Vec::with_capacity(word.len());
+        let mut unk: Option<Symbol> = None;
+        let mut s = String::new();
+        for (i, &c) in word.iter().enumerate() {
+            s.clear();
+            if i > 0 {
+                if let Some(p) = &self.prefix {
+                    s.push_str(p);
+                }
+            }
+            s.push(c);
+            if i + 1 == word.len() {
+                if let Some(x) = &self.suffix {
+                    s.push_str(x);
+                }
+            }
+            if let Some(&id) = self.vocab.get(&s) {
+                out.extend(unk.take());
+                out.push(Symbol {
+                    id,
+                    start: i,
+                    end: i + 1,
+                });
+                continue;
+            }
+            if self.byte_fallback {
+                let bytes: Option<Vec<u32>> = s
+                    .bytes()
+                    .map(|b| self.vocab.get(&format!("<0x{b:02X}>")).copied())
+                    .collect();
+                if let Some(ids) = bytes {
+                    // HF leaves a pending unknown in place here; it is flushed later.
+                    out.extend(ids.into_iter().map(|id| Symbol {
+                        id,
+                        start: i,
+                        end: i + 1,
+                    }));
+                    continue;
+                }
+            }
+            if let Some((_, unk_id)) = &self.unk {
+                unk = match unk {
+                    Some(mut u) if self.fuse_unk => {
+                        u.end = i + 1;
+                        Some(u)
+                    }
+                    previous => {
+                        out.extend(previous);
+                        Some(Symbol {
+                            id: *unk_id,
+                            start: i,
+                            end: i + 1,
+                        })
+                    }
+                };
+            }
+        }
+        out.extend(unk);
+        out
+    }
+
+    /// Merges the lowest-ranked adjacent pair, the leftmost first, until none is left.
+    fn merge_all(&self, symbols: &mut Vec<Symbol>) {
+        loop {
+            let mut best: Option<(u32, usize, u32)> = None;
+            for i in 0..symbols.len().saturating_sub(1) {
+                if let Some(&(rank, id)) = self.merges.get(&(symbols[i].id, symbols[i + 1].id)) {
+                    if best.is_none_or(|(r, _, _)| rank < r) {
+                        best = Some((rank, i, id));
+                    }
+                }
+            }
+            let Some((_, i, id)) = best else { return };
+            symbols[i] = Symbol {
+                id,
+                start: symbols[i].start,
+                end: symbols[i + 1].end,
+            };
+            symbols.remove(i + 1);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(tokens: &[&str]) -> BpeBuilder {
+        Bpe::builder(
+            tokens
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.to_string(), i as u32))
+                .collect(),
+        )
+    }
+
+    fn merges(m: &[(&str, &str)]) -> Vec<(String, String)> {
+        m.iter().map(|&(a, b)| (a.into(), b.into())).collect()
+    }
+
+    #[test]
+    fn unknowns_fuse_and_bytes_fall_back() {
+        let tokens = ["<unk>", "a", "b", "<0xC3>", "<0xA9>"];
+        let bpe = model(&tokens)
+            .unk_token(Some("<unk>".into()))
+            .fuse_unk(true)
+            .build(vec![])
+            .unwrap();
+        let word: Vec<char> = "axyb".chars().collect();
+        assert_eq!(bpe.tokenize(&word), [(1, 0, 1), (0, 1, 3), (2, 3, 4)]);
+        let bpe = model(&tokens)
+            .unk_token(Some("<unk>".into()))
+            .byte_fallback(true)
+            .build(vec![])
+            .unwrap();
+        let word: Vec<char> = "éxx".chars().collect();
+        assert_eq!(
+            bpe.tokenize(&word),
+            [(3, 0, 1), (4, 0, 1), (0, 1, 2), (0, 2, 3)]
+        );
+    }
+
+    #[test]
+    fn lowest_rank_first_and_prefix() {
+        let tokens = ["a", "##b", "##c", "##bc", "abc"];
+        let bpe = model(&tokens)
+            .continuing_subword_prefix(Some("##".into()))
+            .build(merges(&[("##b", "##c"), ("a", "##bc")]))
+            .unwrap();
+        let word: Vec<char> = "abc".chars().collect();
+        assert_eq!(bpe.tokenize(&word), [(4, 0, 3)]);
+        let e = model(&tokens).build(merges(&[("a", "x")])).unwrap_err();
+        assert!(e.to_string().contains("model.merges[0]"), "{e}");
+    }
+
+    #[test]
+    fn ignore_merges_takes_whole_words() {
+        let tokens = ["a", "b", "ab", "ba", "aba"];
+        let bpe = model(&tokens)
+            .ignore_merges(true)
+            .build(merges(&[("a", "b")]))
+            .unwrap();
+        let word: Vec<char> = "aba".chars().collect();
+        assert_eq!(bpe.tokenize(&word), [(4, 0, 3)]);
+        let word: Vec<char> = "bab".chars().collect();
+        assert_eq!(bpe.tokenize(&word), [(1, 0, 1), (2, 1, 3)]);
+    }
+}
