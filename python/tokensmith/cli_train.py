@@ -20,7 +20,6 @@ from typing import Annotated, Literal, cast
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.text import Text
 from rich.progress import (
     BarColumn,
     DownloadColumn,
@@ -32,6 +31,7 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.text import Text
 
 import tokensmith
 from tokensmith.corpus import Corpus

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 from tokensmith._core import O200K_PATTERN
 from tokensmith._core import train_bpe_bytes as _train_bpe_bytes
@@ -242,9 +242,12 @@ def train_bpe(
     if show_progress:
         from tokensmith._train_progress import merge_bar
 
+        # The overloads cannot take a kind that is any of the three; the result is the same.
+        untyped: Any = train_bpe
         with merge_bar(vocab_size) as tick:
-            return train_bpe(  # type: ignore[call-overload, no-any-return]
-                texts if corpus is None else None, files=corpus, vocab_size=vocab_size, pat_str=pat_str,
+            return untyped(  # type: ignore[no-any-return]
+                texts if corpus is None else None, files=corpus, vocab_size=vocab_size,
+                pat_str=pat_str,
                 min_frequency=min_frequency, special_tokens=special_tokens,
                 max_token_length=max_token_length, compat=compat, base=base, engine=engine,
                 address=address, name=name, split_digits=split_digits,
@@ -286,7 +289,8 @@ def train_bpe(
             "\"metaspace\"; the byte-level alphabet is always the 256 bytes"
         )
     if split_digits is not None:
-        pat_str = _digits_branch(split_digits) + (pat_str or (base._pat_str if base else O200K_PATTERN))
+        plain = pat_str or (base._pat_str if base is not None else O200K_PATTERN)
+        pat_str = _digits_branch(split_digits) + plain
     if base is not None:
         return _extend(
             base,

@@ -102,7 +102,8 @@ def test_registered_as_tokensmith_train(tmp_path: Path) -> None:
 def test_kind_char_and_metaspace_write_tokenizer_json(
     tmp_path: Path, multilingual_lines: list[str]
 ) -> None:
-    for kind, extra in (("char", []), ("metaspace", ["--byte-fallback", "--split-digits", "groups"])):
+    metaspace_options = ["--byte-fallback", "--split-digits", "groups"]
+    for kind, extra in (("char", []), ("metaspace", metaspace_options)):
         code, output = _run(
             str(DATA / "multilingual.txt"),
             "--kind", kind,

@@ -149,7 +149,8 @@ def test_metaspace_merges_identical_to_hf(
         "individual": pt.Sequence([meta, pt.Digits(individual_digits=True)]),
     }[digits]
     if "limit_alphabet" in options:
-        options["limit_alphabet"] = _untied_limit(multilingual_lines, pre, options["limit_alphabet"])
+        limit = options["limit_alphabet"]
+        options["limit_alphabet"] = _untied_limit(multilingual_lines, pre, limit)
     hf_options = {k: v for k, v in options.items() if k != "prepend_scheme"}
     doc = _hf_train(multilingual_lines, pre, vocab_size, **hf_options)
     tok = tokensmith.train_bpe(

@@ -104,7 +104,7 @@ impl Progress {
 
     /// Called after the n-th merge, without the GIL; false stops the loop.
     pub(crate) fn tick(&mut self, n: usize) -> bool {
-        if n % self.every != 0 {
+        if !n.is_multiple_of(self.every) {
             return true;
         }
         let result = Python::attach(|py| -> PyResult<()> {

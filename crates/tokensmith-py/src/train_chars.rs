@@ -10,6 +10,9 @@ use tokensmith_core::trainers::{CharBpeTrainer, Compat};
 use crate::errors::{new_error, IntoPyResult};
 use crate::train::{count_texts, Progress};
 
+/// Every token by id, and the merges in order.
+type Trained = (Vec<String>, Vec<(String, String)>);
+
 /// Trains a character-level BPE vocabulary. Returns `(vocab, merges)`: every token by id,
 /// and the merges in order.
 #[pyfunction]
@@ -38,7 +41,7 @@ pub fn train_bpe_chars(
     chunk_size: usize,
     progress: Option<Py<PyAny>>,
     progress_every: usize,
-) -> PyResult<(Vec<String>, Vec<(String, String)>)> {
+) -> PyResult<Trained> {
     let compat = match compat {
         "hf" => Compat::Hf,
         "ranks" => Compat::Ranks,
