@@ -12,8 +12,8 @@
 //! It runs BERT-style files and character-level BPE files (Sennrich `</w>`, `##`, Metaspace
 //! with byte fallback): the BertNormalizer, NFD, NFKD, Lowercase, StripAccents, Strip and
 //! Sequence normalizers; the BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
-//! Digits, CharDelimiterSplit, Metaspace, Split and Sequence pre-tokenizers; the WordPiece
-//! and BPE models; TemplateProcessing and BertProcessing; the WordPiece, Metaspace,
+//! Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel and Sequence pre-tokenizers; the
+//! WordPiece and BPE models; TemplateProcessing, BertProcessing and ByteLevel; the WordPiece, Metaspace,
 //! BPEDecoder, ByteFallback, Fuse, Strip, Replace, ByteLevel and Sequence decoders;
 //! truncation (LongestFirst, stride 0) and padding. Any other component type is refused by
 //! [`json`] with an error naming it.
@@ -22,6 +22,7 @@
 //! ordinary text.
 
 pub mod bpe;
+pub mod byte_level;
 pub mod char_props;
 pub mod decoders;
 pub mod json;

@@ -1,5 +1,5 @@
 //! Pre-tokenizers: BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits,
-//! CharDelimiterSplit, Metaspace, Split and Sequence.
+//! CharDelimiterSplit, Metaspace, Split, ByteLevel and Sequence.
 //!
 //! A pre-tokenizer cuts the normalized string into words, each a [`NormalizedString`] that
 //! keeps its characters' spans in the original text (Metaspace also rewrites characters).
@@ -10,8 +10,9 @@
 //! assert_eq!(PreTokenizer::Bert.split(&chars), vec![(0, 3), (3, 4), (4, 5), (6, 10)]);
 //! ```
 //!
-//! Not handled yet: ByteLevel, UnicodeScripts and FixedLength.
+//! Not handled yet: UnicodeScripts and FixedLength.
 
+use super::byte_level::ByteLevel;
 use super::char_props::{is_onig_word, is_punctuation};
 use super::metaspace::Metaspace;
 use super::normalized::NormalizedString;
@@ -38,6 +39,8 @@ pub enum PreTokenizer {
     Metaspace(Metaspace),
     /// A string or regex split.
     Split(Box<Split>),
+    /// GPT-2's byte-level spelling (and regex).
+    ByteLevel(ByteLevel),
     /// Each pre-tokenizer splits the words of the one before.
     Sequence(Vec<PreTokenizer>),
 }
@@ -73,6 +76,7 @@ impl PreTokenizer {
         };
         match self {
             PreTokenizer::Metaspace(m) => m.pre_tokenize(piece),
+            PreTokenizer::ByteLevel(b) => b.pre_tokenize(piece),
             PreTokenizer::Split(s) => sliced(s.split(&piece)),
             PreTokenizer::Sequence(all) => {
                 let mut words = vec![piece];
@@ -87,7 +91,8 @@ impl PreTokenizer {
     }
 
     /// The words of `chars`, as `(start, end)` ranges in order, for the pre-tokenizers
-    /// that only cut (not Metaspace, Split or Sequence, which need [`Self::pre_tokenize`]).
+    /// that only cut (Metaspace and ByteLevel rewrite characters: use
+    /// [`Self::pre_tokenize`] for them).
     pub fn split(&self, chars: &[char]) -> Vec<(usize, usize)> {
         match self {
             PreTokenizer::Bert => split_bert(chars),
@@ -105,7 +110,10 @@ impl PreTokenizer {
             PreTokenizer::CharDelimiterSplit(d) => {
                 cut(&char_spans(chars, |c| c == *d), Behavior::Removed)
             }
-            PreTokenizer::Metaspace(_) | PreTokenizer::Split(_) | PreTokenizer::Sequence(_) => {
+            PreTokenizer::Metaspace(_)
+            | PreTokenizer::Split(_)
+            | PreTokenizer::ByteLevel(_)
+            | PreTokenizer::Sequence(_) => {
                 let text: NormalizedString =
                     NormalizedString::new(&chars.iter().collect::<String>());
                 let mut out = Vec::new();

@@ -1,4 +1,5 @@
-//! Post-processors: TemplateProcessing, and BertProcessing as the template it is equivalent to.
+//! Post-processors: TemplateProcessing, BertProcessing as the template it is equivalent to,
+//! and ByteLevel (offset trimming only).
 //!
 //! A template lists, for a single sequence and for a pair, where the sequences go and which
 //! special tokens surround them, each with its type id.
@@ -9,9 +10,21 @@
 //! assert_eq!(t.pair.len(), 5); // [CLS] A [SEP] B [SEP]
 //! ```
 //!
-//! Not handled yet: RobertaProcessing, ByteLevel and Sequence post-processors.
+//! Not handled yet: RobertaProcessing and Sequence post-processors.
 
 use rustc_hash::FxHashMap;
+
+/// One post-processor of a `tokenizer.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PostProcessor {
+    Template(Template),
+    /// Adds no token; with `trim_offsets`, token offsets skip their spaces
+    /// ([`super::byte_level::trim_offsets`]).
+    ByteLevel {
+        trim_offsets: bool,
+        add_prefix_space: bool,
+    },
+}
 
 /// One element of a template.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -19,7 +19,8 @@ use super::decoders::Decoder;
 use super::model::Model;
 use super::normalizers::Normalizer;
 use super::pre_tokenizers::PreTokenizer;
-use super::processors::{Piece, Template};
+use super::byte_level::trim_offsets;
+use super::processors::{Piece, PostProcessor};
 use super::truncation::{pair_lengths, truncate, Padding, Truncation};
 use super::NormalizedString;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -62,7 +63,7 @@ pub struct HfTokenizer {
     pub(super) normalizer: Option<Normalizer>,
     pub(super) pre_tokenizer: Option<PreTokenizer>,
     pub(super) model: Model,
-    pub(super) post_processor: Option<Template>,
+    pub(super) post_processor: Option<PostProcessor>,
     pub(super) decoder: Option<Decoder>,
     pub(super) truncation: Option<Truncation>,
     pub(super) padding: Option<Padding>,
@@ -81,7 +82,9 @@ impl HfTokenizer {
         if let Some(t) = &self.truncation {
             // Room is left for the special tokens the post-processor will add.
             let added = match (&self.post_processor, add_special_tokens) {
-                (Some(template), true) => template.n_special_tokens(second.is_some()),
+                (Some(PostProcessor::Template(template)), true) => {
+                    template.n_special_tokens(second.is_some())
+                }
                 _ => 0,
             };
             let max_length = t.max_length.saturating_sub(added);
@@ -97,7 +100,19 @@ impl HfTokenizer {
         }
         let mut out = HfEncoding::default();
         match &self.post_processor {
-            Some(template) => {
+            Some(PostProcessor::ByteLevel {
+                trim_offsets: true,
+                add_prefix_space,
+            }) => {
+                for part in std::iter::once(&mut first).chain(second.as_mut()) {
+                    trim_offsets(&part.tokens, &mut part.offsets, *add_prefix_space);
+                }
+                append(&mut out, &first, 0);
+                if let Some(second) = &second {
+                    append(&mut out, second, 1);
+                }
+            }
+            Some(PostProcessor::Template(template)) => {
                 for piece in template.pieces(second.is_some()) {
                     match piece {
                         Piece::Sequence { second: b, type_id } => {
@@ -120,7 +135,7 @@ impl HfTokenizer {
                     }
                 }
             }
-            None => {
+            Some(PostProcessor::ByteLevel { .. }) | None => {
                 append(&mut out, &first, 0);
                 if let Some(second) = &second {
                     append(&mut out, second, 1);

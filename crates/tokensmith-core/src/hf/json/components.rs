@@ -7,7 +7,8 @@ use crate::hf::metaspace::{Metaspace, Prepend};
 use crate::hf::model::Model;
 use crate::hf::normalizers::{BertNormalizer, Normalizer};
 use crate::hf::pre_tokenizers::PreTokenizer;
-use crate::hf::processors::{Piece, SpecialToken, Template};
+use crate::hf::byte_level::ByteLevel;
+use crate::hf::processors::{Piece, PostProcessor, SpecialToken, Template};
 use crate::hf::regex_split::Split;
 use crate::hf::split::Behavior;
 use crate::hf::truncation::{Direction, Padding, Truncation};
@@ -152,8 +153,9 @@ fn metaspace(node: &Node<'_>) -> Result<Metaspace> {
 }
 
 pub(super) fn pre_tokenizer(node: Node<'_>) -> Result<PreTokenizer> {
-    const SUPPORTED: [&str; 9] = [
+    const SUPPORTED: [&str; 10] = [
         "BertPreTokenizer",
+        "ByteLevel",
         "Whitespace",
         "WhitespaceSplit",
         "Punctuation",
@@ -189,6 +191,7 @@ pub(super) fn pre_tokenizer(node: Node<'_>) -> Result<PreTokenizer> {
             )?));
         }
         "Metaspace" => return Ok(PreTokenizer::Metaspace(metaspace(&node)?)),
+        "ByteLevel" => return Ok(PreTokenizer::ByteLevel(byte_level(&node)?)),
         "Split" => {
             node.only_keys(&["type", "pattern", "behavior", "invert"])?;
             let (text, literal, path) = pattern(&node)?;
@@ -372,7 +375,27 @@ fn template_pieces(v: &Value, path: &str) -> Result<Vec<Piece>> {
     Ok(pieces)
 }
 
-pub(super) fn post_processor(node: Node<'_>) -> Result<Template> {
+fn byte_level(node: &Node<'_>) -> Result<ByteLevel> {
+    node.only_keys(&["type", "add_prefix_space", "trim_offsets", "use_regex"])?;
+    Ok(ByteLevel {
+        add_prefix_space: node.opt_bool("add_prefix_space", true)?,
+        trim_offsets: node.opt_bool("trim_offsets", true)?,
+        use_regex: node.opt_bool("use_regex", true)?,
+    })
+}
+
+pub(super) fn post_processor(node: Node<'_>) -> Result<PostProcessor> {
+    if node.kind()? == "ByteLevel" {
+        let b = byte_level(&node)?;
+        return Ok(PostProcessor::ByteLevel {
+            trim_offsets: b.trim_offsets,
+            add_prefix_space: b.add_prefix_space,
+        });
+    }
+    template(node).map(PostProcessor::Template)
+}
+
+fn template(node: Node<'_>) -> Result<Template> {
     match node.kind()? {
         "TemplateProcessing" => {
             node.only_keys(&["type", "single", "pair", "special_tokens"])?;
@@ -445,7 +468,7 @@ pub(super) fn post_processor(node: Node<'_>) -> Result<Template> {
         other => Err(unsupported(
             node.path,
             other,
-            &["TemplateProcessing", "BertProcessing"],
+            &["TemplateProcessing", "BertProcessing", "ByteLevel"],
         )),
     }
 }
@@ -501,10 +524,7 @@ pub(super) fn decoder(node: Node<'_>) -> Result<Decoder> {
                 content: node.str("content")?.to_string(),
             })
         }
-        "ByteLevel" => {
-            node.only_keys(&["type", "add_prefix_space", "trim_offsets", "use_regex"])?;
-            Ok(Decoder::ByteLevel)
-        }
+        "ByteLevel" => byte_level(&node).map(|_| Decoder::ByteLevel),
         "Sequence" => {
             node.only_keys(&["type", "decoders"])?;
             Ok(Decoder::Sequence(list(&node, "decoders", decoder)?))

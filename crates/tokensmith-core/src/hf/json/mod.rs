@@ -217,7 +217,7 @@ impl HfTokenizer {
             }
         }
         let post = section(root, "post_processor", post_processor)?;
-        if let Some(template) = &post {
+        if let Some(crate::hf::processors::PostProcessor::Template(template)) = &post {
             for (name, sp) in &template.special_tokens {
                 for (i, (id, token)) in sp.ids.iter().zip(&sp.tokens).enumerate() {
                     if id_to_token.get(id) != Some(token) {
