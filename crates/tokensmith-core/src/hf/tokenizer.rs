@@ -15,11 +15,11 @@
 //! assert_eq!(tok.decode(&enc.ids, true), "hi ##s !");
 //! ```
 
+use super::byte_level::trim_offsets;
 use super::decoders::Decoder;
 use super::model::Model;
 use super::normalizers::Normalizer;
 use super::pre_tokenizers::PreTokenizer;
-use super::byte_level::trim_offsets;
 use super::processors::{Piece, PostProcessor};
 use super::truncation::{pair_lengths, truncate, Padding, Truncation};
 use super::NormalizedString;
@@ -81,10 +81,12 @@ impl HfTokenizer {
         let mut second = pair.map(|p| self.encode_sequence(p));
         if let Some(t) = &self.truncation {
             // Room is left for the special tokens the post-processor will add.
-            let added = match (&self.post_processor, add_special_tokens) {
-                (Some(PostProcessor::Template(template)), true) => {
-                    template.n_special_tokens(second.is_some())
-                }
+            let template = self
+                .post_processor
+                .as_ref()
+                .and_then(|p| p.template.as_ref());
+            let added = match (template, add_special_tokens) {
+                (Some(template), true) => template.n_special_tokens(second.is_some()),
                 _ => 0,
             };
             let max_length = t.max_length.saturating_sub(added);
@@ -99,20 +101,21 @@ impl HfTokenizer {
             }
         }
         let mut out = HfEncoding::default();
-        match &self.post_processor {
-            Some(PostProcessor::ByteLevel {
-                trim_offsets: true,
-                add_prefix_space,
-            }) => {
-                for part in std::iter::once(&mut first).chain(second.as_mut()) {
-                    trim_offsets(&part.tokens, &mut part.offsets, *add_prefix_space);
-                }
-                append(&mut out, &first, 0);
-                if let Some(second) = &second {
-                    append(&mut out, second, 1);
-                }
+        if let Some(PostProcessor {
+            trim_offsets: Some(add_prefix_space),
+            ..
+        }) = &self.post_processor
+        {
+            for part in std::iter::once(&mut first).chain(second.as_mut()) {
+                trim_offsets(&part.tokens, &mut part.offsets, *add_prefix_space);
             }
-            Some(PostProcessor::Template(template)) => {
+        }
+        match self
+            .post_processor
+            .as_ref()
+            .and_then(|p| p.template.as_ref())
+        {
+            Some(template) => {
                 for piece in template.pieces(second.is_some()) {
                     match piece {
                         Piece::Sequence { second: b, type_id } => {
@@ -135,7 +138,7 @@ impl HfTokenizer {
                     }
                 }
             }
-            Some(PostProcessor::ByteLevel { .. }) | None => {
+            None => {
                 append(&mut out, &first, 0);
                 if let Some(second) = &second {
                     append(&mut out, second, 1);

@@ -2,12 +2,12 @@
 
 use super::{as_id, err, join, unsupported, Node};
 use crate::hf::bpe::Bpe;
+use crate::hf::byte_level::ByteLevel;
 use crate::hf::decoders::Decoder;
 use crate::hf::metaspace::{Metaspace, Prepend};
 use crate::hf::model::Model;
 use crate::hf::normalizers::{BertNormalizer, Normalizer};
 use crate::hf::pre_tokenizers::PreTokenizer;
-use crate::hf::byte_level::ByteLevel;
 use crate::hf::processors::{Piece, PostProcessor, SpecialToken, Template};
 use crate::hf::regex_split::Split;
 use crate::hf::split::Behavior;
@@ -385,14 +385,40 @@ fn byte_level(node: &Node<'_>) -> Result<ByteLevel> {
 }
 
 pub(super) fn post_processor(node: Node<'_>) -> Result<PostProcessor> {
-    if node.kind()? == "ByteLevel" {
-        let b = byte_level(&node)?;
-        return Ok(PostProcessor::ByteLevel {
-            trim_offsets: b.trim_offsets,
-            add_prefix_space: b.add_prefix_space,
-        });
+    match node.kind()? {
+        "ByteLevel" => {
+            let b = byte_level(&node)?;
+            Ok(PostProcessor {
+                template: None,
+                trim_offsets: b.trim_offsets.then_some(b.add_prefix_space),
+            })
+        }
+        "RobertaProcessing" => {
+            node.only_keys(&["type", "sep", "cls", "trim_offsets", "add_prefix_space"])?;
+            let trim = node.opt_bool("trim_offsets", true)?;
+            let add_prefix_space = node.opt_bool("add_prefix_space", true)?;
+            Ok(PostProcessor {
+                template: Some(Template::roberta(
+                    token_and_id(&node, "cls")?,
+                    token_and_id(&node, "sep")?,
+                )),
+                trim_offsets: trim.then_some(add_prefix_space),
+            })
+        }
+        _ => Ok(PostProcessor {
+            template: Some(template(node)?),
+            trim_offsets: None,
+        }),
     }
-    template(node).map(PostProcessor::Template)
+}
+
+/// `[token, id]` at `key`.
+fn token_and_id(node: &Node<'_>, key: &str) -> Result<(String, u32)> {
+    let (v, path) = node.required(key)?;
+    match v.as_array().map(Vec::as_slice) {
+        Some([Value::String(t), id]) => Ok((t.clone(), as_id(id, &path)?)),
+        _ => Err(err(&path, "expected [token, id]")),
+    }
 }
 
 fn template(node: Node<'_>) -> Result<Template> {
@@ -456,19 +482,20 @@ fn template(node: Node<'_>) -> Result<Template> {
         }
         "BertProcessing" => {
             node.only_keys(&["type", "sep", "cls"])?;
-            let pair = |key: &str| -> Result<(String, u32)> {
-                let (v, path) = node.required(key)?;
-                match v.as_array().map(Vec::as_slice) {
-                    Some([Value::String(t), id]) => Ok((t.clone(), as_id(id, &path)?)),
-                    _ => Err(err(&path, "expected [token, id]")),
-                }
-            };
-            Ok(Template::bert(pair("cls")?, pair("sep")?))
+            Ok(Template::bert(
+                token_and_id(&node, "cls")?,
+                token_and_id(&node, "sep")?,
+            ))
         }
         other => Err(unsupported(
             node.path,
             other,
-            &["TemplateProcessing", "BertProcessing", "ByteLevel"],
+            &[
+                "TemplateProcessing",
+                "BertProcessing",
+                "RobertaProcessing",
+                "ByteLevel",
+            ],
         )),
     }
 }

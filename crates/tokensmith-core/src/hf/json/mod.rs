@@ -217,7 +217,7 @@ impl HfTokenizer {
             }
         }
         let post = section(root, "post_processor", post_processor)?;
-        if let Some(crate::hf::processors::PostProcessor::Template(template)) = &post {
+        if let Some(template) = post.as_ref().and_then(|p| p.template.as_ref()) {
             for (name, sp) in &template.special_tokens {
                 for (i, (id, token)) in sp.ids.iter().zip(&sp.tokens).enumerate() {
                     if id_to_token.get(id) != Some(token) {
