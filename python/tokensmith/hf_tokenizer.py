@@ -8,10 +8,12 @@
 (['hi', '##s'], [(0, 2), (2, 3)])
 
 What it does not handle yet: added tokens are not matched inside the input text (they are
-used for ``decode`` and lookups only); only BERT-style components run (BertNormalizer, NFD,
+used for ``decode`` and lookups only). The components that run are BertNormalizer, NFD,
 NFKD, Lowercase, StripAccents, Strip, Sequence; BertPreTokenizer, Whitespace,
-WhitespaceSplit, Sequence; WordPiece; TemplateProcessing, BertProcessing; the WordPiece
-decoder), and any other component type
+WhitespaceSplit, Punctuation, Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel,
+Sequence; WordPiece and BPE (no dropout); TemplateProcessing, BertProcessing,
+RobertaProcessing, ByteLevel; the WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse,
+Strip, Replace (string patterns), ByteLevel and Sequence decoders. Any other component type
 raises :class:`~tokensmith.errors.UnsupportedComponentError` naming it. Truncation
 (LongestFirst, stride 0) and padding are applied as the file configures them; the
 ``overflowing`` part of a truncated input is not returned.

@@ -107,3 +107,20 @@ def test_identical_to_transformers(trained: Path, multilingual_lines: list[str])
         assert ours.decode(ids, skip_special_tokens=False) == fast.decode(
             ids, skip_special_tokens=False
         )
+
+
+def test_bpe_errors_name_the_json_path(trained: Path, tmp_path: Path) -> None:
+    import json
+
+    doc = json.loads(trained.read_text(encoding="utf-8"))
+    doc["model"]["merges"][3] = ["not-a-token", doc["model"]["merges"][3][1]]
+    bad = tmp_path / "tokenizer.json"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(tokensmith.TokenizerJsonError) as info:
+        tokensmith.Tokenizer.from_file(bad)
+    assert info.value.json_path == "model.merges[3]"
+    assert "not-a-token" in str(info.value)
+    doc["model"]["merges"][3] = "one two three"
+    bad.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(tokensmith.TokenizerJsonError, match=r"model\.merges\[3\]"):
+        tokensmith.Tokenizer.from_file(bad)

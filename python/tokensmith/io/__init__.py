@@ -14,8 +14,11 @@ tiny.tiktoken [261]
 tokenizer.json [261]
 vocab [261]
 
-Not handled: SentencePiece ``.model`` files, and HF files of other models, normalizers or
-post-processors (loading them raises :class:`~tokensmith.errors.VocabFormatError`).
+A ``tokenizer.json`` that is not a byte-level BPE (a character-level or Metaspace BPE from
+``train_bpe(kind=...)``, a WordPiece, ...) loads as a :class:`~tokensmith.Tokenizer` that runs
+it in tokensmith's HF pipeline.
+
+Not handled: SentencePiece ``.model`` files.
 """
 
 from __future__ import annotations
