@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
 
 from tokensmith._core import O200K_PATTERN
 from tokensmith._core import train_bpe_bytes as _train_bpe_bytes
@@ -42,6 +42,9 @@ from tokensmith.encoding import Encoding
 from tokensmith.errors import InvalidTrainerOptionError
 from tokensmith.hf_tokenizer import Tokenizer
 from tokensmith.train_families import Digits, PrependScheme, train_char_family
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["InvalidUtf8Warning", "train_bpe"]
 
@@ -53,37 +56,44 @@ class InvalidUtf8Warning(UnicodeWarning):
 _BYTES = 256
 
 
+class _Options(TypedDict, total=False):
+    """The keyword options of :func:`train_bpe` other than ``vocab_size`` and ``kind`` (for
+    its overloads; the implementation lists and documents them)."""
+
+    files: Inputs | Corpus | None
+    field: str
+    errors: Literal["replace", "strict"]
+    pat_str: str | None
+    min_frequency: int
+    special_tokens: Sequence[str]
+    max_token_length: int | None
+    compat: Literal["hf", "ranks"]
+    base: Encoding | None
+    engine: Literal["local", "ray"]
+    address: str | None
+    name: str
+    split_digits: Digits | None
+    limit_alphabet: int | None
+    initial_alphabet: Iterable[str]
+    unk_token: str | None
+    fuse_unk: bool
+    end_of_word_suffix: str | None
+    continuing_subword_prefix: str | None
+    pre_tokenizer: Literal["whitespace", "whitespace_split"]
+    replacement: str
+    prepend_scheme: PrependScheme
+    byte_fallback: bool
+    progress: Callable[[int], object] | None
+    show_progress: bool
+
+
 @overload
 def train_bpe(
     texts: Iterable[str] | None = None,
     *,
     vocab_size: int,
-    files: Inputs | Corpus | None = None,
-    field: str = "text",
-    errors: Literal["replace", "strict"] = "replace",
-    pat_str: str | None = None,
-    min_frequency: int = 2,
-    special_tokens: Sequence[str] = (),
-    max_token_length: int | None = None,
-    compat: Literal["hf", "ranks"] = "hf",
-    base: Encoding | None = None,
-    engine: Literal["local", "ray"] = "local",
-    address: str | None = None,
-    name: str = "trained",
-    split_digits: Digits | None = None,
-    limit_alphabet: int | None = None,
-    initial_alphabet: Iterable[str] = (),
-    unk_token: str | None = "<unk>",
-    fuse_unk: bool = False,
-    end_of_word_suffix: str | None = None,
-    continuing_subword_prefix: str | None = None,
-    pre_tokenizer: Literal["whitespace", "whitespace_split"] = "whitespace",
-    replacement: str = "\u2581",
-    prepend_scheme: PrependScheme = "always",
-    byte_fallback: bool = False,
-    progress: Callable[[int], object] | None = None,
-    show_progress: bool = False,
     kind: Literal["byte"] = "byte",
+    **options: Unpack[_Options],
 ) -> Encoding: ...
 
 
@@ -92,32 +102,8 @@ def train_bpe(
     texts: Iterable[str] | None = None,
     *,
     vocab_size: int,
-    files: Inputs | Corpus | None = None,
-    field: str = "text",
-    errors: Literal["replace", "strict"] = "replace",
-    pat_str: str | None = None,
-    min_frequency: int = 2,
-    special_tokens: Sequence[str] = (),
-    max_token_length: int | None = None,
-    compat: Literal["hf", "ranks"] = "hf",
-    base: Encoding | None = None,
-    engine: Literal["local", "ray"] = "local",
-    address: str | None = None,
-    name: str = "trained",
-    split_digits: Digits | None = None,
-    limit_alphabet: int | None = None,
-    initial_alphabet: Iterable[str] = (),
-    unk_token: str | None = "<unk>",
-    fuse_unk: bool = False,
-    end_of_word_suffix: str | None = None,
-    continuing_subword_prefix: str | None = None,
-    pre_tokenizer: Literal["whitespace", "whitespace_split"] = "whitespace",
-    replacement: str = "\u2581",
-    prepend_scheme: PrependScheme = "always",
-    byte_fallback: bool = False,
-    progress: Callable[[int], object] | None = None,
-    show_progress: bool = False,
     kind: Literal["char", "metaspace"],
+    **options: Unpack[_Options],
 ) -> Tokenizer: ...
 
 

@@ -44,17 +44,7 @@ pub fn train_bpe_bytes<'py>(
     progress: Option<Py<PyAny>>,
     progress_every: usize,
 ) -> PyResult<Trained<'py>> {
-    let compat = match compat {
-        "hf" => Compat::Hf,
-        "ranks" => Compat::Ranks,
-        other => {
-            return Err(new_error(
-                py,
-                "InvalidTrainerOptionError",
-                format!("compat={other:?} is not known; use \"hf\" or \"ranks\""),
-            ))
-        }
-    };
+    let compat = parse_compat(py, compat)?;
     let trainer = BpeTrainer::new(vocab_size)
         .min_frequency(min_frequency)
         .special_tokens(special_tokens)
@@ -81,6 +71,19 @@ pub fn train_bpe_bytes<'py>(
         .py_err(py)?;
     ticker.finish()?;
     Ok(to_python(py, &trained))
+}
+
+/// The `compat=` option of the trainers.
+pub(crate) fn parse_compat(py: Python<'_>, compat: &str) -> PyResult<Compat> {
+    match compat {
+        "hf" => Ok(Compat::Hf),
+        "ranks" => Ok(Compat::Ranks),
+        other => Err(new_error(
+            py,
+            "InvalidTrainerOptionError",
+            format!("compat={other:?} is not known; use \"hf\" or \"ranks\""),
+        )),
+    }
 }
 
 /// The merge loop's link to Python: every `every` merges it takes the GIL briefly, lets

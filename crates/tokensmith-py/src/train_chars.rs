@@ -5,10 +5,10 @@
 use pyo3::prelude::*;
 use tokensmith_core::hf::json::pre_tokenizer_from_json;
 use tokensmith_core::hf::NormalizedString;
-use tokensmith_core::trainers::{CharBpeTrainer, Compat};
+use tokensmith_core::trainers::CharBpeTrainer;
 
-use crate::errors::{new_error, IntoPyResult};
-use crate::train::{count_texts, Progress};
+use crate::errors::IntoPyResult;
+use crate::train::{count_texts, parse_compat, Progress};
 
 /// Every token by id, and the merges in order.
 type Trained = (Vec<String>, Vec<(String, String)>);
@@ -42,17 +42,7 @@ pub fn train_bpe_chars(
     progress: Option<Py<PyAny>>,
     progress_every: usize,
 ) -> PyResult<Trained> {
-    let compat = match compat {
-        "hf" => Compat::Hf,
-        "ranks" => Compat::Ranks,
-        other => {
-            return Err(new_error(
-                py,
-                "InvalidTrainerOptionError",
-                format!("compat={other:?} is not known; use \"hf\" or \"ranks\""),
-            ))
-        }
-    };
+    let compat = parse_compat(py, compat)?;
     let mut trainer = CharBpeTrainer::new(vocab_size)
         .min_frequency(min_frequency)
         .special_tokens(special_tokens)

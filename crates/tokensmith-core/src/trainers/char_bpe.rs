@@ -35,7 +35,7 @@
 //! Not handled here: pre-tokenization (the caller counts words), and special tokens equal to
 //! a learned token (the learned one keeps its own id).
 
-use super::bpe::Compat;
+use super::bpe::{check_specials_and_length, Compat};
 use super::merge_loop::{LengthRule, MergeLoop, Sym};
 use super::word_counts::WordCounts;
 use crate::error::{Error, Result};
@@ -158,27 +158,15 @@ impl CharBpeTrainer {
 
     /// Checks the options on their own, before any counting.
     pub fn validate(&self) -> Result<()> {
-        let mut seen = FxHashSet::default();
-        for s in self.special_tokens.iter().chain(&self.reserved) {
-            if s.is_empty() {
-                return Err(Error::InvalidOption("a special token is empty".into()));
-            }
-            if !seen.insert(s) {
-                return Err(Error::InvalidOption(format!(
-                    "the special token {s:?} is listed twice"
-                )));
-            }
-            if s.chars().count() == 1 {
-                return Err(Error::InvalidOption(format!(
-                    "the special token {s:?} is a single character, which the alphabet may \
-                     hold too; use a longer special token"
-                )));
-            }
-        }
-        if self.max_token_length == Some(0) {
-            return Err(Error::InvalidOption(
-                "max_token_length must be at least 1".into(),
-            ));
+        check_specials_and_length(
+            self.special_tokens.iter().chain(&self.reserved),
+            self.max_token_length,
+        )?;
+        if let Some(s) = self.special_tokens.iter().find(|s| s.chars().count() == 1) {
+            return Err(Error::InvalidOption(format!(
+                "the special token {s:?} is a single character, which the alphabet may \
+                 hold too; use a longer special token"
+            )));
         }
         if self.limit_alphabet == Some(0) {
             return Err(Error::InvalidOption(
