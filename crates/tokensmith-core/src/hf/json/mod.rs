@@ -292,6 +292,56 @@ mod tests {
     }
 
     #[test]
+    fn bpe_family_errors_name_the_path() {
+        const BPE: &str = r#""model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2},
+            "merges": [["a", "b"]]}"#;
+        let cases = [
+            (
+                r#""pre_tokenizer": {"type": "Split", "pattern": {"Regex": "a"},
+                    "behavior": "Sideways"}"#,
+                "pre_tokenizer.behavior",
+            ),
+            (
+                r#""pre_tokenizer": {"type": "Metaspace", "replacement": "_",
+                    "prepend_scheme": "sometimes"}"#,
+                "pre_tokenizer.prepend_scheme",
+            ),
+            (
+                r#""pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+                    {"type": "Digits"}, {"type": "Split", "pattern": {"Glob": "*"}}]}"#,
+                "pre_tokenizer.pretokenizers[1].pattern",
+            ),
+            (
+                r#""decoder": {"type": "Strip", "content": "ab", "start": 1}"#,
+                "decoder.content",
+            ),
+            (
+                r#""decoder": {"type": "Sequence", "decoders": [{"type": "CTC"}]}"#,
+                "decoder.decoders[0].type",
+            ),
+            (
+                r#""post_processor": {"type": "RobertaProcessing", "sep": ["</s>"],
+                    "cls": ["<s>", 0]}"#,
+                "post_processor.sep",
+            ),
+        ];
+        for (part, path) in cases {
+            let e = error_of(&format!("{{{BPE}, {part}}}"));
+            assert!(e.contains(path), "{path}: {e}");
+        }
+        let e = error_of(r#"{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a"]}}"#);
+        assert!(e.contains("model.merges[0]"), "{e}");
+        let e = error_of(
+            r#"{"model": {"type": "BPE", "dropout": 0.1, "vocab": {"a": 0}, "merges": []}}"#,
+        );
+        assert!(e.contains("model.dropout"), "{e}");
+        let e = error_of(
+            r#"{"model": {"type": "BPE", "unk_token": "<unk>", "vocab": {"a": 0}, "merges": []}}"#,
+        );
+        assert!(e.contains("model.unk_token"), "{e}");
+    }
+
+    #[test]
     fn post_processor_tokens_are_checked() {
         let e = error_of(&format!(
             r#"{{{MODEL}, "post_processor": {{"type": "BertProcessing", "cls": ["[CLS]", 1], "sep": ["[SEP]", 2]}}}}"#
