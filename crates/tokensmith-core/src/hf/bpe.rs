@@ -24,9 +24,18 @@
 
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
+use std::sync::RwLock;
+
+/// Words remembered by [`Bpe::tokenize`]; once full, new words are no longer added (HF's
+/// cache has the same policy and size).
+const CACHE_CAPACITY: usize = 10_000;
+/// Longer words are not cached (they are rare, and each would hold much memory).
+const CACHE_MAX_CHARS: usize = 256;
+
+type Tokens = Vec<(u32, usize, usize)>;
 
 /// A BPE model; build it with [`Bpe::builder`].
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Bpe {
     vocab: FxHashMap<String, u32>,
     /// `(left, right)` -> `(rank, merged id)`.
@@ -37,6 +46,24 @@ pub struct Bpe {
     fuse_unk: bool,
     byte_fallback: bool,
     ignore_merges: bool,
+    /// The tokens of words seen before, by word.
+    cache: RwLock<FxHashMap<String, Tokens>>,
+}
+
+impl Clone for Bpe {
+    fn clone(&self) -> Self {
+        Self {
+            vocab: self.vocab.clone(),
+            merges: self.merges.clone(),
+            unk: self.unk.clone(),
+            prefix: self.prefix.clone(),
+            suffix: self.suffix.clone(),
+            fuse_unk: self.fuse_unk,
+            byte_fallback: self.byte_fallback,
+            ignore_merges: self.ignore_merges,
+            cache: RwLock::new(FxHashMap::default()),
+        }
+    }
 }
 
 /// The options of a [`Bpe`], before its merges are resolved.
@@ -120,6 +147,7 @@ impl BpeBuilder {
             fuse_unk: self.fuse_unk,
             byte_fallback: self.byte_fallback,
             ignore_merges: self.ignore_merges,
+            cache: RwLock::new(FxHashMap::default()),
         })
     }
 }
@@ -153,6 +181,24 @@ impl Bpe {
 
     /// The tokens of one word: `(id, start, end)` with spans in characters of `word`.
     pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+        if word.is_empty() || word.len() > CACHE_MAX_CHARS {
+            return self.tokenize_uncached(word);
+        }
+        let key: String = word.iter().collect();
+        // A poisoned lock only means another thread panicked mid-insert; skip the cache.
+        if let Some(hit) = self.cache.read().ok().and_then(|c| c.get(&key).cloned()) {
+            return hit;
+        }
+        let tokens = self.tokenize_uncached(word);
+        if let Ok(mut cache) = self.cache.write() {
+            if cache.len() < CACHE_CAPACITY {
+                cache.insert(key, tokens.clone());
+            }
+        }
+        tokens
+    }
+
+    fn tokenize_uncached(&self, word: &[char]) -> Tokens {
         if word.is_empty() {
             return Vec::new();
         }
