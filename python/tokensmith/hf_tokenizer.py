@@ -9,7 +9,7 @@
 
 What it does not handle yet: added tokens are not matched inside the input text (they are
 used for ``decode`` and lookups only). The components that run are BertNormalizer, NFD,
-NFKD, Lowercase, StripAccents, Strip, Sequence; BertPreTokenizer, Whitespace,
+NFKD, Lowercase, StripAccents, Strip, Prepend, Replace (string patterns), Sequence; BertPreTokenizer, Whitespace,
 WhitespaceSplit, Punctuation, Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel,
 Sequence; WordPiece and BPE (no dropout); TemplateProcessing, BertProcessing,
 RobertaProcessing, ByteLevel; the WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse,

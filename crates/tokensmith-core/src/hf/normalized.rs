@@ -121,6 +121,35 @@ impl NormalizedString {
         }
     }
 
+    /// Replaces every occurrence of `pattern` (left to right, without overlaps) by
+    /// `content`, whose characters all take the span of the match's last character (as HF's
+    /// `replace` aligns them). An empty pattern changes nothing.
+    pub fn replace_literal(&mut self, pattern: &str, content: &str) {
+        let pattern: Vec<char> = pattern.chars().collect();
+        if pattern.is_empty() || self.chars.len() < pattern.len() {
+            return;
+        }
+        let mut chars = Vec::with_capacity(self.chars.len());
+        let mut align = Vec::with_capacity(self.align.len());
+        let mut i = 0;
+        while i < self.chars.len() {
+            if self.chars[i..].starts_with(&pattern) {
+                let span = self.align[i + pattern.len() - 1];
+                for c in content.chars() {
+                    chars.push(c);
+                    align.push(span);
+                }
+                i += pattern.len();
+            } else {
+                chars.push(self.chars[i]);
+                align.push(self.align[i]);
+                i += 1;
+            }
+        }
+        self.chars = chars;
+        self.align = align;
+    }
+
     /// Replaces every `from` by `to`, each keeping its span.
     pub fn replace_char(&mut self, from: char, to: char) {
         for c in &mut self.chars {

@@ -18,13 +18,15 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
-    const SUPPORTED: [&str; 7] = [
+    const SUPPORTED: [&str; 9] = [
         "BertNormalizer",
         "NFD",
         "NFKD",
         "Lowercase",
         "StripAccents",
         "Strip",
+        "Prepend",
+        "Replace",
         "Sequence",
     ];
     let kind = node.kind()?;
@@ -61,6 +63,24 @@ pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
             Ok(Normalizer::Strip {
                 left: node.opt_bool("strip_left", true)?,
                 right: node.opt_bool("strip_right", true)?,
+            })
+        }
+        "Prepend" => {
+            node.only_keys(&["type", "prepend"])?;
+            Ok(Normalizer::Prepend(node.str("prepend")?.to_string()))
+        }
+        "Replace" => {
+            node.only_keys(&["type", "pattern", "content"])?;
+            let (text, literal, path) = pattern(&node)?;
+            if !literal {
+                return Err(err(
+                    &path,
+                    "a Regex pattern in the Replace normalizer is not supported yet",
+                ));
+            }
+            Ok(Normalizer::Replace {
+                pattern: text.to_string(),
+                content: node.str("content")?.to_string(),
             })
         }
         "Sequence" => {
