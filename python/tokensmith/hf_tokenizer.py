@@ -7,10 +7,11 @@
 >>> enc.tokens, enc.offsets
 (['hi', '##s'], [(0, 2), (2, 3)])
 
-What it does not handle yet: added tokens are not matched inside the input text (they are
-used for ``decode`` and lookups only). The components that run are BertNormalizer, NFD,
-NFKD, Lowercase, StripAccents, Strip, Prepend, Replace (string patterns), Sequence; BertPreTokenizer, Whitespace,
-WhitespaceSplit, Punctuation, Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel,
+Added tokens are found in the input first, as HF does (``special``, ``normalized``,
+``lstrip``, ``rstrip`` and ``single_word`` included). The components that run are
+BertNormalizer, NFD, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace (string
+patterns), Sequence; BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits,
+CharDelimiterSplit, Metaspace, Split, ByteLevel,
 Sequence; WordPiece and BPE (no dropout); TemplateProcessing, BertProcessing,
 RobertaProcessing, ByteLevel; the WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse,
 Strip, Replace (string patterns), ByteLevel and Sequence decoders. Any other component type

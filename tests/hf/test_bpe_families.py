@@ -124,3 +124,55 @@ def test_bpe_errors_name_the_json_path(trained: Path, tmp_path: Path) -> None:
     bad.write_text(json.dumps(doc), encoding="utf-8")
     with pytest.raises(tokensmith.TokenizerJsonError, match=r"model\.merges\[3\]"):
         tokensmith.Tokenizer.from_file(bad)
+
+
+def _with_added_tokens(trained: Path, out: Path) -> Path:
+    """The trained file with added tokens of every flag. Their ids are HF's: a token that the
+    model's vocabulary has keeps that id, the others follow the vocabulary."""
+    import json
+
+    doc = json.loads(trained.read_text(encoding="utf-8"))
+    n = len(doc["model"]["vocab"])
+    flags = {"single_word": False, "lstrip": False, "rstrip": False}
+    extra = [
+        {"content": "<mask>", "special": True, "normalized": False, **flags, "lstrip": True},
+        {"content": "the", "special": False, "normalized": True, **flags, "single_word": True},
+        {"content": "World", "special": False, "normalized": False, **flags, "rstrip": True},
+        {"content": "<unk>y", "special": True, "normalized": False, **flags},
+    ]
+    vocab = doc["model"]["vocab"]
+    for t in extra:
+        if t["content"] in vocab:
+            doc["added_tokens"].append({"id": vocab[t["content"]], **t})
+        else:
+            doc["added_tokens"].append({"id": n, **t})
+            n += 1
+    out.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return out
+
+
+def test_added_tokens_in_the_text_as_hf(
+    trained: Path, multilingual_lines: list[str], tmp_path: Path
+) -> None:
+    import random
+
+    from tokenizers import Tokenizer as HfTokenizer
+
+    path = _with_added_tokens(trained, tmp_path / "added.json")
+    hf = HfTokenizer.from_file(str(path))
+    ours = tokensmith.Tokenizer.from_file(path)
+    rng = random.Random(0)
+    inserts = ["<mask>", "  <mask>", "the", " the ", "World ", "World", "<unk>", "<unk>y", "<s>"]
+    texts = ["<mask>", "the", "  <mask>  World  x", "other the them", "<unk><unk>y"]
+    for line in multilingual_lines[:1500]:
+        line = line.rstrip("\n")
+        at = rng.randrange(len(line) + 1)
+        texts.append(line[:at] + rng.choice(inserts) + line[at:])
+    for text in texts:
+        h, t = hf.encode(text), ours.encode(text)
+        assert (t.ids, t.tokens, t.offsets) == (h.ids, h.tokens, h.offsets), text
+        assert (t.word_ids, t.special_tokens_mask) == (h.word_ids, h.special_tokens_mask), text
+        assert ours.decode(t.ids) == hf.decode(h.ids), text
+        assert ours.decode(t.ids, skip_special_tokens=False) == hf.decode(
+            h.ids, skip_special_tokens=False
+        ), text

@@ -17,10 +17,9 @@
 //! BPEDecoder, ByteFallback, Fuse, Strip, Replace, ByteLevel and Sequence decoders;
 //! truncation (LongestFirst, stride 0) and padding. Any other component type is refused by
 //! [`json`] with an error naming it.
-//! Added tokens are only used for decoding (`skip_special_tokens`) and lookups: they are not
-//! yet matched in the input text, so a file whose text holds them literally is encoded as
-//! ordinary text.
+//! Added tokens are matched in the input before the pipeline runs ([`added_tokens`]).
 
+pub mod added_tokens;
 pub mod bpe;
 pub mod byte_level;
 pub mod char_props;

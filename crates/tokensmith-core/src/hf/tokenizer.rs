@@ -25,13 +25,8 @@ use super::truncation::{pair_lengths, truncate, Padding, Truncation};
 use super::NormalizedString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// A token added on top of the model's vocabulary (`added_tokens` in the file).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AddedToken {
-    pub id: u32,
-    pub content: String,
-    pub special: bool,
-}
+use super::added_tokens::AddedMatcher;
+pub use super::added_tokens::AddedToken;
 
 /// The result of encoding one sequence or a pair; every vector has one entry per token.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -68,6 +63,9 @@ pub struct HfTokenizer {
     pub(super) truncation: Option<Truncation>,
     pub(super) padding: Option<Padding>,
     pub(super) added_tokens: Vec<AddedToken>,
+    /// Added tokens looked for in the original text, and in normalized pieces.
+    pub(super) raw_matcher: AddedMatcher,
+    pub(super) normalized_matcher: AddedMatcher,
     /// Every id's token: the model's, overridden by added tokens.
     pub(super) id_to_token: FxHashMap<u32, String>,
     pub(super) special_ids: FxHashSet<u32>,
@@ -153,21 +151,40 @@ impl HfTokenizer {
     }
 
     fn encode_sequence(&self, text: &str) -> HfEncoding {
-        let mut normalized = NormalizedString::new(text);
-        if let Some(n) = &self.normalizer {
-            n.normalize(&mut normalized);
+        let original = NormalizedString::new(text);
+        // Each word: the added token it is, or text for the model.
+        let mut words: Vec<(Option<u32>, NormalizedString)> = Vec::new();
+        for (added, (s, e)) in self.raw_matcher.find(original.chars()) {
+            let mut piece = original.slice(s, e);
+            if added.is_some() {
+                words.push((added, piece));
+                continue;
+            }
+            if let Some(n) = &self.normalizer {
+                n.normalize(&mut piece);
+            }
+            for (added, (s, e)) in self.normalized_matcher.find(piece.chars()) {
+                let part = piece.slice(s, e);
+                match (added, &self.pre_tokenizer) {
+                    (Some(_), _) => words.push((added, part)),
+                    (None, Some(p)) => {
+                        words.extend(p.pre_tokenize(part).into_iter().map(|w| (None, w)))
+                    }
+                    (None, None) => words.push((None, part)),
+                }
+            }
         }
-        let words = match &self.pre_tokenizer {
-            Some(p) => p.pre_tokenize(normalized),
-            None if normalized.is_empty() => Vec::new(),
-            None => vec![normalized],
-        };
+        words.retain(|(_, w)| !w.is_empty());
         let mut out = HfEncoding::default();
-        for (word_index, word) in words.iter().enumerate() {
+        for (word_index, (added, word)) in words.iter().enumerate() {
+            let word_id = Some(word_index as u32);
+            if let Some(id) = added {
+                out.push(*id, word.text(), word.original_span(0, word.len()), word_id);
+                continue;
+            }
             for (id, s, e) in self.model.tokenize(word.chars()) {
                 let token = self.id_to_token.get(&id).cloned().unwrap_or_default();
-                let offsets = word.original_span(s, e);
-                out.push(id, token, offsets, Some(word_index as u32));
+                out.push(id, token, word.original_span(s, e), word_id);
             }
         }
         out

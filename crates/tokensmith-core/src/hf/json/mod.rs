@@ -14,6 +14,7 @@
 
 mod components;
 
+use super::added_tokens::AddedMatcher;
 use super::tokenizer::{AddedToken, HfTokenizer};
 use crate::{Error, Result};
 use components::{decoder, model, normalizer, padding, post_processor, pre_tokenizer, truncation};
@@ -144,10 +145,15 @@ fn added_tokens(v: &Value, path: &str) -> Result<Vec<AddedToken>> {
             "special",
         ])?;
         let (id, ip) = node.required("id")?;
+        let special = node.opt_bool("special", false)?;
         out.push(AddedToken {
             id: as_id(id, &ip)?,
             content: node.str("content")?.to_string(),
-            special: node.opt_bool("special", false)?,
+            special,
+            normalized: node.opt_bool("normalized", !special)?,
+            lstrip: node.opt_bool("lstrip", false)?,
+            rstrip: node.opt_bool("rstrip", false)?,
+            single_word: node.opt_bool("single_word", false)?,
         });
     }
     Ok(out)
@@ -200,10 +206,16 @@ impl HfTokenizer {
             "decoder",
         ])?;
         let model = section(root, "model", model)?.ok_or_else(|| err("model", "missing"))?;
-        let added = match root.get("added_tokens")? {
+        let mut added = match root.get("added_tokens")? {
             Some((v, path)) => added_tokens(v, &path)?,
             None => Vec::new(),
         };
+        // As in HF, an added token that the model's vocabulary holds takes the model's id.
+        for a in &mut added {
+            if let Some(&id) = model.vocab().get(&a.content) {
+                a.id = id;
+            }
+        }
         let mut id_to_token: FxHashMap<u32, String> = model
             .vocab()
             .iter()
@@ -229,8 +241,20 @@ impl HfTokenizer {
                 }
             }
         }
+        let normalizer = section(root, "normalizer", normalizer)?;
+        let spell = |content: &str| {
+            let mut s = crate::hf::NormalizedString::new(content);
+            if let Some(n) = &normalizer {
+                n.normalize(&mut s);
+            }
+            s.text()
+        };
+        let raw_matcher = AddedMatcher::new(&added, spell, false);
+        let normalized_matcher = AddedMatcher::new(&added, spell, true);
         Ok(HfTokenizer {
-            normalizer: section(root, "normalizer", normalizer)?,
+            normalizer,
+            raw_matcher,
+            normalized_matcher,
             pre_tokenizer: section(root, "pre_tokenizer", pre_tokenizer)?,
             model,
             post_processor: post,
