@@ -34,6 +34,9 @@ const CACHE_MAX_CHARS: usize = 256;
 
 type Tokens = Vec<(u32, usize, usize)>;
 
+/// Words up to this many symbols are merged by scanning, longer ones through a queue.
+const SHORT_WORD: usize = 32;
+
 /// A BPE model; build it with [`Bpe::builder`].
 #[derive(Debug)]
 pub struct Bpe {
@@ -277,10 +280,23 @@ impl Bpe {
 
     /// Merges the lowest-ranked adjacent pair, the leftmost first, until none is left.
     fn merge_all(&self, symbols: &mut Vec<Symbol>) {
+        if symbols.len() <= SHORT_WORD {
+            self.merge_by_scan(symbols);
+        } else {
+            self.merge_by_queue(symbols);
+        }
+    }
+
+    fn lookup(&self, left: &Symbol, right: &Symbol) -> Option<(u32, u32)> {
+        self.merges.get(&(left.id, right.id)).copied()
+    }
+
+    /// Short words: scan for the best pair at every step (quadratic, but no allocation).
+    fn merge_by_scan(&self, symbols: &mut Vec<Symbol>) {
         loop {
             let mut best: Option<(u32, usize, u32)> = None;
             for i in 0..symbols.len().saturating_sub(1) {
-                if let Some(&(rank, id)) = self.merges.get(&(symbols[i].id, symbols[i + 1].id)) {
+                if let Some((rank, id)) = self.lookup(&symbols[i], &symbols[i + 1]) {
                     if best.is_none_or(|(r, _, _)| rank < r) {
                         best = Some((rank, i, id));
                     }
@@ -294,6 +310,49 @@ impl Bpe {
             };
             symbols.remove(i + 1);
         }
+    }
+
+    /// Long words: a queue of `(rank, position)` over a linked list of symbols, so a word of
+    /// n symbols costs O(n log n) (a whole line without spaces, under Metaspace or a
+    /// Llama-style file, is one word). Entries made stale by a merge are skipped when popped.
+    fn merge_by_queue(&self, symbols: &mut Vec<Symbol>) {
+        use std::cmp::Reverse;
+        let n = symbols.len();
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
+        let mut alive = vec![true; n];
+        let mut queue = std::collections::BinaryHeap::new();
+        for i in 0..n - 1 {
+            if let Some((rank, id)) = self.lookup(&symbols[i], &symbols[i + 1]) {
+                queue.push(Reverse((rank, i, id)));
+            }
+        }
+        while let Some(Reverse((rank, i, id))) = queue.pop() {
+            let j = next[i];
+            if !alive[i] || j >= n || self.lookup(&symbols[i], &symbols[j]) != Some((rank, id)) {
+                continue;
+            }
+            symbols[i] = Symbol {
+                id,
+                start: symbols[i].start,
+                end: symbols[j].end,
+            };
+            alive[j] = false;
+            next[i] = next[j];
+            if next[i] < n {
+                prev[next[i]] = Some(i);
+                if let Some((r, m)) = self.lookup(&symbols[i], &symbols[next[i]]) {
+                    queue.push(Reverse((r, i, m)));
+                }
+            }
+            if let Some(p) = prev[i] {
+                if let Some((r, m)) = self.lookup(&symbols[p], &symbols[i]) {
+                    queue.push(Reverse((r, p, m)));
+                }
+            }
+        }
+        let mut keep = alive.into_iter();
+        symbols.retain(|_| keep.next().unwrap_or(false));
     }
 }
 
@@ -348,6 +407,42 @@ mod tests {
         assert_eq!(bpe.tokenize(&word), [(4, 0, 3)]);
         let e = model(&tokens).build(merges(&[("a", "x")])).unwrap_err();
         assert!(e.to_string().contains("model.merges[0]"), "{e}");
+    }
+
+    #[test]
+    fn queue_and_scan_agree_on_long_words() {
+        // Every pair of the 4 letters merges, in an order where overlaps compete.
+        let letters = ["a", "b", "c", "d"];
+        let mut tokens: Vec<String> = letters.iter().map(|s| s.to_string()).collect();
+        let mut merges = Vec::new();
+        for x in letters {
+            for y in letters {
+                merges.push((x.to_string(), y.to_string()));
+                tokens.push(format!("{x}{y}"));
+            }
+        }
+        for (x, y) in [("ab", "cd"), ("aa", "aa"), ("dc", "ba"), ("bb", "b")] {
+            merges.push((x.to_string(), y.to_string()));
+            tokens.push(format!("{x}{y}"));
+        }
+        let refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
+        let bpe = model(&refs).build(merges).unwrap();
+        let mut seed = 7u32;
+        for len in [33, 50, 200, 1000] {
+            let word: Vec<char> = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    ['a', 'b', 'c', 'd'][(seed >> 16) as usize % 4]
+                })
+                .collect();
+            let start = bpe.initial_symbols(&word);
+            let mut by_queue = start.clone();
+            bpe.merge_by_queue(&mut by_queue);
+            let mut by_scan = start;
+            bpe.merge_by_scan(&mut by_scan);
+            let ids = |s: &[Symbol]| s.iter().map(|x| (x.id, x.start, x.end)).collect::<Vec<_>>();
+            assert_eq!(ids(&by_queue), ids(&by_scan), "length {len}");
+        }
     }
 
     #[test]
