@@ -70,18 +70,8 @@ pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
             Ok(Normalizer::Prepend(node.str("prepend")?.to_string()))
         }
         "Replace" => {
-            node.only_keys(&["type", "pattern", "content"])?;
-            let (text, literal, path) = pattern(&node)?;
-            if !literal {
-                return Err(err(
-                    &path,
-                    "a Regex pattern in the Replace normalizer is not supported yet",
-                ));
-            }
-            Ok(Normalizer::Replace {
-                pattern: text.to_string(),
-                content: node.str("content")?.to_string(),
-            })
+            let (pattern, content) = literal_replace(&node, "normalizer")?;
+            Ok(Normalizer::Replace { pattern, content })
         }
         "Sequence" => {
             node.only_keys(&["type", "normalizers"])?;
@@ -138,6 +128,19 @@ fn pattern<'a>(node: &Node<'a>) -> Result<(&'a str, bool, String)> {
         Some((k, Value::String(p))) if k == "Regex" => Ok((p, false, path)),
         _ => Err(err(&path, "expected {\"String\": ...} or {\"Regex\": ...}")),
     }
+}
+
+/// A Replace component's `(pattern, content)`; only string patterns are supported yet.
+fn literal_replace(node: &Node<'_>, what: &str) -> Result<(String, String)> {
+    node.only_keys(&["type", "pattern", "content"])?;
+    let (text, literal, path) = pattern(node)?;
+    if !literal {
+        return Err(err(
+            &path,
+            format!("a Regex pattern in the Replace {what} is not supported yet"),
+        ));
+    }
+    Ok((text.to_string(), node.str("content")?.to_string()))
 }
 
 fn metaspace(node: &Node<'_>) -> Result<Metaspace> {
@@ -558,18 +561,8 @@ pub(super) fn decoder(node: Node<'_>) -> Result<Decoder> {
             })
         }
         "Replace" => {
-            node.only_keys(&["type", "pattern", "content"])?;
-            let (text, literal, path) = pattern(&node)?;
-            if !literal {
-                return Err(err(
-                    &path,
-                    "a Regex pattern in the Replace decoder is not supported yet",
-                ));
-            }
-            Ok(Decoder::Replace {
-                pattern: text.to_string(),
-                content: node.str("content")?.to_string(),
-            })
+            let (pattern, content) = literal_replace(&node, "decoder")?;
+            Ok(Decoder::Replace { pattern, content })
         }
         "ByteLevel" => byte_level(&node).map(|_| Decoder::ByteLevel),
         "Sequence" => {
