@@ -1,6 +1,6 @@
 """Type stubs for the compiled module ``tokensmith._core`` (the Rust engine)."""
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from os import PathLike
 from typing import Literal
 
@@ -79,7 +79,28 @@ def train_bpe_bytes(
     compat: Literal["hf", "ranks"] = "hf",
     chunk_size: int = 4096,
     counts: bytes | None = None,
+    progress: Callable[[int], object] | None = None,
+    progress_every: int = 100,
 ) -> tuple[list[tuple[bytes, int]], list[tuple[str, int]], list[tuple[bytes, bytes]]]: ...
+def train_bpe_chars(
+    texts: Iterable[str],
+    *,
+    pre_tokenizer: str,
+    vocab_size: int,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] = ...,
+    reserved: Sequence[str] = ...,
+    limit_alphabet: int | None = None,
+    initial_alphabet: Sequence[str] = ...,
+    max_token_length: int | None = None,
+    continuing_subword_prefix: str | None = None,
+    end_of_word_suffix: str | None = None,
+    variant_order: Sequence[str] = ...,
+    compat: Literal["hf", "ranks"] = "hf",
+    chunk_size: int = 4096,
+    progress: Callable[[int], object] | None = None,
+    progress_every: int = 100,
+) -> tuple[list[str], list[tuple[str, str]]]: ...
 def count_words(texts: Iterable[str], *, pattern: str, chunk_size: int = 4096) -> bytes: ...
 def merge_word_counts(blobs: Sequence[bytes]) -> bytes: ...
 def extend_bpe_bytes(

@@ -1,4 +1,5 @@
-"""``tokensmith train bpe FILES...``: train a byte-level BPE from files and save it.
+"""``tokensmith train bpe FILES...``: train a BPE (byte-level, character-level or Metaspace)
+from files and save it; ``--base`` extends an existing vocabulary instead.
 
 >>> from typer.testing import CliRunner
 >>> result = CliRunner().invoke(train_app, ["bpe", "--help"])
@@ -14,7 +15,7 @@ import os
 import time
 import warnings
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal, cast
 
 import typer
 from rich.console import Console
@@ -23,11 +24,14 @@ from rich.progress import (
     BarColumn,
     DownloadColumn,
     Progress,
+    ProgressColumn,
     SpinnerColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.text import Text
 
 import tokensmith
 from tokensmith.bounded_counts import scale_options
@@ -66,12 +70,24 @@ def resolve_pattern(pattern: str) -> str:
     return PATTERNS.get(pattern.lower(), pattern)
 
 
-def save_outputs(enc: tokensmith.Encoding, out: Path) -> list[Path]:
+def save_outputs(enc: tokensmith.Encoding | tokensmith.Tokenizer, out: Path) -> list[Path]:
     """Saves ``enc``: one format for a ``.json``/``.tiktoken`` path, every format for a directory.
 
     A directory gets ``tokenizer.json``, ``NAME.tiktoken`` (+ sidecar), and ``vocab.json`` +
-    ``merges.txt`` (+ ``tokensmith.json``); ``tokensmith.load(DIR)`` reads the last pair.
+    ``merges.txt`` (+ ``tokensmith.json``); ``tokensmith.load(DIR)`` reads the last pair. A
+    character-level or Metaspace :class:`~tokensmith.Tokenizer` is written as
+    ``tokenizer.json`` only (into the directory, or to the ``.json`` path).
     """
+    if isinstance(enc, tokensmith.Tokenizer):
+        target = out if out.suffix == ".json" else out / "tokenizer.json"
+        if out.suffix not in ("", ".json"):
+            raise tokensmith.UnknownFormatError(
+                f"{out}: a character-level or Metaspace tokenizer is written as tokenizer.json; "
+                "give a .json path or a directory"
+            )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        enc.save(target)
+        return [target]
     if out.suffix in (".json", ".tiktoken"):
         out.parent.mkdir(parents=True, exist_ok=True)
         enc.save(out)
@@ -91,14 +107,32 @@ def save_outputs(enc: tokensmith.Encoding, out: Path) -> list[Path]:
     ]
 
 
-class _ReadThenMerge:
-    """A progress display: a bar over the input bytes, then a spinner while merges are learned."""
+class _AmountColumn(ProgressColumn):
+    """Bytes read for the counting task, merges learned for the merging one."""
 
-    def __init__(self, progress: Progress, total: int, n_files: int, vocab_size: int) -> None:
+    def __init__(self) -> None:
+        super().__init__()
+        self._bytes = DownloadColumn()
+
+    def render(self, task: Task) -> Text:
+        if task.fields.get("merges"):
+            total = f"/{int(task.total):,}" if task.total is not None else ""
+            return Text(f"{int(task.completed):,}{total} merges", style="progress.download")
+        return self._bytes.render(task)
+
+
+class _ReadThenMerge:
+    """A progress display: a bar over the input bytes, then a bar over the merges, which the
+    Rust merge loop moves every 100 merges (``merged``)."""
+
+    def __init__(
+        self, progress: Progress, total: int, n_files: int, vocab_size: int, most_merges: int
+    ) -> None:
         self.progress = progress
         self.total = total
         self.n_files = n_files
         self.vocab_size = vocab_size
+        self.most_merges = most_merges
         self.reading: TaskID = progress.add_task(f"counting words in {n_files} files", total=total)
         self.merging: TaskID | None = None
 
@@ -108,8 +142,17 @@ class _ReadThenMerge:
         if done >= self.total and self.merging is None:
             self.progress.update(self.reading, description=f"counted {self.n_files} files")
             self.merging = self.progress.add_task(
-                f"learning merges up to {self.vocab_size:,} tokens", total=None
+                f"learning merges up to {self.vocab_size:,} tokens",
+                total=self.most_merges,
+                merges=True,
             )
+            if not self.progress.console.is_terminal:
+                # No live display: one line marks the stage (Ctrl-C stops it promptly).
+                self.progress.console.print("learning merges", highlight=False)
+
+    def merged(self, n: int) -> None:
+        if self.merging is not None:
+            self.progress.update(self.merging, completed=n)
 
 
 @train_app.command("bpe")
@@ -163,10 +206,52 @@ def bpe(
     approximate: Annotated[
         bool, typer.Option(help="With --max-memory: cut rare words, no spilling (approximate).")
     ] = False,
+    kind: Annotated[
+        str,
+        typer.Option(
+            help="byte (GPT-2/tiktoken), char (words end in </w>), or metaspace (▁ for spaces)."
+        ),
+    ] = "byte",
+    split_digits: Annotated[
+        str | None,
+        typer.Option(help="individual (every digit alone) or groups (at most 3, as cl100k)."),
+    ] = None,
+    limit_alphabet: Annotated[
+        int | None, typer.Option(min=1, help="(char, metaspace) Keep this many characters.")
+    ] = None,
+    initial_alphabet: Annotated[
+        str, typer.Option(help="(char, metaspace) Characters always in the alphabet.")
+    ] = "",
+    unk_token: Annotated[
+        str, typer.Option(help="(char, metaspace) The unknown token; '' for none.")
+    ] = "<unk>",
+    end_of_word_suffix: Annotated[
+        str, typer.Option(help="(char) The end-of-word suffix; '' for none.")
+    ] = "</w>",
+    continuing_subword_prefix: Annotated[
+        str, typer.Option(help="(char) The prefix of non-initial symbols, such as ##.")
+    ] = "",
+    pre_tokenizer: Annotated[
+        str, typer.Option(help="(char) whitespace or whitespace_split.")
+    ] = "whitespace",
+    prepend_scheme: Annotated[
+        str, typer.Option(help="(metaspace) always, first or never.")
+    ] = "always",
+    byte_fallback: Annotated[
+        bool, typer.Option("--byte-fallback", help="(metaspace) Reserve <0x00>..<0xFF>.")
+    ] = False,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            help="(byte) Extend this vocabulary (a bundled name such as cl100k_base, or a "
+            "file tokensmith.load reads): its ids stay, new merges fill up to --vocab-size."
+        ),
+    ] = None,
 ) -> None:
-    """Train a byte-level BPE on FILES and save it to --out.
+    """Train a BPE on FILES and save it to --out.
 
     Text files give one text per line; .jsonl/.ndjson files give --field of each record.
+    Ctrl-C stops training within a moment and writes nothing.
 
     Example: tokensmith train bpe 'corpus/*.txt.gz' --vocab-size 32000 --out my-tokenizer/
     """
@@ -178,23 +263,35 @@ def bpe(
             SpinnerColumn(),
             TextColumn("{task.description}"),
             BarColumn(),
-            DownloadColumn(),
+            _AmountColumn(),
             TimeElapsedColumn(),
         )
+        base_encoding = _load_base(base) if base is not None else None
+        n_base = 256 if base_encoding is None else base_encoding.n_vocab
+        most_merges = max(vocab_size - n_base - len(special_token or []), 1)
+        family = _family_options(
+            kind, split_digits, limit_alphabet, initial_alphabet, unk_token,
+            end_of_word_suffix, continuing_subword_prefix, pre_tokenizer, prepend_scheme,
+            byte_fallback, pattern, base,
+        )
         with Progress(*columns, console=_err, transient=False) as progress:
-            display = _ReadThenMerge(progress, corpus.total_bytes, len(corpus.files), vocab_size)
+            display = _ReadThenMerge(
+                progress, corpus.total_bytes, len(corpus.files), vocab_size, most_merges
+            )
             corpus.on_progress = display
             with warnings.catch_warnings():
                 # The count of replaced bytes is printed below, in the summary.
                 warnings.simplefilter("ignore", InvalidUtf8Warning)
-                enc = tokensmith.train_bpe(
+                enc = tokensmith.train_bpe(  # type: ignore[call-overload]
                     files=corpus,
                     vocab_size=vocab_size,
-                    pat_str=resolve_pattern(pattern),
                     min_frequency=min_frequency,
                     special_tokens=special_token or [],
                     max_token_length=max_token_length,
                     name=tok_name,
+                    base=base_encoding,
+                    progress=display.merged,
+                    **family,
                     **scale_options(engine, address, max_memory, approximate),
                 )
             if display.merging is not None:
@@ -204,9 +301,10 @@ def bpe(
         _err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
     stats = corpus.stats
+    n_vocab = enc.get_vocab_size() if isinstance(enc, tokensmith.Tokenizer) else enc.n_vocab
     elapsed = time.perf_counter() - start
     _out.print(
-        f"trained {enc.name!r}: {enc.n_vocab:,} tokens from {stats.files} files, "
+        f"trained {tok_name!r}: {n_vocab:,} tokens from {stats.files} files, "
         f"{stats.lines:,} lines, {stats.bytes / 1e6:.1f} MB in {elapsed:.1f} s, "
         f"peak RSS {format_bytes(peak_rss_bytes())}",
         highlight=False,
@@ -219,3 +317,58 @@ def bpe(
         )
     for path in written:
         _out.print(f"wrote {os.fspath(path)}", highlight=False, markup=False, soft_wrap=True)
+
+
+def _load_base(base: str) -> tokensmith.Encoding:
+    """``--base``: a bundled encoding's name, or a file that loads as a byte-level encoding."""
+    if base in tokensmith.list_encoding_names():
+        return tokensmith.get_encoding(base)
+    loaded = tokensmith.load(base)
+    if not isinstance(loaded, tokensmith.Encoding):
+        raise tokensmith.InvalidTrainerOptionError(
+            f"--base {base}: only byte-level vocabularies can be extended"
+        )
+    return loaded
+
+
+def _family_options(
+    kind: str,
+    split_digits: str | None,
+    limit_alphabet: int | None,
+    initial_alphabet: str,
+    unk_token: str,
+    end_of_word_suffix: str,
+    continuing_subword_prefix: str,
+    pre_tokenizer: str,
+    prepend_scheme: str,
+    byte_fallback: bool,
+    pattern: str,
+    base: str | None,
+) -> dict[str, object]:
+    """The keyword arguments of ``train_bpe`` that depend on ``--kind``."""
+    if kind not in ("byte", "char", "metaspace"):
+        raise tokensmith.InvalidTrainerOptionError(
+            f"--kind {kind}: use byte, char or metaspace"
+        )
+    options: dict[str, object] = {"kind": kind, "split_digits": split_digits}
+    if kind == "byte":
+        if base is None:
+            options["pat_str"] = resolve_pattern(pattern)
+        return options
+    if base is not None:
+        raise tokensmith.InvalidTrainerOptionError("--base is for --kind byte")
+    options.update(
+        limit_alphabet=limit_alphabet,
+        initial_alphabet=initial_alphabet,
+        unk_token=unk_token or None,
+        fuse_unk=False,
+    )
+    if kind == "char":
+        options.update(
+            end_of_word_suffix=end_of_word_suffix,
+            continuing_subword_prefix=continuing_subword_prefix or None,
+            pre_tokenizer=cast(Literal["whitespace", "whitespace_split"], pre_tokenizer),
+        )
+    else:
+        options.update(prepend_scheme=prepend_scheme, byte_fallback=byte_fallback)
+    return options

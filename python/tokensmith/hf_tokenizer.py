@@ -7,11 +7,14 @@
 >>> enc.tokens, enc.offsets
 (['hi', '##s'], [(0, 2), (2, 3)])
 
-What it does not handle yet: added tokens are not matched inside the input text (they are
-used for ``decode`` and lookups only); only BERT-style components run (BertNormalizer, NFD,
-NFKD, Lowercase, StripAccents, Strip, Sequence; BertPreTokenizer, Whitespace,
-WhitespaceSplit, Sequence; WordPiece; TemplateProcessing, BertProcessing; the WordPiece
-decoder), and any other component type
+Added tokens are found in the input first, as HF does (``special``, ``normalized``,
+``lstrip``, ``rstrip`` and ``single_word`` included). The components that run are
+BertNormalizer, NFD, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace (string
+patterns), Sequence; BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits,
+CharDelimiterSplit, Metaspace, Split, ByteLevel,
+Sequence; WordPiece and BPE (no dropout); TemplateProcessing, BertProcessing,
+RobertaProcessing, ByteLevel; the WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse,
+Strip, Replace (string patterns), ByteLevel and Sequence decoders. Any other component type
 raises :class:`~tokensmith.errors.UnsupportedComponentError` naming it. Truncation
 (LongestFirst, stride 0) and padding are applied as the file configures them; the
 ``overflowing`` part of a truncated input is not returned.
@@ -49,21 +52,37 @@ class EncodingResult:
 class Tokenizer:
     """A loaded ``tokenizer.json``. Immutable; ``encode`` and ``decode`` release the GIL."""
 
-    __slots__ = ("_core",)
+    __slots__ = ("_core", "_json")
 
-    def __init__(self, core: CoreHfTokenizer) -> None:
+    def __init__(self, core: CoreHfTokenizer, json: str | None = None) -> None:
         self._core = core
+        self._json = json
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Tokenizer:
         """Loads a ``tokenizer.json`` file; a malformed or unsupported one raises
         :class:`~tokensmith.errors.TokenizerJsonError` naming the JSON path at fault."""
-        return cls(CoreHfTokenizer.from_file(os.fspath(path)))
+        core = CoreHfTokenizer.from_file(os.fspath(path))
+        with open(path, encoding="utf-8") as f:
+            return cls(core, f.read())
 
     @classmethod
     def from_str(cls, json: str) -> Tokenizer:
         """Loads the text of a ``tokenizer.json``."""
-        return cls(CoreHfTokenizer.from_str(json))
+        return cls(CoreHfTokenizer.from_str(json), json)
+
+    def to_str(self) -> str:
+        """The ``tokenizer.json`` text this tokenizer was loaded from (or trained into)."""
+        if self._json is None:
+            raise TypeError("this tokenizer was not made from a tokenizer.json")
+        return self._json
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes the ``tokenizer.json`` atomically (HF ``tokenizers`` and ``transformers``
+        load it)."""
+        from tokensmith._atomic import write_text_atomic
+
+        write_text_atomic(path, self.to_str())
 
     def encode(
         self, text: str, pair: str | None = None, add_special_tokens: bool = True

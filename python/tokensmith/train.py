@@ -1,4 +1,7 @@
-"""Train a byte-level BPE vocabulary (GPT-2 / tiktoken style) and get an :class:`Encoding`.
+"""Train a BPE vocabulary: byte-level (GPT-2 / tiktoken style, an :class:`Encoding`), or
+character-level (``kind="char"``: Sennrich ``</w>`` words; ``kind="metaspace"``:
+SentencePiece-style ``▁`` words with optional byte fallback), a :class:`Tokenizer` over an HF
+``tokenizer.json`` (see :mod:`tokensmith.train_families`).
 
 The texts are split by ``pat_str``, the pieces are counted in parallel by the Rust core
 (with the GIL released), and merges are learned on the counts. The 256 bytes keep ranks
@@ -14,18 +17,23 @@ The texts are split by ``pat_str``, the pieces are counted in parallel by the Ru
 Ties between pairs of equal count go, by default, the way Hugging Face ``BpeTrainer`` sends
 them (``compat="hf"``), so with the same pre-tokenization the merges are HF's merges.
 
-Files are read with ``files=`` (paths or globs; plain, gzip or zstd; text or JSONL, see
-:mod:`tokensmith.corpus`), and the result is saved with ``Encoding.save``.
+Files are read with ``files=`` (paths or globs; plain, gzip or zstd; text, JSONL or Parquet,
+or an HF ``datasets`` object; see :mod:`tokensmith.corpus`), and the result is saved with
+``Encoding.save``.
 
-Not handled yet: the character-level and Metaspace families, progress bars
-inside the trainer, and vocabulary extension (see issue 3).
+``progress=`` is called every 100 merges with the number learned so far (the Rust loop
+takes the GIL only for that moment), and Ctrl-C stops training there with
+``KeyboardInterrupt``; ``show_progress=True`` draws a rich progress bar on stderr.
+
+Not handled yet: normalizers for the character-level families, ``base=`` (vocabulary
+extension) and ``max_memory=`` for them, and parallel merging within one merge step.
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
-from typing import Literal
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
 
 from tokensmith._core import O200K_PATTERN
 from tokensmith._core import train_bpe_bytes as _train_bpe_bytes
@@ -33,6 +41,11 @@ from tokensmith.bounded_counts import CountMode, count_bounded
 from tokensmith.corpus import Corpus, Inputs
 from tokensmith.encoding import Encoding
 from tokensmith.errors import InvalidTrainerOptionError
+from tokensmith.hf_tokenizer import Tokenizer
+from tokensmith.train_families import Digits, PrependScheme, train_char_family
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 __all__ = ["InvalidUtf8Warning", "train_bpe"]
 
@@ -42,6 +55,59 @@ class InvalidUtf8Warning(UnicodeWarning):
 
 
 _BYTES = 256
+
+
+class _Options(TypedDict, total=False):
+    """The keyword options of :func:`train_bpe` other than ``vocab_size`` and ``kind`` (for
+    its overloads; the implementation lists and documents them)."""
+
+    files: Inputs | Corpus | None
+    field: str
+    errors: Literal["replace", "strict"]
+    pat_str: str | None
+    min_frequency: int
+    special_tokens: Sequence[str]
+    max_token_length: int | None
+    compat: Literal["hf", "ranks"]
+    base: Encoding | None
+    engine: Literal["local", "ray"]
+    address: str | None
+    max_memory: int | str | None
+    count_mode: CountMode
+    name: str
+    split_digits: Digits | None
+    limit_alphabet: int | None
+    initial_alphabet: Iterable[str]
+    unk_token: str | None
+    fuse_unk: bool
+    end_of_word_suffix: str | None
+    continuing_subword_prefix: str | None
+    pre_tokenizer: Literal["whitespace", "whitespace_split"]
+    replacement: str
+    prepend_scheme: PrependScheme
+    byte_fallback: bool
+    progress: Callable[[int], object] | None
+    show_progress: bool
+
+
+@overload
+def train_bpe(
+    texts: Iterable[str] | None = None,
+    *,
+    vocab_size: int,
+    kind: Literal["byte"] = "byte",
+    **options: Unpack[_Options],
+) -> Encoding: ...
+
+
+@overload
+def train_bpe(
+    texts: Iterable[str] | None = None,
+    *,
+    vocab_size: int,
+    kind: Literal["char", "metaspace"],
+    **options: Unpack[_Options],
+) -> Tokenizer: ...
 
 
 def train_bpe(
@@ -62,8 +128,22 @@ def train_bpe(
     max_memory: int | str | None = None,
     count_mode: CountMode = "exact",
     name: str = "trained",
-) -> Encoding:
-    """Learns a byte-level BPE vocabulary from ``texts``.
+    split_digits: Digits | None = None,
+    limit_alphabet: int | None = None,
+    initial_alphabet: Iterable[str] = (),
+    unk_token: str | None = "<unk>",
+    fuse_unk: bool = False,
+    end_of_word_suffix: str | None = None,
+    continuing_subword_prefix: str | None = None,
+    pre_tokenizer: Literal["whitespace", "whitespace_split"] = "whitespace",
+    replacement: str = "\u2581",
+    prepend_scheme: PrependScheme = "always",
+    byte_fallback: bool = False,
+    progress: Callable[[int], object] | None = None,
+    show_progress: bool = False,
+    kind: Literal["byte", "char", "metaspace"] = "byte",
+) -> Encoding | Tokenizer:
+    """Learns a BPE vocabulary from ``texts``: byte-level by default, or of ``kind``.
 
     Args:
         texts: Any iterable of strings (a list, a generator over a file's lines, ...). It is
@@ -101,6 +181,39 @@ def train_bpe(
             them (the same merges as unbounded), ``"approximate"`` prunes rare pre-tokens
             with a stated error bound.
         name: The name of the returned encoding.
+        kind: ``"byte"`` (the default) returns an :class:`Encoding`; ``"char"`` (characters,
+            the last one of a word marked with ``end_of_word_suffix``) and ``"metaspace"``
+            (spaces become ``replacement``, SentencePiece-style) return a
+            :class:`~tokensmith.Tokenizer`. With the equivalent HF settings (``Whitespace``
+            or ``WhitespaceSplit`` + ``end_of_word_suffix``, or ``Metaspace``;
+            ``limit_alphabet``, ``initial_alphabet``, ``Digits``) the merges are HF
+            ``BpeTrainer``'s. For these kinds ``vocab_size`` counts every token (specials,
+            the 256 byte tokens with ``byte_fallback``, the alphabet, its suffixed or
+            prefixed variants, and learned tokens), ``max_token_length`` counts
+            characters, and ``special_tokens`` take the first ids.
+        split_digits: ``"individual"`` puts every digit in its own piece; ``"groups"`` cuts
+            runs of digits into groups of at most 3 (as cl100k and o200k do). For
+            ``kind="byte"`` this adds a branch in front of ``pat_str``.
+        limit_alphabet: (char, metaspace) Keep at most this many characters, the most
+            frequent ones; the others are dropped from words (they encode as ``unk_token``,
+            or as bytes with ``byte_fallback``).
+        initial_alphabet: (char, metaspace) Characters kept whether the corpus has them or
+            not (a string or strings).
+        unk_token: (char, metaspace) The unknown token, added as the first special token;
+            None for none (unknown characters are then dropped).
+        fuse_unk: (char, metaspace) Consecutive unknown characters give one ``unk_token``.
+        end_of_word_suffix: (char) The suffix of the last symbol of a word; None means
+            ``"</w>"``, ``""`` means no suffix.
+        continuing_subword_prefix: (char) The prefix of every symbol but a word's first.
+        pre_tokenizer: (char) ``"whitespace"`` (HF ``Whitespace``: runs of word characters
+            and runs of other non-space characters) or ``"whitespace_split"``.
+        replacement: (metaspace) The character that stands for a space.
+        prepend_scheme: (metaspace) Put a ``replacement`` before the text ``"always"``,
+            before the ``"first"`` piece only, or ``"never"``.
+        byte_fallback: (metaspace) Reserve ``<0x00>``..``<0xFF>`` (after the specials), so
+            that characters outside the vocabulary encode as their UTF-8 bytes.
+        progress: Called with the number of merges learned, every 100 merges.
+        show_progress: Draw a progress bar of the merges on stderr.
 
     Raises:
         EmptyCorpusError: ``texts`` holds no text.
@@ -121,6 +234,62 @@ def train_bpe(
         texts = corpus
     elif texts is None:
         raise TypeError("train_bpe needs texts (an iterable of strings) or files=...")
+    if isinstance(special_tokens, str):
+        raise TypeError("special_tokens must be a sequence of strings, not one string")
+    if show_progress:
+        from tokensmith._train_progress import merge_bar
+
+        # The overloads cannot take a kind that is any of the three; the result is the same.
+        untyped: Any = train_bpe
+        with merge_bar(vocab_size) as tick:
+            return untyped(  # type: ignore[no-any-return]
+                texts if corpus is None else None, files=corpus, vocab_size=vocab_size,
+                pat_str=pat_str,
+                min_frequency=min_frequency, special_tokens=special_tokens,
+                max_token_length=max_token_length, compat=compat, base=base, engine=engine,
+                address=address, max_memory=max_memory, count_mode=count_mode, name=name,
+                split_digits=split_digits,
+                limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
+                unk_token=unk_token, fuse_unk=fuse_unk, end_of_word_suffix=end_of_word_suffix,
+                continuing_subword_prefix=continuing_subword_prefix,
+                pre_tokenizer=pre_tokenizer, replacement=replacement,
+                prepend_scheme=prepend_scheme, byte_fallback=byte_fallback,
+                progress=_both(tick, progress), kind=kind,
+            )
+    if kind in ("char", "metaspace"):
+        if base is not None or engine != "local" or pat_str is not None or max_memory is not None:
+            raise InvalidTrainerOptionError(
+                f"kind={kind!r} takes no base=, engine=, pat_str= or max_memory= "
+                '(they are for kind="byte")'
+            )
+        if compat not in ("hf", "ranks"):
+            raise InvalidTrainerOptionError(
+                f'compat={compat!r} is not known; use "hf" or "ranks"'
+            )
+        tokenizer = train_char_family(
+            texts, kind=kind, vocab_size=vocab_size, min_frequency=min_frequency,
+            special_tokens=special_tokens, max_token_length=max_token_length, compat=compat,
+            limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
+            split_digits=split_digits, unk_token=unk_token, fuse_unk=fuse_unk,
+            end_of_word_suffix=end_of_word_suffix,
+            continuing_subword_prefix=continuing_subword_prefix, pre_tokenizer=pre_tokenizer,
+            replacement=replacement, prepend_scheme=prepend_scheme,
+            byte_fallback=byte_fallback, progress=progress,
+        )
+        _warn_replaced(corpus)
+        return tokenizer
+    if kind != "byte":
+        raise InvalidTrainerOptionError(
+            f'kind={kind!r} is not known; use "byte", "char" or "metaspace"'
+        )
+    if limit_alphabet is not None or tuple(initial_alphabet) or byte_fallback:
+        raise InvalidTrainerOptionError(
+            "limit_alphabet, initial_alphabet and byte_fallback are for kind=\"char\" or "
+            "\"metaspace\"; the byte-level alphabet is always the 256 bytes"
+        )
+    if split_digits is not None:
+        plain = pat_str or (base._pat_str if base is not None else O200K_PATTERN)
+        pat_str = _digits_branch(split_digits) + plain
     if base is not None:
         if max_memory is not None:
             raise InvalidTrainerOptionError("max_memory is not supported with base= yet")
@@ -137,8 +306,6 @@ def train_bpe(
         )
     if pat_str is None:
         pat_str = O200K_PATTERN
-    if isinstance(special_tokens, str):
-        raise TypeError("special_tokens must be a sequence of strings, not one string")
     specials = list(special_tokens)
     if not isinstance(vocab_size, int) or vocab_size < _BYTES + len(specials):
         raise InvalidTrainerOptionError(
@@ -169,6 +336,7 @@ def train_bpe(
         special_tokens=specials,
         max_token_length=max_token_length,
         compat=compat,
+        progress=progress,
     )
     encoding = Encoding(
         name,
@@ -179,6 +347,30 @@ def train_bpe(
     encoding._bpe_merges = list(merges)
     _warn_replaced(corpus)
     return encoding
+
+
+def _digits_branch(split_digits: Digits) -> str:
+    """The regex branch put in front of a byte-level pattern to cut digits."""
+    if split_digits == "individual":
+        return r"\p{N}|"
+    if split_digits == "groups":
+        return r"\p{N}{1,3}|"
+    raise InvalidTrainerOptionError(
+        f'split_digits={split_digits!r} is not known; use None, "individual" or "groups"'
+    )
+
+
+def _both(
+    first: Callable[[int], object], second: Callable[[int], object] | None
+) -> Callable[[int], object]:
+    if second is None:
+        return first
+
+    def call(n: int) -> None:
+        first(n)
+        second(n)
+
+    return call
 
 
 # Texts per Ray counting task, and how many partial counts one merge task sums.

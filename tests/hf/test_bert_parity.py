@@ -110,13 +110,20 @@ def test_vocab_lookups(bert_json: Path) -> None:
     ("edit", "json_path"),
     [
         (lambda d: d["normalizer"].update(type="Precompiled"), "normalizer.type"),
-        (lambda d: d.update(pre_tokenizer={"type": "Metaspace"}), "pre_tokenizer.type"),
+        (lambda d: d.update(pre_tokenizer={"type": "UnicodeScripts"}), "pre_tokenizer.type"),
+        (lambda d: d.update(pre_tokenizer={"type": "Metaspace"}), "pre_tokenizer.replacement"),
+        (
+            lambda d: d.update(
+                pre_tokenizer={"type": "Split", "pattern": {"Regex": "("}, "behavior": "Isolated"}
+            ),
+            "pre_tokenizer.pattern",
+        ),
         (lambda d: d["model"].update(unk_token="<unk>"), "model.unk_token"),
         (
             lambda d: d["model"]["vocab"].pop("[SEP]"),
             'post_processor.special_tokens["[SEP]"].ids[0]',
         ),
-        (lambda d: d["decoder"].update(type="ByteLevel"), "decoder.type"),
+        (lambda d: d["decoder"].update(type="CTC"), "decoder.type"),
         (lambda d: d["model"].update(dropout=0.1), "model.dropout"),
     ],
 )

@@ -188,11 +188,18 @@ def test_missing_file_is_named(tmp_path: Path) -> None:
         tokensmith.load(tmp_path / "nope.json")
 
 
-def test_tokenizer_json_of_another_model_is_refused(tmp_path: Path) -> None:
+def test_tokenizer_json_of_another_model_loads_as_a_tokenizer(tmp_path: Path) -> None:
     path = tmp_path / "wp.json"
-    path.write_text(json.dumps({"model": {"type": "WordPiece", "vocab": {}}}), encoding="utf-8")
-    with pytest.raises(VocabFormatError, match="not BPE"):
+    model = {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "hi": 1}}
+    path.write_text(json.dumps({"model": model}), encoding="utf-8")
+    tok = tokensmith.load(path)
+    assert isinstance(tok, tokensmith.Tokenizer)
+    assert tok.encode("hi").ids == [1]
+    del model["unk_token"]
+    path.write_text(json.dumps({"model": model}), encoding="utf-8")
+    with pytest.raises(tokensmith.TokenizerJsonError) as info:
         tokensmith.load(path)
+    assert info.value.json_path == "model.unk_token"
 
 
 def test_merges_out_of_id_order_are_refused(trained: tokensmith.Encoding, tmp_path: Path) -> None:

@@ -97,3 +97,54 @@ def test_registered_as_tokensmith_train(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert tokensmith.load(out).n_vocab == 300
+
+
+def test_kind_char_and_metaspace_write_tokenizer_json(
+    tmp_path: Path, multilingual_lines: list[str]
+) -> None:
+    metaspace_options = ["--byte-fallback", "--split-digits", "groups"]
+    for kind, extra in (("char", []), ("metaspace", metaspace_options)):
+        code, output = _run(
+            str(DATA / "multilingual.txt"),
+            "--kind", kind,
+            "--vocab-size", "4000",
+            "--limit-alphabet", "700",
+            "--out", str(tmp_path / kind),
+            *extra,
+        )  # fmt: skip
+        assert code == 0, output
+        assert f"wrote {tmp_path / kind / 'tokenizer.json'}" in output
+        loaded = tokensmith.load(tmp_path / kind / "tokenizer.json")
+        assert isinstance(loaded, tokensmith.Tokenizer)
+        options = {"byte_fallback": True, "split_digits": "groups"} if extra else {}
+        same = tokensmith.train_bpe(
+            multilingual_lines, kind=kind, vocab_size=4000, limit_alphabet=700, **options
+        )
+        assert loaded.to_str() == same.to_str()
+
+
+def test_base_extends_a_bundled_vocabulary(tmp_path: Path) -> None:
+    out = tmp_path / "ext.tiktoken"
+    code, output = _run(
+        str(DATA / "code.txt"), "--base", "cl100k_base", "--vocab-size", "100300",
+        "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, output
+    ext = tokensmith.load(out)
+    assert isinstance(ext, tokensmith.Encoding)
+    base = tokensmith.get_encoding("cl100k_base")
+    assert ext.n_vocab == 100300
+    assert ext._mergeable_ranks.items() >= base._mergeable_ranks.items()
+
+
+def test_kind_options_are_checked(tmp_path: Path) -> None:
+    code, output = _run(
+        str(DATA / "code.txt"), "--kind", "word", "--vocab-size", "300", "--out", str(tmp_path)
+    )
+    assert code == 2 and "--kind word" in output
+    code, output = _run(
+        str(DATA / "code.txt"), "--kind", "char", "--base", "cl100k_base",
+        "--vocab-size", "300", "--out", str(tmp_path),
+    )  # fmt: skip
+    assert code == 2 and "--base is for --kind byte" in output
+    assert list(tmp_path.iterdir()) == []

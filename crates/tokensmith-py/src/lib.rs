@@ -8,6 +8,7 @@ mod hf_tokenizer;
 mod sentencepiece;
 mod text_chunks;
 mod train;
+mod train_chars;
 
 use pyo3::prelude::*;
 
@@ -38,6 +39,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train::count_words, m)?)?;
     m.add_function(wrap_pyfunction!(train::merge_word_counts, m)?)?;
     m.add_function(wrap_pyfunction!(bounded::count_words_bounded, m)?)?;
+    m.add_function(wrap_pyfunction!(train_chars::train_bpe_chars, m)?)?;
     m.add(
         "R50K_PATTERN",
         tokensmith_core::pre_tokenizers::R50K_PATTERN,

@@ -26,7 +26,8 @@ type Trained<'py> = (Ranks<'py>, Vec<(String, u32)>, Merges<'py>);
 #[pyfunction]
 #[pyo3(signature = (
     texts, *, pattern, vocab_size, min_frequency=0, special_tokens=Vec::new(),
-    max_token_length=None, compat="hf", chunk_size=4096, counts=None
+    max_token_length=None, compat="hf", chunk_size=4096, counts=None, progress=None,
+    progress_every=100
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_bpe_bytes<'py>(
@@ -40,18 +41,10 @@ pub fn train_bpe_bytes<'py>(
     compat: &str,
     chunk_size: usize,
     counts: Option<PyBackedBytes>,
+    progress: Option<Py<PyAny>>,
+    progress_every: usize,
 ) -> PyResult<Trained<'py>> {
-    let compat = match compat {
-        "hf" => Compat::Hf,
-        "ranks" => Compat::Ranks,
-        other => {
-            return Err(new_error(
-                py,
-                "InvalidTrainerOptionError",
-                format!("compat={other:?} is not known; use \"hf\" or \"ranks\""),
-            ))
-        }
-    };
+    let compat = parse_compat(py, compat)?;
     let trainer = BpeTrainer::new(vocab_size)
         .min_frequency(min_frequency)
         .special_tokens(special_tokens)
@@ -61,7 +54,9 @@ pub fn train_bpe_bytes<'py>(
     let counts = match (texts, counts) {
         (Some(texts), _) => {
             let pre = PreTokenizer::new(&pattern).py_err(py)?;
-            count_texts(py, texts, &pre, chunk_size)?
+            count_texts(py, texts, chunk_size, |counts, chunk| {
+                counts.add_texts(&pre, chunk)
+            })?
         }
         (None, Some(blob)) => py.detach(|| WordCounts::from_bytes(&blob)).py_err(py)?,
         (None, None) => {
@@ -70,8 +65,74 @@ pub fn train_bpe_bytes<'py>(
             ))
         }
     };
-    let trained = py.detach(|| trainer.train(&counts)).py_err(py)?;
+    let mut ticker = Progress::new(progress, progress_every);
+    let trained = py
+        .detach(|| trainer.train_with_progress(&counts, |n| ticker.tick(n)))
+        .py_err(py)?;
+    ticker.finish()?;
     Ok(to_python(py, &trained))
+}
+
+/// The `compat=` option of the trainers.
+pub(crate) fn parse_compat(py: Python<'_>, compat: &str) -> PyResult<Compat> {
+    match compat {
+        "hf" => Ok(Compat::Hf),
+        "ranks" => Ok(Compat::Ranks),
+        other => Err(new_error(
+            py,
+            "InvalidTrainerOptionError",
+            format!("compat={other:?} is not known; use \"hf\" or \"ranks\""),
+        )),
+    }
+}
+
+/// The merge loop's link to Python: every `every` merges it takes the GIL briefly, lets
+/// Python handle pending signals (Ctrl-C raises KeyboardInterrupt there) and calls the
+/// callback with the number of merges so far. An exception stops training; [`finish`]
+/// then raises it.
+pub(crate) struct Progress {
+    callback: Option<Py<PyAny>>,
+    every: usize,
+    error: Option<PyErr>,
+}
+
+impl Progress {
+    pub(crate) fn new(callback: Option<Py<PyAny>>, every: usize) -> Self {
+        Self {
+            callback,
+            every: every.max(1),
+            error: None,
+        }
+    }
+
+    /// Called after the n-th merge, without the GIL; false stops the loop.
+    pub(crate) fn tick(&mut self, n: usize) -> bool {
+        if !n.is_multiple_of(self.every) {
+            return true;
+        }
+        let result = Python::attach(|py| -> PyResult<()> {
+            py.check_signals()?;
+            if let Some(cb) = &self.callback {
+                cb.call1(py, (n,))?;
+            }
+            Ok(())
+        });
+        match result {
+            Ok(()) => true,
+            Err(e) => {
+                self.error = Some(e);
+                false
+            }
+        }
+    }
+
+    /// Raises the exception that stopped training, if any.
+    pub(crate) fn finish(self) -> PyResult<()> {
+        match self.error {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Extends the vocabulary of `base` with merges learned on `texts` (pre-tokenized with the
@@ -87,7 +148,9 @@ pub fn extend_bpe_bytes<'py>(
     chunk_size: usize,
 ) -> PyResult<Trained<'py>> {
     let base = base.get().encoding();
-    let counts = count_texts(py, texts, base.pre_tokenizer(), chunk_size)?;
+    let counts = count_texts(py, texts, chunk_size, |counts, chunk| {
+        counts.add_texts(base.pre_tokenizer(), chunk)
+    })?;
     let trained = py
         .detach(|| extend_bpe(base, &counts, vocab_size, min_frequency))
         .py_err(py)?;
@@ -104,7 +167,9 @@ pub fn count_words<'py>(
     chunk_size: usize,
 ) -> PyResult<Bound<'py, PyBytes>> {
     let pre = PreTokenizer::new(&pattern).py_err(py)?;
-    let counts = count_texts(py, texts, &pre, chunk_size)?;
+    let counts = count_texts(py, texts, chunk_size, |counts, chunk| {
+        counts.add_texts(&pre, chunk)
+    })?;
     let blob = py.detach(|| counts.to_bytes());
     Ok(PyBytes::new(py, &blob))
 }
@@ -128,16 +193,16 @@ pub fn merge_word_counts<'py>(
 }
 
 /// Counts the pieces of every text of a Python iterable, one chunk at a time: each chunk is
-/// borrowed while the GIL is held and counted with the GIL released.
-fn count_texts(
+/// borrowed while the GIL is held and counted by `add` with the GIL released.
+pub(crate) fn count_texts(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
-    pre: &PreTokenizer,
     chunk_size: usize,
+    add: impl Fn(&mut WordCounts, &[PyBackedStr]) -> tokensmith_core::Result<()> + Sync,
 ) -> PyResult<WordCounts> {
     let mut counts = WordCounts::new();
     crate::text_chunks::for_each_chunk(py, texts, chunk_size, |py, chunk| {
-        py.detach(|| counts.add_texts(pre, chunk)).py_err(py)
+        py.detach(|| add(&mut counts, chunk)).py_err(py)
     })?;
     Ok(counts)
 }

@@ -14,8 +14,11 @@ tiny.tiktoken [261]
 tokenizer.json [261]
 vocab [261]
 
-Not handled: SentencePiece ``.model`` files, and HF files of other models, normalizers or
-post-processors (loading them raises :class:`~tokensmith.errors.VocabFormatError`).
+A ``tokenizer.json`` that is not a byte-level BPE (a character-level or Metaspace BPE from
+``train_bpe(kind=...)``, a WordPiece, ...) loads as a :class:`~tokensmith.Tokenizer` that runs
+it in tokensmith's HF pipeline.
+
+Not handled: SentencePiece ``.model`` files.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from tokensmith.io import hf_json, tiktoken_file, vocab_merges
 
 if TYPE_CHECKING:
     from tokensmith.encoding import Encoding
+    from tokensmith.hf_tokenizer import Tokenizer
 
 Format = Literal["tiktoken", "tokenizer.json", "vocab+merges"]
 
@@ -49,11 +53,14 @@ def _format_for_save(path: str) -> Format:
     )
 
 
-def save(encoding: Encoding, path: str | PathLike[str], *, format: Format | None = None) -> None:
+def save(
+    encoding: Encoding | Tokenizer, path: str | PathLike[str], *, format: Format | None = None
+) -> None:
     """Writes ``encoding`` to ``path`` in the format its name implies (or ``format``).
 
     Args:
-        encoding: A byte-level BPE encoding (trained, loaded or bundled).
+        encoding: A byte-level BPE encoding (trained, loaded or bundled), or a
+            :class:`~tokensmith.Tokenizer` (written as its ``tokenizer.json`` only).
         path: ``NAME.tiktoken`` (also writes ``NAME.tiktoken.json``), ``NAME.json``, or a
             directory, created if needed (``vocab.json``, ``merges.txt``, ``tokensmith.json``).
         format: Overrides the guess from the path.
@@ -62,9 +69,18 @@ def save(encoding: Encoding, path: str | PathLike[str], *, format: Format | None
         UnknownFormatError: the path's suffix names no format.
         InvalidVocabError: a token cannot be written as a merge (merge-list formats only).
     """
+    from tokensmith.hf_tokenizer import Tokenizer
+
     p = os.fspath(path)
     fmt = format or _format_for_save(p)
-    if fmt == "tiktoken":
+    if isinstance(encoding, Tokenizer):
+        if fmt != "tokenizer.json":
+            raise UnknownFormatError(
+                f"a Tokenizer is saved as a tokenizer.json only, not as {fmt}; end the path "
+                "in .json"
+            )
+        encoding.save(p)
+    elif fmt == "tiktoken":
         tiktoken_file.write(encoding, p)
     elif fmt == "tokenizer.json":
         hf_json.write(encoding, p)
@@ -86,8 +102,12 @@ def _sniff(path: str) -> Format:
 
 def load(
     path: str | PathLike[str], *, format: Format | None = None, name: str | None = None
-) -> Encoding:
+) -> Encoding | Tokenizer:
     """Reads an encoding written by :func:`save` (or by tiktoken, HF tokenizers or GPT-2).
+
+    A ``tokenizer.json`` of a byte-level BPE gives an :class:`Encoding`; any other one
+    (character-level or Metaspace BPE, WordPiece, ...) gives a :class:`~tokensmith.Tokenizer`
+    that runs it in tokensmith's HF pipeline.
 
     The format is detected: a directory holds ``vocab.json`` + ``merges.txt``; a file that
     starts with ``{`` is a ``tokenizer.json``; anything else is a ``.tiktoken`` file (its
@@ -108,6 +128,10 @@ def load(
     if fmt == "tiktoken":
         enc = tiktoken_file.read(p)
     elif fmt == "tokenizer.json":
+        if not hf_json.is_byte_level(p):
+            from tokensmith.hf_tokenizer import Tokenizer
+
+            return Tokenizer.from_file(p)
         enc = hf_json.read(p, name=default_name)
     elif fmt == "vocab+merges":
         enc = vocab_merges.read(p, name=default_name)

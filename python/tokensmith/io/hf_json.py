@@ -253,6 +253,25 @@ def read(path: str | PathLike[str], *, name: str) -> Encoding:
     return from_dict(data, p, name=name)
 
 
+def is_byte_level(path: str | PathLike[str]) -> bool:
+    """Whether the file is a BPE with a ``ByteLevel`` pre-tokenizer (alone or in a
+    ``Sequence``), the kind :func:`read` turns into an :class:`Encoding`; a file that is not
+    JSON counts as byte-level, so that :func:`read` reports what is wrong with it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+    except ValueError:
+        return True
+    if not isinstance(data, dict):
+        return True
+    model = data.get("model")
+    if not isinstance(model, dict) or model.get("type") != "BPE":
+        return False
+    pre = data.get("pre_tokenizer")
+    parts = pre.get("pretokenizers", []) if isinstance(pre, dict) else []
+    return any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in [pre, *parts])
+
+
 def tiktoken_pattern(pat_str: str) -> str:
     """The bundled pattern that :func:`oniguruma_pattern` turned into ``pat_str``, if any.
 

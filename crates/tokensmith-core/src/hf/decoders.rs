@@ -1,14 +1,23 @@
-//! Decoders: WordPiece.
+//! Decoders: WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip, Replace,
+//! ByteLevel and Sequence.
+//!
+//! As in HF, each decoder maps the list of token strings to a new list (`decode_chain`), a
+//! Sequence chains them, and the text is the final list joined.
 //!
 //! ```
 //! use tokensmith_core::hf::decoders::Decoder;
 //! let d = Decoder::WordPiece { prefix: "##".into(), cleanup: true };
 //! let tokens = ["un", "##aff", "##able", "!"].map(String::from);
 //! assert_eq!(d.decode(&tokens), "unaffable!");
+//! let d = Decoder::Sequence(vec![Decoder::ByteFallback, Decoder::Fuse]);
+//! let tokens = ["a", "<0xC3>", "<0xA9>", "b", "<0xFF>"].map(String::from);
+//! assert_eq!(d.decode(&tokens), "aéb\u{FFFD}");
 //! ```
 //!
-//! Not handled yet: ByteLevel, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip, Replace, CTC
-//! and Sequence.
+//! Not handled yet: CTC.
+
+use super::metaspace::Metaspace;
+use crate::trainers::bpe::gpt2_char;
 
 /// One decoder of a `tokenizer.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,6 +25,27 @@ pub enum Decoder {
     /// Glues `prefix`-continued pieces to the previous one and puts a space before others;
     /// `cleanup` removes the spaces BERT's tokenization put before punctuation and clitics.
     WordPiece { prefix: String, cleanup: bool },
+    /// `▁` back to spaces.
+    Metaspace(Metaspace),
+    /// The end-of-word `suffix` becomes a space (nothing after the last token).
+    Bpe { suffix: String },
+    /// Runs of `<0xNN>` tokens become the text of their bytes (one U+FFFD per byte when the
+    /// bytes are not valid UTF-8).
+    ByteFallback,
+    /// All tokens become one.
+    Fuse,
+    /// Removes up to `start` leading and `stop` trailing `content` characters of each token.
+    Strip {
+        content: char,
+        start: usize,
+        stop: usize,
+    },
+    /// Replaces `pattern` (a literal) by `content` in each token.
+    Replace { pattern: String, content: String },
+    /// GPT-2's byte-to-character mapping undone over all tokens.
+    ByteLevel,
+    /// Each decoder takes the tokens of the one before.
+    Sequence(Vec<Decoder>),
 }
 
 /// The English detokenization fixes HF applies, to each token separately.
@@ -37,27 +67,132 @@ fn cleanup(token: &str) -> String {
 impl Decoder {
     /// The text of `tokens`.
     pub fn decode(&self, tokens: &[String]) -> String {
-        let Decoder::WordPiece {
-            prefix,
-            cleanup: clean,
-        } = self;
-        let mut out = String::new();
-        for (i, token) in tokens.iter().enumerate() {
+        self.decode_chain(tokens.to_vec()).concat()
+    }
+
+    /// The tokens after this decoder.
+    pub fn decode_chain(&self, tokens: Vec<String>) -> Vec<String> {
+        match self {
+            Decoder::WordPiece { prefix, cleanup } => wordpiece(tokens, prefix, *cleanup),
+            Decoder::Metaspace(m) => m.decode_chain(&tokens),
+            Decoder::Bpe { suffix } => {
+                let last = tokens.len().saturating_sub(1);
+                tokens
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| t.replace(suffix.as_str(), if i == last { "" } else { " " }))
+                    .collect()
+            }
+            Decoder::ByteFallback => byte_fallback(tokens),
+            Decoder::Fuse => vec![tokens.concat()],
+            Decoder::Strip {
+                content,
+                start,
+                stop,
+            } => tokens
+                .iter()
+                .map(|t| strip(t, *content, *start, *stop))
+                .collect(),
+            Decoder::Replace { pattern, content } => tokens
+                .iter()
+                .map(|t| t.replace(pattern.as_str(), content))
+                .collect(),
+            Decoder::ByteLevel => vec![byte_level(&tokens)],
+            Decoder::Sequence(all) => all.iter().fold(tokens, |t, d| d.decode_chain(t)),
+        }
+    }
+}
+
+fn wordpiece(tokens: Vec<String>, prefix: &str, clean: bool) -> Vec<String> {
+    tokens
+        .into_iter()
+        .enumerate()
+        .map(|(i, token)| {
             let piece = if i == 0 {
-                token.clone()
-            } else if let Some(rest) = token.strip_prefix(prefix.as_str()) {
+                token
+            } else if let Some(rest) = token.strip_prefix(prefix) {
                 rest.to_string()
             } else {
                 format!(" {token}")
             };
-            if *clean {
-                out.push_str(&cleanup(&piece));
+            if clean {
+                cleanup(&piece)
             } else {
-                out.push_str(&piece);
+                piece
+            }
+        })
+        .collect()
+}
+
+fn byte_fallback(tokens: Vec<String>) -> Vec<String> {
+    fn flush(bytes: &mut Vec<u8>, out: &mut Vec<String>) {
+        if bytes.is_empty() {
+            return;
+        }
+        match String::from_utf8(std::mem::take(bytes)) {
+            Ok(s) => out.push(s),
+            Err(e) => out.extend(std::iter::repeat_n(
+                "\u{FFFD}".to_string(),
+                e.as_bytes().len(),
+            )),
+        }
+    }
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut bytes = Vec::new();
+    for t in tokens {
+        let byte = (t.len() == 6 && t.starts_with("<0x") && t.ends_with('>'))
+            .then(|| u8::from_str_radix(&t[3..5], 16).ok())
+            .flatten();
+        match byte {
+            Some(b) => bytes.push(b),
+            None => {
+                flush(&mut bytes, &mut out);
+                out.push(t);
             }
         }
-        out
     }
+    flush(&mut bytes, &mut out);
+    out
+}
+
+fn strip(token: &str, content: char, start: usize, stop: usize) -> String {
+    let chars: Vec<char> = token.chars().collect();
+    let from = chars
+        .iter()
+        .take(start)
+        .take_while(|&&c| c == content)
+        .count();
+    let to = chars.len()
+        - chars
+            .iter()
+            .rev()
+            .take(stop)
+            .take_while(|&&c| c == content)
+            .count();
+    chars[from..to.max(from)].iter().collect()
+}
+
+/// GPT-2's characters back to bytes; a token holding any other character keeps its UTF-8.
+fn byte_level(tokens: &[String]) -> String {
+    use std::sync::OnceLock;
+    static BYTE_OF: OnceLock<rustc_hash::FxHashMap<char, u8>> = OnceLock::new();
+    let table = BYTE_OF.get_or_init(|| {
+        (0..=255u8)
+            .filter_map(|b| char::from_u32(gpt2_char(b)).map(|c| (c, b)))
+            .collect()
+    });
+    let mut bytes = Vec::new();
+    for t in tokens {
+        match t
+            .chars()
+            .map(|c| table.get(&c).copied())
+            .collect::<Option<Vec<u8>>>()
+        {
+            Some(b) => bytes.extend(b),
+            None => bytes.extend_from_slice(t.as_bytes()),
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 #[cfg(test)]
@@ -72,6 +207,27 @@ mod tests {
         };
         let tokens = ["##a", "b", "##c", ","].map(String::from);
         assert_eq!(d.decode(&tokens), "##a bc ,");
+    }
+
+    #[test]
+    fn bpe_strip_replace_byte_level() {
+        let t = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let d = Decoder::Bpe {
+            suffix: "</w>".into(),
+        };
+        assert_eq!(d.decode(&t(&["lo", "w</w>", "er</w>"])), "low er");
+        let d = Decoder::Strip {
+            content: ' ',
+            start: 1,
+            stop: 0,
+        };
+        assert_eq!(d.decode(&t(&["  a", " b "])), " ab ");
+        let d = Decoder::Replace {
+            pattern: "▁".into(),
+            content: " ".into(),
+        };
+        assert_eq!(d.decode(&t(&["▁a▁", "b"])), " a b");
+        assert_eq!(Decoder::ByteLevel.decode(&t(&["Ġh", "Ã©", "中"])), " hé中");
     }
 
     #[test]

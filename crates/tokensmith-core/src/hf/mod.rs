@@ -1,7 +1,7 @@
 //! The Hugging Face `tokenizer.json` pipeline: one small module per component.
 //!
 //! ```text
-//! text ─► normalizer ─► pre-tokenizer ─► WordPiece ─► post-processor ─► HfEncoding
+//! text ─► normalizer ─► pre-tokenizer ─► WordPiece | BPE ─► post-processor ─► HfEncoding
 //! ids  ─► decoder ─► text
 //! ```
 //!
@@ -9,21 +9,30 @@
 //! carries the span of original characters it came from ([`NormalizedString`]), so a token's
 //! offsets survive lowercasing, accent stripping and inserted spaces.
 //!
-//! This first slice runs BERT-style files: the BertNormalizer, NFD, NFKD, Lowercase,
-//! StripAccents, Strip and Sequence normalizers; the BertPreTokenizer, Whitespace,
-//! WhitespaceSplit and Sequence pre-tokenizers; the WordPiece model; TemplateProcessing and
-//! BertProcessing; the WordPiece decoder; truncation (LongestFirst, stride 0) and padding. Any other component type is refused by [`json`] with an error naming it.
-//! Added tokens are only used for decoding (`skip_special_tokens`) and lookups: they are not
-//! yet matched in the input text, so a file whose text holds them literally is encoded as
-//! ordinary text.
+//! It runs BERT-style files and character-level BPE files (Sennrich `</w>`, `##`, Metaspace
+//! with byte fallback): the BertNormalizer, NFD, NFKD, Lowercase, StripAccents, Strip and
+//! Sequence normalizers; the BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
+//! Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel and Sequence pre-tokenizers; the
+//! WordPiece and BPE models; TemplateProcessing, BertProcessing and ByteLevel; the WordPiece, Metaspace,
+//! BPEDecoder, ByteFallback, Fuse, Strip, Replace, ByteLevel and Sequence decoders;
+//! truncation (LongestFirst, stride 0) and padding. Any other component type is refused by
+//! [`json`] with an error naming it.
+//! Added tokens are matched in the input before the pipeline runs ([`added_tokens`]).
 
+pub mod added_tokens;
+pub mod bpe;
+pub mod byte_level;
 pub mod char_props;
 pub mod decoders;
 pub mod json;
+pub mod metaspace;
+pub mod model;
 pub mod normalized;
 pub mod normalizers;
 pub mod pre_tokenizers;
 pub mod processors;
+pub mod regex_split;
+pub mod split;
 pub mod tokenizer;
 pub mod truncation;
 pub mod wordpiece;

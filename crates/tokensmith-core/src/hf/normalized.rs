@@ -112,6 +112,58 @@ impl NormalizedString {
         }
     }
 
+    /// Puts `c` before the first character, with that character's span (as HF's
+    /// `prepend` does); an empty string stays empty.
+    pub fn prepend(&mut self, c: char) {
+        if let Some(&span) = self.align.first() {
+            self.chars.insert(0, c);
+            self.align.insert(0, span);
+        }
+    }
+
+    /// Replaces every occurrence of `pattern` (left to right, without overlaps) by
+    /// `content`, whose characters all take the span of the match's last character (as HF's
+    /// `replace` aligns them). An empty pattern changes nothing.
+    pub fn replace_literal(&mut self, pattern: &str, content: &str) {
+        let pattern: Vec<char> = pattern.chars().collect();
+        if pattern.is_empty() || self.chars.len() < pattern.len() {
+            return;
+        }
+        let mut chars = Vec::with_capacity(self.chars.len());
+        let mut align = Vec::with_capacity(self.align.len());
+        let mut i = 0;
+        while i < self.chars.len() {
+            if self.chars[i..].starts_with(&pattern) {
+                let span = self.align[i + pattern.len() - 1];
+                for c in content.chars() {
+                    chars.push(c);
+                    align.push(span);
+                }
+                i += pattern.len();
+            } else {
+                chars.push(self.chars[i]);
+                align.push(self.align[i]);
+                i += 1;
+            }
+        }
+        self.chars = chars;
+        self.align = align;
+    }
+
+    /// Replaces every `from` by `to`, each keeping its span.
+    pub fn replace_char(&mut self, from: char, to: char) {
+        for c in &mut self.chars {
+            if *c == from {
+                *c = to;
+            }
+        }
+    }
+
+    /// Where this string starts in the original, in characters (0 when empty).
+    pub fn original_start(&self) -> usize {
+        self.align.first().map_or(0, |a| a.0)
+    }
+
     /// Splits into the pieces `[start, end)` of normalized characters given, keeping spans.
     pub fn slice(&self, start: usize, end: usize) -> NormalizedString {
         NormalizedString {

@@ -1,4 +1,5 @@
-//! Normalizers: BertNormalizer, NFD, NFKD, Lowercase, StripAccents, Strip and Sequence.
+//! Normalizers: BertNormalizer, NFD, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace
+//! (a literal pattern) and Sequence.
 //!
 //! Each rewrites a [`NormalizedString`] in place, so every normalized character keeps the
 //! span of original characters it came from.
@@ -14,8 +15,8 @@
 //! Decompositions use the Unicode 9.0 tables of `unicode-normalization-alignments`, as HF
 //! does, so characters added since (U+32FF, for one) are left alone exactly as HF leaves them.
 //!
-//! Not handled yet: NFC and NFKC (they need composition-aware alignments), Replace,
-//! Prepend, Precompiled and ByteLevel.
+//! Not handled yet: NFC and NFKC (they need composition-aware alignments), Replace with a
+//! regex, Precompiled and ByteLevel.
 
 use super::char_props::{is_mark, is_mark_nonspacing, is_other};
 use super::NormalizedString;
@@ -130,6 +131,13 @@ pub enum Normalizer {
         left: bool,
         right: bool,
     },
+    /// Puts the text before a non-empty string (every character with the span of the first).
+    Prepend(String),
+    /// Replaces every occurrence of a literal `pattern` (non-overlapping, left to right).
+    Replace {
+        pattern: String,
+        content: String,
+    },
     Sequence(Vec<Normalizer>),
 }
 
@@ -143,6 +151,8 @@ impl Normalizer {
             Normalizer::Lowercase => lowercase(s),
             Normalizer::StripAccents => s.filter(|c| !is_mark(c)),
             Normalizer::Strip { left, right } => s.strip(*left, *right),
+            Normalizer::Prepend(text) => text.chars().rev().for_each(|c| s.prepend(c)),
+            Normalizer::Replace { pattern, content } => s.replace_literal(pattern, content),
             Normalizer::Sequence(all) => all.iter().for_each(|n| n.normalize(s)),
         }
     }
@@ -156,6 +166,30 @@ mod tests {
         let mut s = NormalizedString::new(text);
         n.normalize(&mut s);
         s
+    }
+
+    #[test]
+    fn llama_prepend_and_replace() {
+        let n = Normalizer::Sequence(vec![
+            Normalizer::Prepend("▁".into()),
+            Normalizer::Replace {
+                pattern: " ".into(),
+                content: "▁".into(),
+            },
+        ]);
+        let s = run(&n, "a b");
+        assert_eq!(s.text(), "▁a▁b");
+        assert_eq!(s.original_span(0, 2), (0, 1));
+        assert_eq!(s.original_span(2, 3), (1, 2));
+        assert!(run(&n, "").is_empty());
+        // New characters take the span of the last character they replace.
+        let r = Normalizer::Replace {
+            pattern: "bc".into(),
+            content: "XYZ".into(),
+        };
+        let s = run(&r, "abcd");
+        assert_eq!(s.text(), "aXYZd");
+        assert_eq!(s.original_span(1, 4), (2, 3));
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! Pre-tokenizers: BertPreTokenizer, Whitespace, WhitespaceSplit and Sequence.
+//! Pre-tokenizers: BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits,
+//! CharDelimiterSplit, Metaspace, Split, ByteLevel and Sequence.
 //!
-//! A pre-tokenizer cuts the normalized string into words, as ranges of normalized characters.
+//! A pre-tokenizer cuts the normalized string into words, each a [`NormalizedString`] that
+//! keeps its characters' spans in the original text (Metaspace also rewrites characters).
 //!
 //! ```
 //! use tokensmith_core::hf::pre_tokenizers::PreTokenizer;
@@ -8,10 +10,14 @@
 //! assert_eq!(PreTokenizer::Bert.split(&chars), vec![(0, 3), (3, 4), (4, 5), (6, 10)]);
 //! ```
 //!
-//! Not handled yet: ByteLevel, Metaspace, Punctuation, Digits, Split, CharDelimiterSplit,
-//! UnicodeScripts and FixedLength.
+//! Not handled yet: UnicodeScripts and FixedLength.
 
+use super::byte_level::ByteLevel;
 use super::char_props::{is_onig_word, is_punctuation};
+use super::metaspace::Metaspace;
+use super::normalized::NormalizedString;
+use super::regex_split::Split;
+use super::split::{char_spans, cut, Behavior};
 
 /// One pre-tokenizer of a `tokenizer.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,6 +29,18 @@ pub enum PreTokenizer {
     Whitespace,
     /// Splits on whitespace, which is removed.
     WhitespaceSplit,
+    /// Splits at punctuation (BERT's definition), with a behavior.
+    Punctuation(Behavior),
+    /// Splits at numeric characters: each alone (`individual`) or runs of them.
+    Digits { individual: bool },
+    /// Splits at one character, which is removed.
+    CharDelimiterSplit(char),
+    /// SentencePiece's `▁` marking.
+    Metaspace(Metaspace),
+    /// A string or regex split.
+    Split(Box<Split>),
+    /// GPT-2's byte-level spelling (and regex).
+    ByteLevel(ByteLevel),
     /// Each pre-tokenizer splits the words of the one before.
     Sequence(Vec<PreTokenizer>),
 }
@@ -43,28 +61,67 @@ fn whitespace_class(c: char) -> u8 {
 }
 
 impl PreTokenizer {
-    /// The words of `chars`, as `(start, end)` ranges in order.
+    /// The words of the whole normalized string, in order; none is empty.
+    pub fn pre_tokenize(&self, text: NormalizedString) -> Vec<NormalizedString> {
+        self.words_of(text)
+    }
+
+    fn words_of(&self, piece: NormalizedString) -> Vec<NormalizedString> {
+        let sliced = |ranges: Vec<(usize, usize)>| -> Vec<NormalizedString> {
+            ranges
+                .into_iter()
+                .filter(|(s, e)| e > s)
+                .map(|(s, e)| piece.slice(s, e))
+                .collect()
+        };
+        match self {
+            PreTokenizer::Metaspace(m) => m.pre_tokenize(piece),
+            PreTokenizer::ByteLevel(b) => b.pre_tokenize(piece),
+            PreTokenizer::Split(s) => sliced(s.split(&piece)),
+            PreTokenizer::Sequence(all) => {
+                let mut words = vec![piece];
+                for p in all {
+                    words = words.into_iter().flat_map(|w| p.words_of(w)).collect();
+                }
+                words.retain(|w| !w.is_empty());
+                words
+            }
+            _ => sliced(self.split(piece.chars())),
+        }
+    }
+
+    /// The words of `chars`, as `(start, end)` ranges in order, for the pre-tokenizers
+    /// that only cut (Metaspace and ByteLevel rewrite characters: use
+    /// [`Self::pre_tokenize`] for them).
     pub fn split(&self, chars: &[char]) -> Vec<(usize, usize)> {
         match self {
             PreTokenizer::Bert => split_bert(chars),
             PreTokenizer::WhitespaceSplit => split_runs(chars, |c| u8::from(!c.is_whitespace())),
             PreTokenizer::Whitespace => split_runs(chars, whitespace_class),
-            PreTokenizer::Sequence(all) => {
-                let mut words = vec![(0, chars.len())];
-                if chars.is_empty() {
-                    words.clear();
+            PreTokenizer::Punctuation(b) => cut(&char_spans(chars, is_bert_punctuation), *b),
+            PreTokenizer::Digits { individual } => {
+                let b = if *individual {
+                    Behavior::Isolated
+                } else {
+                    Behavior::Contiguous
+                };
+                cut(&char_spans(chars, char::is_numeric), b)
+            }
+            PreTokenizer::CharDelimiterSplit(d) => {
+                cut(&char_spans(chars, |c| c == *d), Behavior::Removed)
+            }
+            PreTokenizer::Metaspace(_)
+            | PreTokenizer::Split(_)
+            | PreTokenizer::ByteLevel(_)
+            | PreTokenizer::Sequence(_) => {
+                let text: NormalizedString =
+                    NormalizedString::new(&chars.iter().collect::<String>());
+                let mut out = Vec::new();
+                for w in self.words_of(text) {
+                    let (s, e) = w.original_span(0, w.len());
+                    out.push((s, e));
                 }
-                for p in all {
-                    words = words
-                        .into_iter()
-                        .flat_map(|(s, e)| {
-                            p.split(&chars[s..e])
-                                .into_iter()
-                                .map(move |(a, b)| (s + a, s + b))
-                        })
-                        .collect();
-                }
-                words
+                out
             }
         }
     }
@@ -156,5 +213,20 @@ mod tests {
         let p = PreTokenizer::Sequence(vec![PreTokenizer::WhitespaceSplit, PreTokenizer::Bert]);
         assert_eq!(words(&p, "a.b  c"), ["a", ".", "b", "c"]);
         assert!(p.split(&[]).is_empty());
+    }
+
+    #[test]
+    fn digits_and_punctuation() {
+        let p = PreTokenizer::Sequence(vec![
+            PreTokenizer::WhitespaceSplit,
+            PreTokenizer::Digits { individual: true },
+        ]);
+        assert_eq!(words(&p, "ab12 3²"), ["ab", "1", "2", "3", "²"]);
+        let p = PreTokenizer::Digits { individual: false };
+        assert_eq!(words(&p, "ab12c"), ["ab", "12", "c"]);
+        let p = PreTokenizer::Punctuation(Behavior::Isolated);
+        assert_eq!(words(&p, "a,b!"), ["a", ",", "b", "!"]);
+        let p = PreTokenizer::CharDelimiterSplit('-');
+        assert_eq!(words(&p, "a-b--c"), ["a", "b", "c"]);
     }
 }

@@ -1,4 +1,5 @@
-//! Post-processors: TemplateProcessing, and BertProcessing as the template it is equivalent to.
+//! Post-processors: TemplateProcessing; BertProcessing and RobertaProcessing as the templates
+//! they are equivalent to (RoBERTa's with offset trimming); ByteLevel (offset trimming only).
 //!
 //! A template lists, for a single sequence and for a pair, where the sequences go and which
 //! special tokens surround them, each with its type id.
@@ -9,9 +10,19 @@
 //! assert_eq!(t.pair.len(), 5); // [CLS] A [SEP] B [SEP]
 //! ```
 //!
-//! Not handled yet: RobertaProcessing, ByteLevel and Sequence post-processors.
+//! Not handled yet: the Sequence post-processor.
 
 use rustc_hash::FxHashMap;
+
+/// One post-processor of a `tokenizer.json`: offsets trimmed first, then a template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PostProcessor {
+    /// The special tokens around the sequences; none when `None` (ByteLevel).
+    pub template: Option<Template>,
+    /// `Some(add_prefix_space)` when token offsets skip their spaces
+    /// ([`super::byte_level::trim_offsets`]).
+    pub trim_offsets: Option<bool>,
+}
 
 /// One element of a template.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,6 +74,26 @@ impl Template {
             pair,
             special_tokens,
         }
+    }
+
+    /// RobertaProcessing's template: `<s> A </s>` and `<s> A </s> </s> B </s>`, all of
+    /// type 0.
+    pub fn roberta(cls: (String, u32), sep: (String, u32)) -> Self {
+        let mut t = Self::bert(cls, sep.clone());
+        let special = Piece::Special {
+            name: sep.0,
+            type_id: 0,
+        };
+        t.pair = t.single.clone();
+        t.pair.extend([
+            special.clone(),
+            Piece::Sequence {
+                second: true,
+                type_id: 0,
+            },
+            special,
+        ]);
+        t
     }
 
     /// How many special tokens the template adds to one sequence or to a pair.

@@ -1,4 +1,4 @@
-//! The pipeline of one `tokenizer.json`: normalize, pre-tokenize, WordPiece, post-process.
+//! The pipeline of one `tokenizer.json`: normalize, pre-tokenize, model, post-process.
 //!
 //! ```
 //! use tokensmith_core::hf::HfTokenizer;
@@ -15,22 +15,18 @@
 //! assert_eq!(tok.decode(&enc.ids, true), "hi ##s !");
 //! ```
 
+use super::byte_level::trim_offsets;
 use super::decoders::Decoder;
+use super::model::Model;
 use super::normalizers::Normalizer;
 use super::pre_tokenizers::PreTokenizer;
-use super::processors::{Piece, Template};
+use super::processors::{Piece, PostProcessor};
 use super::truncation::{pair_lengths, truncate, Padding, Truncation};
-use super::wordpiece::WordPiece;
 use super::NormalizedString;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-/// A token added on top of the model's vocabulary (`added_tokens` in the file).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AddedToken {
-    pub id: u32,
-    pub content: String,
-    pub special: bool,
-}
+use super::added_tokens::AddedMatcher;
+pub use super::added_tokens::AddedToken;
 
 /// The result of encoding one sequence or a pair; every vector has one entry per token.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -61,12 +57,15 @@ impl HfEncoding {
 pub struct HfTokenizer {
     pub(super) normalizer: Option<Normalizer>,
     pub(super) pre_tokenizer: Option<PreTokenizer>,
-    pub(super) model: WordPiece,
-    pub(super) post_processor: Option<Template>,
+    pub(super) model: Model,
+    pub(super) post_processor: Option<PostProcessor>,
     pub(super) decoder: Option<Decoder>,
     pub(super) truncation: Option<Truncation>,
     pub(super) padding: Option<Padding>,
     pub(super) added_tokens: Vec<AddedToken>,
+    /// Added tokens looked for in the original text, and in normalized pieces.
+    pub(super) raw_matcher: AddedMatcher,
+    pub(super) normalized_matcher: AddedMatcher,
     /// Every id's token: the model's, overridden by added tokens.
     pub(super) id_to_token: FxHashMap<u32, String>,
     pub(super) special_ids: FxHashSet<u32>,
@@ -80,7 +79,11 @@ impl HfTokenizer {
         let mut second = pair.map(|p| self.encode_sequence(p));
         if let Some(t) = &self.truncation {
             // Room is left for the special tokens the post-processor will add.
-            let added = match (&self.post_processor, add_special_tokens) {
+            let template = self
+                .post_processor
+                .as_ref()
+                .and_then(|p| p.template.as_ref());
+            let added = match (template, add_special_tokens) {
                 (Some(template), true) => template.n_special_tokens(second.is_some()),
                 _ => 0,
             };
@@ -96,7 +99,20 @@ impl HfTokenizer {
             }
         }
         let mut out = HfEncoding::default();
-        match &self.post_processor {
+        if let Some(PostProcessor {
+            trim_offsets: Some(add_prefix_space),
+            ..
+        }) = &self.post_processor
+        {
+            for part in std::iter::once(&mut first).chain(second.as_mut()) {
+                trim_offsets(&part.tokens, &mut part.offsets, *add_prefix_space);
+            }
+        }
+        match self
+            .post_processor
+            .as_ref()
+            .and_then(|p| p.template.as_ref())
+        {
             Some(template) => {
                 for piece in template.pieces(second.is_some()) {
                     match piece {
@@ -135,22 +151,40 @@ impl HfTokenizer {
     }
 
     fn encode_sequence(&self, text: &str) -> HfEncoding {
-        let mut normalized = NormalizedString::new(text);
-        if let Some(n) = &self.normalizer {
-            n.normalize(&mut normalized);
+        let original = NormalizedString::new(text);
+        // Each word: the added token it is, or text for the model.
+        let mut words: Vec<(Option<u32>, NormalizedString)> = Vec::new();
+        for (added, (s, e)) in self.raw_matcher.find(original.chars()) {
+            let mut piece = original.slice(s, e);
+            if added.is_some() {
+                words.push((added, piece));
+                continue;
+            }
+            if let Some(n) = &self.normalizer {
+                n.normalize(&mut piece);
+            }
+            for (added, (s, e)) in self.normalized_matcher.find(piece.chars()) {
+                let part = piece.slice(s, e);
+                match (added, &self.pre_tokenizer) {
+                    (Some(_), _) => words.push((added, part)),
+                    (None, Some(p)) => {
+                        words.extend(p.pre_tokenize(part).into_iter().map(|w| (None, w)))
+                    }
+                    (None, None) => words.push((None, part)),
+                }
+            }
         }
-        let chars = normalized.chars();
-        let words = match &self.pre_tokenizer {
-            Some(p) => p.split(chars),
-            None if chars.is_empty() => Vec::new(),
-            None => vec![(0, chars.len())],
-        };
+        words.retain(|(_, w)| !w.is_empty());
         let mut out = HfEncoding::default();
-        for (word_index, &(ws, we)) in words.iter().enumerate() {
-            for (id, s, e) in self.model.tokenize(&chars[ws..we]) {
+        for (word_index, (added, word)) in words.iter().enumerate() {
+            let word_id = Some(word_index as u32);
+            if let Some(id) = added {
+                out.push(*id, word.text(), word.original_span(0, word.len()), word_id);
+                continue;
+            }
+            for (id, s, e) in self.model.tokenize(word.chars()) {
                 let token = self.id_to_token.get(&id).cloned().unwrap_or_default();
-                let offsets = normalized.original_span(ws + s, ws + e);
-                out.push(id, token, offsets, Some(word_index as u32));
+                out.push(id, token, word.original_span(s, e), word_id);
             }
         }
         out

@@ -124,35 +124,20 @@ impl BpeTrainer {
                 self.special_tokens.len()
             )));
         }
-        let mut seen = std::collections::HashSet::new();
-        for s in &self.special_tokens {
-            if s.is_empty() {
-                return Err(Error::InvalidOption("a special token is empty".into()));
-            }
-            if !seen.insert(s) {
-                return Err(Error::InvalidOption(format!(
-                    "the special token {s:?} is listed twice"
-                )));
-            }
-        }
-        if self.max_token_length == Some(0) {
-            return Err(Error::InvalidOption(
-                "max_token_length must be at least 1".into(),
-            ));
-        }
-        Ok(())
+        check_specials_and_length(&self.special_tokens, self.max_token_length)
     }
 
     /// Learns merges from word counts.
     pub fn train(&self, words: &WordCounts) -> Result<TrainedBpe> {
-        self.train_with_progress(words, |_| {})
+        self.train_with_progress(words, |_| true)
     }
 
-    /// Like [`train`](Self::train), calling `progress(n)` after the n-th merge.
+    /// Like [`train`](Self::train), calling `progress(n)` after the n-th merge; training
+    /// stops there, with the merges learned so far, when `progress` returns false.
     pub fn train_with_progress(
         &self,
         words: &WordCounts,
-        mut progress: impl FnMut(usize),
+        mut progress: impl FnMut(usize) -> bool,
     ) -> Result<TrainedBpe> {
         self.validate()?;
         if words.is_empty() {
@@ -214,6 +199,31 @@ impl BpeTrainer {
         };
         (MergeLoop::new(alphabet, list, rule), byte_of)
     }
+}
+
+/// Checks what every trainer requires: special tokens non-empty and distinct, and a
+/// `max_token_length` of at least 1.
+pub(crate) fn check_specials_and_length<'a>(
+    specials: impl IntoIterator<Item = &'a String>,
+    max_token_length: Option<usize>,
+) -> Result<()> {
+    let mut seen = std::collections::HashSet::new();
+    for s in specials {
+        if s.is_empty() {
+            return Err(Error::InvalidOption("a special token is empty".into()));
+        }
+        if !seen.insert(s) {
+            return Err(Error::InvalidOption(format!(
+                "the special token {s:?} is listed twice"
+            )));
+        }
+    }
+    if max_token_length == Some(0) {
+        return Err(Error::InvalidOption(
+            "max_token_length must be at least 1".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The code point GPT-2's `bytes_to_unicode` gives byte `b`: printable Latin-1 bytes map to

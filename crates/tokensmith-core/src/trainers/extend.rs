@@ -67,7 +67,7 @@ pub fn extend_bpe(
     list.sort_unstable();
     let mut state = MergeLoop::new(alphabet, list, LengthRule::Unlimited);
     let target = vocab_size - n_specials;
-    let merges = state.run(target, min_frequency, |_| {});
+    let merges = state.run(target, min_frequency, |_| true);
     let tokens = state.tokens();
     let special_ids: std::collections::HashSet<u32> =
         base.specials().iter().map(|(_, id)| id).collect();

@@ -30,12 +30,14 @@ pub type Sym = u32;
 /// An adjacent pair of symbols.
 pub type Pair = (Sym, Sym);
 
-/// Which merged lengths (in bytes) may become tokens.
+/// Which merged lengths may become tokens. Lengths are counted in units: bytes for
+/// byte-level training, initial symbols (characters, prefix and suffix excluded) for
+/// character-level training, as HF counts them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LengthRule {
     /// No limit.
     Unlimited,
-    /// Tokens of at most this many bytes.
+    /// Tokens of at most this many units.
     AtMost(usize),
     /// HF `BpeTrainer`'s rule for `max_token_length = n`: pairs of two initial symbols are
     /// always counted, a pair formed by a merge only if its length is strictly below `n`.
@@ -93,6 +95,10 @@ impl PartialOrd for Entry {
 /// The merge loop's state. See the module docs.
 pub struct MergeLoop {
     tokens: Vec<Vec<u8>>,
+    /// Each token's length in units (see [`LengthRule`]).
+    lens: Vec<usize>,
+    /// Stripped from the right side of a merge (`##`): `a` + `##b` = `ab`.
+    prefix: Vec<u8>,
     token_ids: FxHashMap<Vec<u8>, Sym>,
     words: Vec<Vec<Sym>>,
     counts: Vec<u64>,
@@ -104,8 +110,21 @@ pub struct MergeLoop {
 
 impl MergeLoop {
     /// Starts from an alphabet (id = position; order = tie-break order) and words written in
-    /// it. Words must only use ids below `alphabet.len()`.
+    /// it. Words must only use ids below `alphabet.len()`. Lengths are counted in bytes.
     pub fn new(alphabet: Vec<Vec<u8>>, words: Vec<(Vec<Sym>, u64)>, rule: LengthRule) -> Self {
+        let units = alphabet.iter().map(Vec::len).collect();
+        Self::with_units(alphabet, units, Vec::new(), words, rule)
+    }
+
+    /// Like [`new`](Self::new), with each initial symbol's length in units given, and a
+    /// continuing-subword `prefix` stripped from the right side of every merge (empty: none).
+    pub fn with_units(
+        alphabet: Vec<Vec<u8>>,
+        units: Vec<usize>,
+        prefix: Vec<u8>,
+        words: Vec<(Vec<Sym>, u64)>,
+        rule: LengthRule,
+    ) -> Self {
         let token_ids = alphabet
             .iter()
             .enumerate()
@@ -114,6 +133,8 @@ impl MergeLoop {
         let (words, counts): (Vec<_>, Vec<_>) = words.into_iter().unzip();
         let mut state = Self {
             tokens: alphabet,
+            lens: units,
+            prefix,
             token_ids,
             words,
             counts,
@@ -130,7 +151,7 @@ impl MergeLoop {
         for (w, word) in self.words.iter().enumerate() {
             for pair in word.windows(2) {
                 let pair = (pair[0], pair[1]);
-                let len = self.tokens[pair.0 as usize].len() + self.tokens[pair.1 as usize].len();
+                let len = self.lens[pair.0 as usize] + self.lens[pair.1 as usize];
                 if !self.rule.initial_ok(len) {
                     continue;
                 }
@@ -170,12 +191,13 @@ impl MergeLoop {
     }
 
     /// Steps until the table holds `target` tokens or no pair reaches `min_count`, calling
-    /// `progress(n)` after the n-th merge; returns the merges in order.
+    /// `progress(n)` after the n-th merge; returns the merges in order. Stops early, after
+    /// the merge it was told of, when `progress` returns false (an interrupted run).
     pub fn run(
         &mut self,
         target: usize,
         min_count: u64,
-        mut progress: impl FnMut(usize),
+        mut progress: impl FnMut(usize) -> bool,
     ) -> Vec<Merge> {
         let mut merges = Vec::new();
         while self.tokens().len() < target {
@@ -183,7 +205,9 @@ impl MergeLoop {
                 break;
             };
             merges.push(m);
-            progress(merges.len());
+            if !progress(merges.len()) {
+                break;
+            }
         }
         merges
     }
@@ -218,13 +242,16 @@ impl MergeLoop {
         }
         let (a, b) = top.pair;
         let mut bytes = self.tokens[a as usize].clone();
-        bytes.extend_from_slice(&self.tokens[b as usize]);
+        let right = &self.tokens[b as usize];
+        bytes.extend_from_slice(right.strip_prefix(self.prefix.as_slice()).unwrap_or(right));
         let merged = match self.token_ids.get(&bytes) {
             Some(&id) => id,
             None => {
                 let id = self.tokens.len() as Sym;
                 self.token_ids.insert(bytes.clone(), id);
                 self.tokens.push(bytes);
+                self.lens
+                    .push(self.lens[a as usize] + self.lens[b as usize]);
                 id
             }
         };
@@ -242,7 +269,7 @@ impl MergeLoop {
         word_ids.sort_unstable();
         word_ids.dedup();
         let mut grown: FxHashSet<Pair> = FxHashSet::default();
-        let merged_len = self.tokens[merged as usize].len();
+        let merged_len = self.lens[merged as usize];
         for w in word_ids {
             let count = self.counts[w as usize] as i64;
             let word = std::mem::take(&mut self.words[w as usize]);
@@ -252,20 +279,14 @@ impl MergeLoop {
                 if i + 1 < word.len() && (word[i], word[i + 1]) == pair {
                     if let Some(&prev) = out.last() {
                         self.change((prev, pair.0), -count);
-                        if self
-                            .rule
-                            .formed_ok(self.tokens[prev as usize].len() + merged_len)
-                        {
+                        if self.rule.formed_ok(self.lens[prev as usize] + merged_len) {
                             self.change((prev, merged), count);
                             self.index(&mut grown, (prev, merged), w);
                         }
                     }
                     if let Some(&next) = word.get(i + 2) {
                         self.change((pair.1, next), -count);
-                        if self
-                            .rule
-                            .formed_ok(merged_len + self.tokens[next as usize].len())
-                        {
+                        if self.rule.formed_ok(merged_len + self.lens[next as usize]) {
                             self.change((merged, next), count);
                             self.index(&mut grown, (merged, next), w);
                         }

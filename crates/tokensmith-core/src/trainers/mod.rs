@@ -7,6 +7,7 @@
 //! - [`merge_loop`]: the incremental merge loop (pair counts, pair -> words index, lazy
 //!   max-heap) over any alphabet; its tie-break rule is documented there.
 //! - [`bpe`]: the byte-level front end: 256-byte alphabet, options, ranks and specials.
+//! - [`char_bpe`]: the character-level front end (`</w>`, `##`, Metaspace words).
 //! - [`extend`]: new merges on top of an existing vocabulary, keeping its ids.
 //! - [`bounded_counts`]: counting within a memory budget (spill and merge, or prune).
 //!
@@ -21,6 +22,7 @@
 
 pub mod bounded_counts;
 pub mod bpe;
+pub mod char_bpe;
 pub mod counts_format;
 pub mod extend;
 pub mod merge_loop;
@@ -28,6 +30,7 @@ pub mod word_counts;
 
 pub use bounded_counts::{BoundedCounter, CountMode};
 pub use bpe::{BpeTrainer, Compat, TrainedBpe};
+pub use char_bpe::{CharBpeTrainer, TrainedCharBpe};
 pub use extend::extend_bpe;
 pub use word_counts::WordCounts;
 

@@ -60,6 +60,42 @@ impl WordCounts {
         Ok(())
     }
 
+    /// Counts the words that `split` gives for each text, in parallel. `split` calls its
+    /// callback once per word; the words may differ from the text (a Metaspace
+    /// pre-tokenizer writes `▁` for spaces).
+    pub fn add_texts_with<S, F>(&mut self, texts: &[S], split: F) -> Result<()>
+    where
+        S: AsRef<str> + Sync,
+        F: Fn(&str, &mut dyn FnMut(&str)) + Sync,
+    {
+        let partial: Vec<FxHashMap<String, u64>> = texts
+            .par_chunks(TEXTS_PER_TASK)
+            .map(|chunk| {
+                let mut local: FxHashMap<String, u64> = FxHashMap::default();
+                for text in chunk {
+                    split(text.as_ref(), &mut |word: &str| {
+                        if word.is_empty() {
+                            return;
+                        }
+                        match local.get_mut(word) {
+                            Some(c) => *c += 1,
+                            None => {
+                                local.insert(word.to_string(), 1);
+                            }
+                        }
+                    });
+                }
+                local
+            })
+            .collect();
+        for local in partial {
+            for (word, n) in local {
+                self.add(word.as_bytes(), n);
+            }
+        }
+        Ok(())
+    }
+
     /// Adds `n` occurrences of `word`.
     pub fn add(&mut self, word: &[u8], n: u64) {
         match self.counts.get_mut(word) {

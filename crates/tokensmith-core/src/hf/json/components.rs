@@ -1,10 +1,16 @@
 //! One parser per pipeline component of a `tokenizer.json`, each refusing unknown keys.
 
 use super::{as_id, err, join, unsupported, Node};
+use crate::hf::bpe::Bpe;
+use crate::hf::byte_level::ByteLevel;
 use crate::hf::decoders::Decoder;
+use crate::hf::metaspace::{Metaspace, Prepend};
+use crate::hf::model::Model;
 use crate::hf::normalizers::{BertNormalizer, Normalizer};
 use crate::hf::pre_tokenizers::PreTokenizer;
-use crate::hf::processors::{Piece, SpecialToken, Template};
+use crate::hf::processors::{Piece, PostProcessor, SpecialToken, Template};
+use crate::hf::regex_split::Split;
+use crate::hf::split::Behavior;
 use crate::hf::truncation::{Direction, Padding, Truncation};
 use crate::hf::wordpiece::WordPiece;
 use crate::{Error, Result};
@@ -12,13 +18,15 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
-    const SUPPORTED: [&str; 7] = [
+    const SUPPORTED: [&str; 9] = [
         "BertNormalizer",
         "NFD",
         "NFKD",
         "Lowercase",
         "StripAccents",
         "Strip",
+        "Prepend",
+        "Replace",
         "Sequence",
     ];
     let kind = node.kind()?;
@@ -57,48 +65,175 @@ pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
                 right: node.opt_bool("strip_right", true)?,
             })
         }
+        "Prepend" => {
+            node.only_keys(&["type", "prepend"])?;
+            Ok(Normalizer::Prepend(node.str("prepend")?.to_string()))
+        }
+        "Replace" => {
+            let (pattern, content) = literal_replace(&node, "normalizer")?;
+            Ok(Normalizer::Replace { pattern, content })
+        }
         "Sequence" => {
             node.only_keys(&["type", "normalizers"])?;
-            let (v, path) = node.required("normalizers")?;
-            let items = v.as_array().ok_or_else(|| err(&path, "expected a list"))?;
-            let mut all = Vec::with_capacity(items.len());
-            for (i, item) in items.iter().enumerate() {
-                let p = format!("{path}[{i}]");
-                all.push(normalizer(Node {
-                    value: item,
-                    path: &p,
-                })?);
-            }
-            Ok(Normalizer::Sequence(all))
+            Ok(Normalizer::Sequence(list(
+                &node,
+                "normalizers",
+                normalizer,
+            )?))
         }
         other => Err(unsupported(node.path, other, &SUPPORTED)),
     }
 }
 
+/// A list of components at `key`, each parsed by `parse`.
+fn list<T>(node: &Node<'_>, key: &str, parse: fn(Node<'_>) -> Result<T>) -> Result<Vec<T>> {
+    let (v, path) = node.required(key)?;
+    let items = v.as_array().ok_or_else(|| err(&path, "expected a list"))?;
+    let mut all = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        all.push(parse(Node {
+            value: item,
+            path: &p,
+        })?);
+    }
+    Ok(all)
+}
+
+fn one_char(node: &Node<'_>, key: &str) -> Result<char> {
+    let (v, path) = node.required(key)?;
+    let mut chars = v.as_str().map(str::chars).into_iter().flatten();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) => Ok(c),
+        _ => Err(err(&path, "expected a string of one character")),
+    }
+}
+
+fn behavior(node: &Node<'_>) -> Result<Behavior> {
+    let (v, path) = node.required("behavior")?;
+    v.as_str().and_then(Behavior::from_name).ok_or_else(|| {
+        err(
+            &path,
+            "expected one of: Removed, Isolated, MergedWithPrevious, MergedWithNext, Contiguous",
+        )
+    })
+}
+
+/// `{"String": s}` or `{"Regex": r}`: the text and whether it is literal.
+fn pattern<'a>(node: &Node<'a>) -> Result<(&'a str, bool, String)> {
+    let (v, path) = node.required("pattern")?;
+    let obj = v.as_object().filter(|o| o.len() == 1);
+    match obj.and_then(|o| o.iter().next()) {
+        Some((k, Value::String(p))) if k == "String" => Ok((p, true, path)),
+        Some((k, Value::String(p))) if k == "Regex" => Ok((p, false, path)),
+        _ => Err(err(&path, "expected {\"String\": ...} or {\"Regex\": ...}")),
+    }
+}
+
+/// A Replace component's `(pattern, content)`; only string patterns are supported yet.
+fn literal_replace(node: &Node<'_>, what: &str) -> Result<(String, String)> {
+    node.only_keys(&["type", "pattern", "content"])?;
+    let (text, literal, path) = pattern(node)?;
+    if !literal {
+        return Err(err(
+            &path,
+            format!("a Regex pattern in the Replace {what} is not supported yet"),
+        ));
+    }
+    Ok((text.to_string(), node.str("content")?.to_string()))
+}
+
+fn metaspace(node: &Node<'_>) -> Result<Metaspace> {
+    node.only_keys(&[
+        "type",
+        "replacement",
+        "prepend_scheme",
+        "split",
+        "add_prefix_space",
+        "str_rep",
+    ])?;
+    let mut prepend = match node.get("prepend_scheme")? {
+        None => Prepend::Always,
+        Some((v, path)) => v
+            .as_str()
+            .and_then(Prepend::from_name)
+            .ok_or_else(|| err(&path, "expected \"always\", \"first\" or \"never\""))?,
+    };
+    if !node.opt_bool("add_prefix_space", true)? {
+        if prepend != Prepend::Never && node.get("prepend_scheme")?.is_some() {
+            return Err(err(
+                &join(node.path, "add_prefix_space"),
+                "false contradicts prepend_scheme",
+            ));
+        }
+        prepend = Prepend::Never;
+    }
+    Ok(Metaspace {
+        replacement: one_char(node, "replacement")?,
+        prepend,
+        split: node.opt_bool("split", true)?,
+    })
+}
+
 pub(super) fn pre_tokenizer(node: Node<'_>) -> Result<PreTokenizer> {
-    const SUPPORTED: [&str; 4] = [
+    const SUPPORTED: [&str; 10] = [
         "BertPreTokenizer",
+        "ByteLevel",
         "Whitespace",
         "WhitespaceSplit",
+        "Punctuation",
+        "Digits",
+        "CharDelimiterSplit",
+        "Metaspace",
+        "Split",
         "Sequence",
     ];
     let p = match node.kind()? {
         "BertPreTokenizer" => PreTokenizer::Bert,
         "Whitespace" => PreTokenizer::Whitespace,
         "WhitespaceSplit" => PreTokenizer::WhitespaceSplit,
+        "Punctuation" => {
+            node.only_keys(&["type", "behavior"])?;
+            let b = match node.get("behavior")? {
+                None => Behavior::Isolated,
+                Some(_) => behavior(&node)?,
+            };
+            return Ok(PreTokenizer::Punctuation(b));
+        }
+        "Digits" => {
+            node.only_keys(&["type", "individual_digits"])?;
+            return Ok(PreTokenizer::Digits {
+                individual: node.opt_bool("individual_digits", false)?,
+            });
+        }
+        "CharDelimiterSplit" => {
+            node.only_keys(&["type", "delimiter"])?;
+            return Ok(PreTokenizer::CharDelimiterSplit(one_char(
+                &node,
+                "delimiter",
+            )?));
+        }
+        "Metaspace" => return Ok(PreTokenizer::Metaspace(metaspace(&node)?)),
+        "ByteLevel" => return Ok(PreTokenizer::ByteLevel(byte_level(&node)?)),
+        "Split" => {
+            node.only_keys(&["type", "pattern", "behavior", "invert"])?;
+            let (text, literal, path) = pattern(&node)?;
+            let split = Split::new(
+                text,
+                literal,
+                behavior(&node)?,
+                node.opt_bool("invert", false)?,
+            )
+            .map_err(|e| err(&path, e.to_string()))?;
+            return Ok(PreTokenizer::Split(Box::new(split)));
+        }
         "Sequence" => {
             node.only_keys(&["type", "pretokenizers"])?;
-            let (v, path) = node.required("pretokenizers")?;
-            let items = v.as_array().ok_or_else(|| err(&path, "expected a list"))?;
-            let mut all = Vec::with_capacity(items.len());
-            for (i, item) in items.iter().enumerate() {
-                let p = format!("{path}[{i}]");
-                all.push(pre_tokenizer(Node {
-                    value: item,
-                    path: &p,
-                })?);
-            }
-            return Ok(PreTokenizer::Sequence(all));
+            return Ok(PreTokenizer::Sequence(list(
+                &node,
+                "pretokenizers",
+                pre_tokenizer,
+            )?));
         }
         other => return Err(unsupported(node.path, other, &SUPPORTED)),
     };
@@ -106,18 +241,7 @@ pub(super) fn pre_tokenizer(node: Node<'_>) -> Result<PreTokenizer> {
     Ok(p)
 }
 
-pub(super) fn model(node: Node<'_>) -> Result<WordPiece> {
-    match node.kind()? {
-        "WordPiece" => {}
-        other => return Err(unsupported(node.path, other, &["WordPiece"])),
-    }
-    node.only_keys(&[
-        "type",
-        "unk_token",
-        "continuing_subword_prefix",
-        "max_input_chars_per_word",
-        "vocab",
-    ])?;
+fn vocab(node: &Node<'_>) -> Result<(FxHashMap<String, u32>, String)> {
     let (v, vocab_path) = node.required("vocab")?;
     let entries = v
         .as_object()
@@ -132,6 +256,88 @@ pub(super) fn model(node: Node<'_>) -> Result<WordPiece> {
         }
         vocab.insert(token.clone(), id);
     }
+    Ok((vocab, vocab_path))
+}
+
+fn opt_string(node: &Node<'_>, key: &str) -> Result<Option<String>> {
+    match node.get(key)? {
+        None => Ok(None),
+        Some((v, path)) => v
+            .as_str()
+            .map(|s| Some(s.to_string()))
+            .ok_or_else(|| err(&path, "expected a string or null")),
+    }
+}
+
+fn bpe(node: Node<'_>) -> Result<Model> {
+    node.only_keys(&[
+        "type",
+        "dropout",
+        "unk_token",
+        "continuing_subword_prefix",
+        "end_of_word_suffix",
+        "fuse_unk",
+        "byte_fallback",
+        "ignore_merges",
+        "vocab",
+        "merges",
+    ])?;
+    if let Some((v, path)) = node.get("dropout")? {
+        if v.as_f64() != Some(0.0) {
+            return Err(err(&path, "BPE dropout is not supported; set it to null"));
+        }
+    }
+    let (vocab, _) = vocab(&node)?;
+    let (m, mp) = node.required("merges")?;
+    let items = m.as_array().ok_or_else(|| err(&mp, "expected a list"))?;
+    let mut merges = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let pair = match item {
+            Value::String(s) => s
+                .split_once(' ')
+                .filter(|(_, b)| !b.contains(' '))
+                .map(|(a, b)| (a.to_string(), b.to_string())),
+            Value::Array(v) => match v.as_slice() {
+                [Value::String(a), Value::String(b)] => Some((a.clone(), b.clone())),
+                _ => None,
+            },
+            _ => None,
+        };
+        merges.push(pair.ok_or_else(|| {
+            err(
+                &format!("{mp}[{i}]"),
+                "expected [\"left\", \"right\"] or \"left right\"",
+            )
+        })?);
+    }
+    let model = Bpe::builder(vocab)
+        .unk_token(opt_string(&node, "unk_token")?)
+        .continuing_subword_prefix(opt_string(&node, "continuing_subword_prefix")?)
+        .end_of_word_suffix(opt_string(&node, "end_of_word_suffix")?)
+        .fuse_unk(node.opt_bool("fuse_unk", false)?)
+        .byte_fallback(node.opt_bool("byte_fallback", false)?)
+        .ignore_merges(node.opt_bool("ignore_merges", false)?)
+        .build(merges)?;
+    Ok(Model::Bpe(Box::new(model)))
+}
+
+pub(super) fn model(node: Node<'_>) -> Result<Model> {
+    match node.kind()? {
+        "WordPiece" => wordpiece(node).map(Model::WordPiece),
+        "BPE" => bpe(node),
+        other => Err(unsupported(node.path, other, &["WordPiece", "BPE"])),
+    }
+}
+
+fn wordpiece(node: Node<'_>) -> Result<WordPiece> {
+    node.only_keys(&[
+        "type",
+        "unk_token",
+        "continuing_subword_prefix",
+        "max_input_chars_per_word",
+        "vocab",
+    ])?;
+    let (vocab, vocab_path) = vocab(&node)?;
     let unk = node.str("unk_token")?;
     if !vocab.contains_key(unk) {
         return Err(err(
@@ -192,7 +398,53 @@ fn template_pieces(v: &Value, path: &str) -> Result<Vec<Piece>> {
     Ok(pieces)
 }
 
-pub(super) fn post_processor(node: Node<'_>) -> Result<Template> {
+fn byte_level(node: &Node<'_>) -> Result<ByteLevel> {
+    node.only_keys(&["type", "add_prefix_space", "trim_offsets", "use_regex"])?;
+    Ok(ByteLevel {
+        add_prefix_space: node.opt_bool("add_prefix_space", true)?,
+        trim_offsets: node.opt_bool("trim_offsets", true)?,
+        use_regex: node.opt_bool("use_regex", true)?,
+    })
+}
+
+pub(super) fn post_processor(node: Node<'_>) -> Result<PostProcessor> {
+    match node.kind()? {
+        "ByteLevel" => {
+            let b = byte_level(&node)?;
+            Ok(PostProcessor {
+                template: None,
+                trim_offsets: b.trim_offsets.then_some(b.add_prefix_space),
+            })
+        }
+        "RobertaProcessing" => {
+            node.only_keys(&["type", "sep", "cls", "trim_offsets", "add_prefix_space"])?;
+            let trim = node.opt_bool("trim_offsets", true)?;
+            let add_prefix_space = node.opt_bool("add_prefix_space", true)?;
+            Ok(PostProcessor {
+                template: Some(Template::roberta(
+                    token_and_id(&node, "cls")?,
+                    token_and_id(&node, "sep")?,
+                )),
+                trim_offsets: trim.then_some(add_prefix_space),
+            })
+        }
+        _ => Ok(PostProcessor {
+            template: Some(template(node)?),
+            trim_offsets: None,
+        }),
+    }
+}
+
+/// `[token, id]` at `key`.
+fn token_and_id(node: &Node<'_>, key: &str) -> Result<(String, u32)> {
+    let (v, path) = node.required(key)?;
+    match v.as_array().map(Vec::as_slice) {
+        Some([Value::String(t), id]) => Ok((t.clone(), as_id(id, &path)?)),
+        _ => Err(err(&path, "expected [token, id]")),
+    }
+}
+
+fn template(node: Node<'_>) -> Result<Template> {
     match node.kind()? {
         "TemplateProcessing" => {
             node.only_keys(&["type", "single", "pair", "special_tokens"])?;
@@ -253,40 +505,71 @@ pub(super) fn post_processor(node: Node<'_>) -> Result<Template> {
         }
         "BertProcessing" => {
             node.only_keys(&["type", "sep", "cls"])?;
-            let pair = |key: &str| -> Result<(String, u32)> {
-                let (v, path) = node.required(key)?;
-                match v.as_array().map(Vec::as_slice) {
-                    Some([Value::String(t), id]) => Ok((t.clone(), as_id(id, &path)?)),
-                    _ => Err(err(&path, "expected [token, id]")),
-                }
-            };
-            Ok(Template::bert(pair("cls")?, pair("sep")?))
+            Ok(Template::bert(
+                token_and_id(&node, "cls")?,
+                token_and_id(&node, "sep")?,
+            ))
         }
         other => Err(unsupported(
             node.path,
             other,
-            &["TemplateProcessing", "BertProcessing"],
+            &[
+                "TemplateProcessing",
+                "BertProcessing",
+                "RobertaProcessing",
+                "ByteLevel",
+            ],
         )),
     }
 }
 
 pub(super) fn decoder(node: Node<'_>) -> Result<Decoder> {
+    const SUPPORTED: [&str; 9] = [
+        "WordPiece",
+        "Metaspace",
+        "BPEDecoder",
+        "ByteFallback",
+        "Fuse",
+        "Strip",
+        "Replace",
+        "ByteLevel",
+        "Sequence",
+    ];
     match node.kind()? {
         "WordPiece" => {
             node.only_keys(&["type", "prefix", "cleanup"])?;
-            let prefix = match node.get("prefix")? {
-                None => "##".to_string(),
-                Some((v, path)) => v
-                    .as_str()
-                    .ok_or_else(|| err(&path, "expected a string"))?
-                    .to_string(),
-            };
             Ok(Decoder::WordPiece {
-                prefix,
+                prefix: opt_string(&node, "prefix")?.unwrap_or_else(|| "##".into()),
                 cleanup: node.opt_bool("cleanup", true)?,
             })
         }
-        other => Err(unsupported(node.path, other, &["WordPiece"])),
+        "Metaspace" => Ok(Decoder::Metaspace(metaspace(&node)?)),
+        "BPEDecoder" => {
+            node.only_keys(&["type", "suffix"])?;
+            Ok(Decoder::Bpe {
+                suffix: opt_string(&node, "suffix")?.unwrap_or_else(|| "</w>".into()),
+            })
+        }
+        "ByteFallback" => node.only_keys(&["type"]).map(|_| Decoder::ByteFallback),
+        "Fuse" => node.only_keys(&["type"]).map(|_| Decoder::Fuse),
+        "Strip" => {
+            node.only_keys(&["type", "content", "start", "stop"])?;
+            Ok(Decoder::Strip {
+                content: one_char(&node, "content")?,
+                start: node.opt_uint("start")?.unwrap_or(0) as usize,
+                stop: node.opt_uint("stop")?.unwrap_or(0) as usize,
+            })
+        }
+        "Replace" => {
+            let (pattern, content) = literal_replace(&node, "decoder")?;
+            Ok(Decoder::Replace { pattern, content })
+        }
+        "ByteLevel" => byte_level(&node).map(|_| Decoder::ByteLevel),
+        "Sequence" => {
+            node.only_keys(&["type", "decoders"])?;
+            Ok(Decoder::Sequence(list(&node, "decoders", decoder)?))
+        }
+        other => Err(unsupported(node.path, other, &SUPPORTED)),
     }
 }
 

@@ -14,6 +14,7 @@
 
 mod components;
 
+use super::added_tokens::AddedMatcher;
 use super::tokenizer::{AddedToken, HfTokenizer};
 use crate::{Error, Result};
 use components::{decoder, model, normalizer, padding, post_processor, pre_tokenizer, truncation};
@@ -144,10 +145,15 @@ fn added_tokens(v: &Value, path: &str) -> Result<Vec<AddedToken>> {
             "special",
         ])?;
         let (id, ip) = node.required("id")?;
+        let special = node.opt_bool("special", false)?;
         out.push(AddedToken {
             id: as_id(id, &ip)?,
             content: node.str("content")?.to_string(),
-            special: node.opt_bool("special", false)?,
+            special,
+            normalized: node.opt_bool("normalized", !special)?,
+            lstrip: node.opt_bool("lstrip", false)?,
+            rstrip: node.opt_bool("rstrip", false)?,
+            single_word: node.opt_bool("single_word", false)?,
         });
     }
     Ok(out)
@@ -166,6 +172,17 @@ fn section<'a, T>(
         })
         .map(Some),
     }
+}
+
+/// Parses one pre-tokenizer given as JSON (the value of a file's `pre_tokenizer`), as the
+/// trainers use it to cut their corpus exactly as the trained file will.
+pub fn pre_tokenizer_from_json(json: &str) -> Result<crate::hf::pre_tokenizers::PreTokenizer> {
+    let value: Value = serde_json::from_str(json)
+        .map_err(|e| err("pre_tokenizer", format!("not valid JSON: {e}")))?;
+    pre_tokenizer(Node {
+        value: &value,
+        path: "pre_tokenizer",
+    })
 }
 
 impl HfTokenizer {
@@ -189,10 +206,16 @@ impl HfTokenizer {
             "decoder",
         ])?;
         let model = section(root, "model", model)?.ok_or_else(|| err("model", "missing"))?;
-        let added = match root.get("added_tokens")? {
+        let mut added = match root.get("added_tokens")? {
             Some((v, path)) => added_tokens(v, &path)?,
             None => Vec::new(),
         };
+        // As in HF, an added token that the model's vocabulary holds takes the model's id.
+        for a in &mut added {
+            if let Some(&id) = model.vocab().get(&a.content) {
+                a.id = id;
+            }
+        }
         let mut id_to_token: FxHashMap<u32, String> = model
             .vocab()
             .iter()
@@ -206,7 +229,7 @@ impl HfTokenizer {
             }
         }
         let post = section(root, "post_processor", post_processor)?;
-        if let Some(template) = &post {
+        if let Some(template) = post.as_ref().and_then(|p| p.template.as_ref()) {
             for (name, sp) in &template.special_tokens {
                 for (i, (id, token)) in sp.ids.iter().zip(&sp.tokens).enumerate() {
                     if id_to_token.get(id) != Some(token) {
@@ -218,8 +241,20 @@ impl HfTokenizer {
                 }
             }
         }
+        let normalizer = section(root, "normalizer", normalizer)?;
+        let spell = |content: &str| {
+            let mut s = crate::hf::NormalizedString::new(content);
+            if let Some(n) = &normalizer {
+                n.normalize(&mut s);
+            }
+            s.text()
+        };
+        let raw_matcher = AddedMatcher::new(&added, spell, false);
+        let normalized_matcher = AddedMatcher::new(&added, spell, true);
         Ok(HfTokenizer {
-            normalizer: section(root, "normalizer", normalizer)?,
+            normalizer,
+            raw_matcher,
+            normalized_matcher,
             pre_tokenizer: section(root, "pre_tokenizer", pre_tokenizer)?,
             model,
             post_processor: post,
@@ -278,6 +313,56 @@ mod tests {
         ));
         assert!(e.contains("decoder.x"), "{e}");
         assert!(error_of("{}").contains("model"));
+    }
+
+    #[test]
+    fn bpe_family_errors_name_the_path() {
+        const BPE: &str = r#""model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "ab": 2},
+            "merges": [["a", "b"]]}"#;
+        let cases = [
+            (
+                r#""pre_tokenizer": {"type": "Split", "pattern": {"Regex": "a"},
+                    "behavior": "Sideways"}"#,
+                "pre_tokenizer.behavior",
+            ),
+            (
+                r#""pre_tokenizer": {"type": "Metaspace", "replacement": "_",
+                    "prepend_scheme": "sometimes"}"#,
+                "pre_tokenizer.prepend_scheme",
+            ),
+            (
+                r#""pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+                    {"type": "Digits"}, {"type": "Split", "pattern": {"Glob": "*"}}]}"#,
+                "pre_tokenizer.pretokenizers[1].pattern",
+            ),
+            (
+                r#""decoder": {"type": "Strip", "content": "ab", "start": 1}"#,
+                "decoder.content",
+            ),
+            (
+                r#""decoder": {"type": "Sequence", "decoders": [{"type": "CTC"}]}"#,
+                "decoder.decoders[0].type",
+            ),
+            (
+                r#""post_processor": {"type": "RobertaProcessing", "sep": ["</s>"],
+                    "cls": ["<s>", 0]}"#,
+                "post_processor.sep",
+            ),
+        ];
+        for (part, path) in cases {
+            let e = error_of(&format!("{{{BPE}, {part}}}"));
+            assert!(e.contains(path), "{path}: {e}");
+        }
+        let e = error_of(r#"{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a"]}}"#);
+        assert!(e.contains("model.merges[0]"), "{e}");
+        let e = error_of(
+            r#"{"model": {"type": "BPE", "dropout": 0.1, "vocab": {"a": 0}, "merges": []}}"#,
+        );
+        assert!(e.contains("model.dropout"), "{e}");
+        let e = error_of(
+            r#"{"model": {"type": "BPE", "unk_token": "<unk>", "vocab": {"a": 0}, "merges": []}}"#,
+        );
+        assert!(e.contains("model.unk_token"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,460 @@
+//! HF's BPE model over characters: merges by rank, `unk_token` (fused or not), byte
+//! fallback, `continuing_subword_prefix`, `end_of_word_suffix` and `ignore_merges`.
+//!
+//! A word's characters become symbols (`##` before all but the first, `</w>` after the
+//! last); a character missing from the vocabulary becomes its bytes' `<0xNN>` tokens when
+//! `byte_fallback` is set and all of them exist, else the unknown token (consecutive unknowns
+//! fused into one with `fuse_unk`). Then the adjacent pair with the lowest merge rank is
+//! merged, the leftmost first, until no pair has a merge. Each token's span is counted in
+//! characters of the word; a byte token spans the whole character its byte came from.
+//!
+//! ```
+//! use tokensmith_core::hf::bpe::Bpe;
+//! let vocab = [("a", 0), ("b", 1), ("c</w>", 2), ("ab", 3), ("abc</w>", 4)];
+//! let merges = [("a", "b"), ("ab", "c</w>")];
+//! let bpe = Bpe::builder(vocab.iter().map(|&(t, i)| (t.to_string(), i)).collect())
+//!     .end_of_word_suffix(Some("</w>".into()))
+//!     .build(merges.iter().map(|&(a, b)| (a.to_string(), b.to_string())).collect())
+//!     .unwrap();
+//! let chars: Vec<char> = "abc".chars().collect();
+//! assert_eq!(bpe.tokenize(&chars), vec![(4, 0, 3)]);
+//! ```
+//!
+//! Not handled: dropout (a file with a dropout is refused when loaded).
+
+use crate::error::{Error, Result};
+use rustc_hash::FxHashMap;
+use std::sync::RwLock;
+
+/// Words remembered by [`Bpe::tokenize`]; once full, new words are no longer added (HF's
+/// cache has the same policy and size).
+const CACHE_CAPACITY: usize = 10_000;
+/// Longer words are not cached (they are rare, and each would hold much memory).
+const CACHE_MAX_CHARS: usize = 256;
+
+type Tokens = Vec<(u32, usize, usize)>;
+
+/// Words up to this many symbols are merged by scanning, longer ones through a queue.
+const SHORT_WORD: usize = 32;
+
+/// A BPE model; build it with [`Bpe::builder`].
+#[derive(Debug)]
+pub struct Bpe {
+    vocab: FxHashMap<String, u32>,
+    /// `(left, right)` -> `(rank, merged id)`.
+    merges: FxHashMap<(u32, u32), (u32, u32)>,
+    unk: Option<(String, u32)>,
+    prefix: Option<String>,
+    suffix: Option<String>,
+    fuse_unk: bool,
+    byte_fallback: bool,
+    ignore_merges: bool,
+    /// The tokens of words seen before, by word.
+    cache: RwLock<FxHashMap<String, Tokens>>,
+}
+
+impl Clone for Bpe {
+    fn clone(&self) -> Self {
+        Self {
+            vocab: self.vocab.clone(),
+            merges: self.merges.clone(),
+            unk: self.unk.clone(),
+            prefix: self.prefix.clone(),
+            suffix: self.suffix.clone(),
+            fuse_unk: self.fuse_unk,
+            byte_fallback: self.byte_fallback,
+            ignore_merges: self.ignore_merges,
+            cache: RwLock::new(FxHashMap::default()),
+        }
+    }
+}
+
+/// The options of a [`Bpe`], before its merges are resolved.
+#[derive(Clone, Debug)]
+pub struct BpeBuilder {
+    vocab: FxHashMap<String, u32>,
+    unk: Option<String>,
+    prefix: Option<String>,
+    suffix: Option<String>,
+    fuse_unk: bool,
+    byte_fallback: bool,
+    ignore_merges: bool,
+}
+
+impl BpeBuilder {
+    #[must_use]
+    pub fn unk_token(mut self, unk: Option<String>) -> Self {
+        self.unk = unk;
+        self
+    }
+    #[must_use]
+    pub fn continuing_subword_prefix(mut self, prefix: Option<String>) -> Self {
+        self.prefix = prefix;
+        self
+    }
+    #[must_use]
+    pub fn end_of_word_suffix(mut self, suffix: Option<String>) -> Self {
+        self.suffix = suffix;
+        self
+    }
+    #[must_use]
+    pub fn fuse_unk(mut self, on: bool) -> Self {
+        self.fuse_unk = on;
+        self
+    }
+    #[must_use]
+    pub fn byte_fallback(mut self, on: bool) -> Self {
+        self.byte_fallback = on;
+        self
+    }
+    #[must_use]
+    pub fn ignore_merges(mut self, on: bool) -> Self {
+        self.ignore_merges = on;
+        self
+    }
+
+    /// Resolves `merges` (in rank order) against the vocabulary. Errors name the merge by
+    /// its index and the token missing, as `merges[i]`.
+    pub fn build(self, merges: Vec<(String, String)>) -> Result<Bpe> {
+        let missing = |i: usize, token: &str| Error::TokenizerJson {
+            path: format!("model.merges[{i}]"),
+            message: format!("{token:?} is not in model.vocab"),
+        };
+        let prefix_len = self.prefix.as_ref().map_or(0, String::len);
+        let mut table = FxHashMap::default();
+        for (i, (a, b)) in merges.iter().enumerate() {
+            let a_id = *self.vocab.get(a).ok_or_else(|| missing(i, a))?;
+            let b_id = *self.vocab.get(b).ok_or_else(|| missing(i, b))?;
+            // As HF: the prefix's length is cut from the right side, whatever it holds.
+            let rest = b.get(prefix_len.min(b.len())..).unwrap_or(b);
+            let merged = format!("{a}{rest}");
+            let id = *self.vocab.get(&merged).ok_or_else(|| missing(i, &merged))?;
+            table.insert((a_id, b_id), (i as u32, id));
+        }
+        let unk = match self.unk {
+            None => None,
+            Some(u) => {
+                let id = *self.vocab.get(&u).ok_or_else(|| Error::TokenizerJson {
+                    path: "model.unk_token".into(),
+                    message: format!("{u:?} is not in model.vocab"),
+                })?;
+                Some((u, id))
+            }
+        };
+        Ok(Bpe {
+            vocab: self.vocab,
+            merges: table,
+            unk,
+            prefix: self.prefix,
+            suffix: self.suffix,
+            fuse_unk: self.fuse_unk,
+            byte_fallback: self.byte_fallback,
+            ignore_merges: self.ignore_merges,
+            cache: RwLock::new(FxHashMap::default()),
+        })
+    }
+}
+
+/// A symbol under merging: token id and span in characters of the word.
+#[derive(Clone, Copy, Debug)]
+struct Symbol {
+    id: u32,
+    start: usize,
+    end: usize,
+}
+
+impl Bpe {
+    /// A builder over `vocab` (token -> id).
+    pub fn builder(vocab: FxHashMap<String, u32>) -> BpeBuilder {
+        BpeBuilder {
+            vocab,
+            unk: None,
+            prefix: None,
+            suffix: None,
+            fuse_unk: false,
+            byte_fallback: false,
+            ignore_merges: false,
+        }
+    }
+
+    /// The vocabulary (token -> id).
+    pub fn vocab(&self) -> &FxHashMap<String, u32> {
+        &self.vocab
+    }
+
+    /// The tokens of one word: `(id, start, end)` with spans in characters of `word`.
+    pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+        if word.is_empty() || word.len() > CACHE_MAX_CHARS {
+            return self.tokenize_uncached(word);
+        }
+        let key: String = word.iter().collect();
+        // A poisoned lock only means another thread panicked mid-insert; skip the cache.
+        if let Some(hit) = self.cache.read().ok().and_then(|c| c.get(&key).cloned()) {
+            return hit;
+        }
+        let tokens = self.tokenize_uncached(word);
+        if let Ok(mut cache) = self.cache.write() {
+            if cache.len() < CACHE_CAPACITY {
+                cache.insert(key, tokens.clone());
+            }
+        }
+        tokens
+    }
+
+    fn tokenize_uncached(&self, word: &[char]) -> Tokens {
+        if word.is_empty() {
+            return Vec::new();
+        }
+        if self.ignore_merges {
+            let whole: String = word.iter().collect();
+            if let Some(&id) = self.vocab.get(&whole) {
+                return vec![(id, 0, word.len())];
+            }
+        }
+        let mut symbols = self.initial_symbols(word);
+        self.merge_all(&mut symbols);
+        symbols.iter().map(|s| (s.id, s.start, s.end)).collect()
+    }
+
+    fn initial_symbols(&self, word: &[char]) -> Vec<Symbol> {
+        let mut out: Vec<Symbol> = Vec::with_capacity(word.len());
+        let mut unk: Option<Symbol> = None;
+        let mut s = String::new();
+        for (i, &c) in word.iter().enumerate() {
+            s.clear();
+            if i > 0 {
+                if let Some(p) = &self.prefix {
+                    s.push_str(p);
+                }
+            }
+            s.push(c);
+            if i + 1 == word.len() {
+                if let Some(x) = &self.suffix {
+                    s.push_str(x);
+                }
+            }
+            if let Some(&id) = self.vocab.get(&s) {
+                out.extend(unk.take());
+                out.push(Symbol {
+                    id,
+                    start: i,
+                    end: i + 1,
+                });
+                continue;
+            }
+            if self.byte_fallback {
+                let bytes: Option<Vec<u32>> = s
+                    .bytes()
+                    .map(|b| self.vocab.get(&format!("<0x{b:02X}>")).copied())
+                    .collect();
+                if let Some(ids) = bytes {
+                    // HF leaves a pending unknown in place here; it is flushed later.
+                    out.extend(ids.into_iter().map(|id| Symbol {
+                        id,
+                        start: i,
+                        end: i + 1,
+                    }));
+                    continue;
+                }
+            }
+            if let Some((_, unk_id)) = &self.unk {
+                unk = match unk {
+                    Some(mut u) if self.fuse_unk => {
+                        u.end = i + 1;
+                        Some(u)
+                    }
+                    previous => {
+                        out.extend(previous);
+                        Some(Symbol {
+                            id: *unk_id,
+                            start: i,
+                            end: i + 1,
+                        })
+                    }
+                };
+            }
+        }
+        out.extend(unk);
+        out
+    }
+
+    /// Merges the lowest-ranked adjacent pair, the leftmost first, until none is left.
+    fn merge_all(&self, symbols: &mut Vec<Symbol>) {
+        if symbols.len() <= SHORT_WORD {
+            self.merge_by_scan(symbols);
+        } else {
+            self.merge_by_queue(symbols);
+        }
+    }
+
+    fn lookup(&self, left: &Symbol, right: &Symbol) -> Option<(u32, u32)> {
+        self.merges.get(&(left.id, right.id)).copied()
+    }
+
+    /// Short words: scan for the best pair at every step (quadratic, but no allocation).
+    fn merge_by_scan(&self, symbols: &mut Vec<Symbol>) {
+        loop {
+            let mut best: Option<(u32, usize, u32)> = None;
+            for i in 0..symbols.len().saturating_sub(1) {
+                if let Some((rank, id)) = self.lookup(&symbols[i], &symbols[i + 1]) {
+                    if best.is_none_or(|(r, _, _)| rank < r) {
+                        best = Some((rank, i, id));
+                    }
+                }
+            }
+            let Some((_, i, id)) = best else { return };
+            symbols[i] = Symbol {
+                id,
+                start: symbols[i].start,
+                end: symbols[i + 1].end,
+            };
+            symbols.remove(i + 1);
+        }
+    }
+
+    /// Long words: a queue of `(rank, position)` over a linked list of symbols, so a word of
+    /// n symbols costs O(n log n) (a whole line without spaces, under Metaspace or a
+    /// Llama-style file, is one word). Entries made stale by a merge are skipped when popped.
+    fn merge_by_queue(&self, symbols: &mut Vec<Symbol>) {
+        use std::cmp::Reverse;
+        let n = symbols.len();
+        let mut next: Vec<usize> = (1..=n).collect();
+        let mut prev: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
+        let mut alive = vec![true; n];
+        let mut queue = std::collections::BinaryHeap::new();
+        for i in 0..n - 1 {
+            if let Some((rank, id)) = self.lookup(&symbols[i], &symbols[i + 1]) {
+                queue.push(Reverse((rank, i, id)));
+            }
+        }
+        while let Some(Reverse((rank, i, id))) = queue.pop() {
+            let j = next[i];
+            if !alive[i] || j >= n || self.lookup(&symbols[i], &symbols[j]) != Some((rank, id)) {
+                continue;
+            }
+            symbols[i] = Symbol {
+                id,
+                start: symbols[i].start,
+                end: symbols[j].end,
+            };
+            alive[j] = false;
+            next[i] = next[j];
+            if next[i] < n {
+                prev[next[i]] = Some(i);
+                if let Some((r, m)) = self.lookup(&symbols[i], &symbols[next[i]]) {
+                    queue.push(Reverse((r, i, m)));
+                }
+            }
+            if let Some(p) = prev[i] {
+                if let Some((r, m)) = self.lookup(&symbols[p], &symbols[i]) {
+                    queue.push(Reverse((r, p, m)));
+                }
+            }
+        }
+        let mut keep = alive.into_iter();
+        symbols.retain(|_| keep.next().unwrap_or(false));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(tokens: &[&str]) -> BpeBuilder {
+        Bpe::builder(
+            tokens
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (t.to_string(), i as u32))
+                .collect(),
+        )
+    }
+
+    fn merges(m: &[(&str, &str)]) -> Vec<(String, String)> {
+        m.iter().map(|&(a, b)| (a.into(), b.into())).collect()
+    }
+
+    #[test]
+    fn unknowns_fuse_and_bytes_fall_back() {
+        let tokens = ["<unk>", "a", "b", "<0xC3>", "<0xA9>"];
+        let bpe = model(&tokens)
+            .unk_token(Some("<unk>".into()))
+            .fuse_unk(true)
+            .build(vec![])
+            .unwrap();
+        let word: Vec<char> = "axyb".chars().collect();
+        assert_eq!(bpe.tokenize(&word), [(1, 0, 1), (0, 1, 3), (2, 3, 4)]);
+        let bpe = model(&tokens)
+            .unk_token(Some("<unk>".into()))
+            .byte_fallback(true)
+            .build(vec![])
+            .unwrap();
+        let word: Vec<char> = "éxx".chars().collect();
+        assert_eq!(
+            bpe.tokenize(&word),
+            [(3, 0, 1), (4, 0, 1), (0, 1, 2), (0, 2, 3)]
+        );
+    }
+
+    #[test]
+    fn lowest_rank_first_and_prefix() {
+        let tokens = ["a", "##b", "##c", "##bc", "abc"];
+        let bpe = model(&tokens)
+            .continuing_subword_prefix(Some("##".into()))
+            .build(merges(&[("##b", "##c"), ("a", "##bc")]))
+            .unwrap();
+        let word: Vec<char> = "abc".chars().collect();
+        assert_eq!(bpe.tokenize(&word), [(4, 0, 3)]);
+        let e = model(&tokens).build(merges(&[("a", "x")])).unwrap_err();
+        assert!(e.to_string().contains("model.merges[0]"), "{e}");
+    }
+
+    #[test]
+    fn queue_and_scan_agree_on_long_words() {
+        // Every pair of the 4 letters merges, in an order where overlaps compete.
+        let letters = ["a", "b", "c", "d"];
+        let mut tokens: Vec<String> = letters.iter().map(|s| s.to_string()).collect();
+        let mut merges = Vec::new();
+        for x in letters {
+            for y in letters {
+                merges.push((x.to_string(), y.to_string()));
+                tokens.push(format!("{x}{y}"));
+            }
+        }
+        for (x, y) in [("ab", "cd"), ("aa", "aa"), ("dc", "ba"), ("bb", "b")] {
+            merges.push((x.to_string(), y.to_string()));
+            tokens.push(format!("{x}{y}"));
+        }
+        let refs: Vec<&str> = tokens.iter().map(String::as_str).collect();
+        let bpe = model(&refs).build(merges).unwrap();
+        let mut seed = 7u32;
+        for len in [33, 50, 200, 1000] {
+            let word: Vec<char> = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    ['a', 'b', 'c', 'd'][(seed >> 16) as usize % 4]
+                })
+                .collect();
+            let start = bpe.initial_symbols(&word);
+            let mut by_queue = start.clone();
+            bpe.merge_by_queue(&mut by_queue);
+            let mut by_scan = start;
+            bpe.merge_by_scan(&mut by_scan);
+            let ids = |s: &[Symbol]| s.iter().map(|x| (x.id, x.start, x.end)).collect::<Vec<_>>();
+            assert_eq!(ids(&by_queue), ids(&by_scan), "length {len}");
+        }
+    }
+
+    #[test]
+    fn ignore_merges_takes_whole_words() {
+        let tokens = ["a", "b", "ab", "ba", "aba"];
+        let bpe = model(&tokens)
+            .ignore_merges(true)
+            .build(merges(&[("a", "b")]))
+            .unwrap();
+        let word: Vec<char> = "aba".chars().collect();
+        assert_eq!(bpe.tokenize(&word), [(4, 0, 3)]);
+        let word: Vec<char> = "bab".chars().collect();
+        assert_eq!(bpe.tokenize(&word), [(1, 0, 1), (2, 1, 3)]);
+    }
+}

@@ -1,0 +1,247 @@
+//! HF's `Split` pre-tokenizer: a literal string or an Oniguruma regex, a behavior, `invert`.
+//!
+//! HF compiles `Regex` patterns with Oniguruma; this runs them with `fancy-regex`. The two
+//! agree on the patterns tokenizer files use (Unicode classes, look-ahead, alternation), with
+//! one difference that matters: after a counted repeat, `+` is possessive in fancy-regex
+//! (`\p{N}{1,3}+` never gives back a digit) but a second, greedy repeat in Oniguruma
+//! (`(?:\p{N}{1,3})+`). [`onig_to_fancy`] rewrites that form before compiling.
+//!
+//! ```
+//! use tokensmith_core::hf::regex_split::onig_to_fancy;
+//! assert_eq!(onig_to_fancy(r"\p{N}{1,3}+"), r"(?:\p{N}{1,3})+");
+//! assert_eq!(onig_to_fancy(r"[a-z]{2}+x"), r"(?:[a-z]{2})+x");
+//! assert_eq!(onig_to_fancy(r"\d{1,3}"), r"\d{1,3}");
+//! ```
+
+use super::normalized::NormalizedString;
+use super::split::{cut, Behavior};
+use crate::error::{Error, Result};
+
+/// A compiled `Split` pre-tokenizer.
+#[derive(Clone, Debug)]
+pub struct Split {
+    regex: fancy_regex::Regex,
+    behavior: Behavior,
+    invert: bool,
+}
+
+impl PartialEq for Split {
+    fn eq(&self, other: &Self) -> bool {
+        self.regex.as_str() == other.regex.as_str()
+            && self.behavior == other.behavior
+            && self.invert == other.invert
+    }
+}
+
+impl Eq for Split {}
+
+impl Split {
+    /// A split at `pattern`: a literal string when `literal`, else an Oniguruma regex.
+    pub fn new(pattern: &str, literal: bool, behavior: Behavior, invert: bool) -> Result<Self> {
+        let source = if literal {
+            fancy_regex::escape(pattern).into_owned()
+        } else {
+            onig_to_fancy(pattern)
+        };
+        let regex = fancy_regex::RegexBuilder::new(&source)
+            .backtrack_limit(10_000_000)
+            .build()
+            .map_err(|e| {
+                Error::InvalidOption(format!("the pattern {pattern:?} does not compile: {e}"))
+            })?;
+        Ok(Self {
+            regex,
+            behavior,
+            invert,
+        })
+    }
+
+    /// Cuts `piece` at the pattern's matches.
+    pub fn split(&self, piece: &NormalizedString) -> Vec<(usize, usize)> {
+        let text: String = piece.chars().iter().collect();
+        // Byte offsets of the matches, turned into character offsets.
+        let mut char_at = Vec::with_capacity(text.len() + 1);
+        for (i, c) in piece.chars().iter().enumerate() {
+            char_at.extend(std::iter::repeat_n(i, c.len_utf8()));
+        }
+        char_at.push(piece.len());
+        let mut spans = Vec::new();
+        let mut prev = 0;
+        for m in self.regex.find_iter(&text) {
+            // A match that hits the backtracking limit ends the search; the rest of the
+            // piece stays one span, as unmatched text.
+            let Ok(m) = m else { break };
+            let (s, e) = (char_at[m.start()], char_at[m.end()]);
+            if prev != s {
+                spans.push(((prev, s), self.invert));
+            }
+            spans.push(((s, e), !self.invert));
+            prev = e;
+        }
+        if prev != piece.len() {
+            spans.push(((prev, piece.len()), self.invert));
+        }
+        cut(&spans, self.behavior)
+    }
+
+    /// The pattern as compiled.
+    pub fn pattern(&self) -> &str {
+        self.regex.as_str()
+    }
+}
+
+/// Rewrites Oniguruma's `X{n,m}+` (a greedy repeat of a counted repeat) as `(?:X{n,m})+`.
+pub fn onig_to_fancy(pattern: &str) -> String {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut out: Vec<char> = Vec::with_capacity(chars.len() + 8);
+    // Where each atom written to `out` starts, so the last one can be wrapped.
+    let mut atom_start: Option<usize> = None;
+    let mut groups: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\\' => {
+                let start = out.len();
+                out.push(c);
+                i += 1;
+                if i < chars.len() {
+                    let e = chars[i];
+                    out.push(e);
+                    i += 1;
+                    if matches!(e, 'p' | 'P' | 'x' | 'u') && chars.get(i) == Some(&'{') {
+                        while i < chars.len() {
+                            out.push(chars[i]);
+                            i += 1;
+                            if chars[i - 1] == '}' {
+                                break;
+                            }
+                        }
+                    }
+                }
+                atom_start = Some(start);
+            }
+            '[' => {
+                let start = out.len();
+                out.push(c);
+                i += 1;
+                // A `]` right after `[` or `[^` is a literal.
+                if chars.get(i) == Some(&'^') {
+                    out.push('^');
+                    i += 1;
+                }
+                if chars.get(i) == Some(&']') {
+                    out.push(']');
+                    i += 1;
+                }
+                let mut depth = 1;
+                while i < chars.len() {
+                    let d = chars[i];
+                    out.push(d);
+                    i += 1;
+                    match d {
+                        '\\' if i < chars.len() => {
+                            out.push(chars[i]);
+                            i += 1;
+                        }
+                        '[' => depth += 1,
+                        ']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                atom_start = Some(start);
+            }
+            '(' => {
+                groups.push(out.len());
+                out.push(c);
+                i += 1;
+                atom_start = None;
+            }
+            ')' => {
+                out.push(c);
+                i += 1;
+                atom_start = groups.pop();
+            }
+            '{' => {
+                let close = chars[i..].iter().position(|&d| d == '}').map(|p| i + p);
+                let counted = close.filter(|&e| {
+                    let body: String = chars[i + 1..e].iter().collect();
+                    !body.is_empty() && body.chars().all(|d| d.is_ascii_digit() || d == ',')
+                });
+                match (counted, atom_start) {
+                    (Some(e), Some(start)) if chars.get(e + 1) == Some(&'+') => {
+                        let atom: Vec<char> = out.drain(start..).collect();
+                        out.extend("(?:".chars());
+                        out.extend(atom);
+                        out.extend(chars[i..=e].iter());
+                        out.push(')');
+                        i = e + 1;
+                        atom_start = Some(start);
+                    }
+                    (Some(e), _) => {
+                        out.extend(chars[i..=e].iter());
+                        i = e + 1;
+                    }
+                    _ => {
+                        out.push(c);
+                        i += 1;
+                        atom_start = Some(out.len() - 1);
+                    }
+                }
+            }
+            _ => {
+                if !matches!(c, '|' | '*' | '+' | '?' | '^' | '$') {
+                    atom_start = Some(out.len());
+                } else if c == '|' {
+                    atom_start = None;
+                }
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(split: &Split, text: &str) -> Vec<String> {
+        let piece = NormalizedString::new(text);
+        split
+            .split(&piece)
+            .into_iter()
+            .map(|(s, e)| piece.chars()[s..e].iter().collect())
+            .collect()
+    }
+
+    #[test]
+    fn groups_of_three_digits() {
+        let s = Split::new(r"\p{N}{1,3}", false, Behavior::Isolated, false).unwrap();
+        assert_eq!(words(&s, "a1234567b"), ["a", "123", "456", "7", "b"]);
+    }
+
+    #[test]
+    fn onig_possessive_form_is_greedy() {
+        let s = Split::new(r"\p{N}{1,3}+", false, Behavior::Isolated, false).unwrap();
+        assert_eq!(words(&s, "x12345"), ["x", "12345"]);
+        assert_eq!(onig_to_fancy(r"(ab){2}+"), r"(?:(ab){2})+");
+        assert_eq!(onig_to_fancy(r"a|b{1,2}+"), r"a|(?:b{1,2})+");
+        assert_eq!(onig_to_fancy(r"[^\]x]{3}+"), r"(?:[^\]x]{3})+");
+    }
+
+    #[test]
+    fn literal_and_invert() {
+        let s = Split::new(".", true, Behavior::Removed, false).unwrap();
+        assert_eq!(words(&s, "a.b.c"), ["a", "b", "c"]);
+        let s = Split::new(r"\d+", false, Behavior::Removed, true).unwrap();
+        assert_eq!(words(&s, "ab12cd3"), ["12", "3"]);
+        assert!(Split::new("(", false, Behavior::Removed, false).is_err());
+    }
+}

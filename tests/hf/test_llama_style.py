@@ -1,0 +1,84 @@
+"""A Llama-2-style tokenizer.json (as ``transformers`` converts SentencePiece BPE models):
+``Prepend("▁")`` + ``Replace(" ", "▁")`` normalizers and no pre-tokenizer, so a whole line is
+one word; BPE with byte fallback and fused unknowns; a ``<s>`` template; and the decoder chain
+``Replace("▁", " ")``, ``ByteFallback``, ``Fuse``, ``Strip(" ", 1, 0)``. The vocabulary and
+merges come from a Metaspace BPE trained by tokensmith. Compared with HF ``tokenizers`` on
+every line of the multilingual text, and on pairs.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import tokensmith
+
+
+@pytest.fixture(scope="module")
+def llama_json(multilingual_lines: list[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tok = tokensmith.train_bpe(
+        multilingual_lines,
+        kind="metaspace",
+        vocab_size=3000,
+        special_tokens=["<s>", "</s>"],
+        byte_fallback=True,
+        fuse_unk=True,
+        limit_alphabet=400,
+    )
+    doc = json.loads(tok.to_str())
+    bos = doc["model"]["vocab"]["<s>"]
+    doc["normalizer"] = {
+        "type": "Sequence",
+        "normalizers": [
+            {"type": "Prepend", "prepend": "▁"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+        ],
+    }
+    doc["pre_tokenizer"] = None
+    doc["post_processor"] = {
+        "type": "TemplateProcessing",
+        "single": [
+            {"SpecialToken": {"id": "<s>", "type_id": 0}},
+            {"Sequence": {"id": "A", "type_id": 0}},
+        ],
+        "pair": [
+            {"SpecialToken": {"id": "<s>", "type_id": 0}},
+            {"Sequence": {"id": "A", "type_id": 0}},
+            {"SpecialToken": {"id": "<s>", "type_id": 1}},
+            {"Sequence": {"id": "B", "type_id": 1}},
+        ],
+        "special_tokens": {"<s>": {"id": "<s>", "ids": [bos], "tokens": ["<s>"]}},
+    }
+    doc["decoder"] = {
+        "type": "Sequence",
+        "decoders": [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+            {"type": "ByteFallback"},
+            {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+        ],
+    }
+    path = tmp_path_factory.mktemp("llama") / "tokenizer.json"
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_identical_to_hf_tokenizers(llama_json: Path, multilingual_lines: list[str]) -> None:
+    from tokenizers import Tokenizer as HfTokenizer
+
+    hf = HfTokenizer.from_file(str(llama_json))
+    ours = tokensmith.load(llama_json)
+    assert isinstance(ours, tokensmith.Tokenizer)
+    texts = [line.rstrip("\n") for line in multilingual_lines] + ["", " ", "  a  b ", "é\t中"]
+    for text in texts:
+        h, t = hf.encode(text), ours.encode(text)
+        assert (t.ids, t.tokens, t.offsets) == (h.ids, h.tokens, h.offsets), text
+        assert t.special_tokens_mask == h.special_tokens_mask, text
+        assert ours.decode(t.ids) == hf.decode(h.ids), text
+        assert ours.decode(t.ids, skip_special_tokens=False) == hf.decode(
+            h.ids, skip_special_tokens=False
+        ), text
+    for a, b in zip(texts[:200], texts[200:400], strict=True):
+        h, t = hf.encode(a, b), ours.encode(a, b)
+        assert (t.ids, t.type_ids, t.offsets) == (h.ids, h.type_ids, h.offsets), (a, b)
