@@ -6,7 +6,7 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedBytes;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyBytes;
 use tokensmith_core::pre_tokenizers::PreTokenizer;
 use tokensmith_core::trainers::{extend_bpe, BpeTrainer, Compat, TrainedBpe, WordCounts};
