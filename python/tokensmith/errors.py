@@ -132,6 +132,10 @@ class UnsupportedComponentError(TokenizerJsonError, UnsupportedFeatureError):
     names it, its JSON path and the supported types."""
 
 
+
+class ModelNotLoadedError(TokensmithError, RuntimeError):
+    """A ``SentencePieceProcessor`` was used before a model was loaded into it."""
+
 __all__ = [
     "CorpusFormatError",
     "CorruptInputError",
@@ -146,6 +150,7 @@ __all__ = [
     "MissingByteError",
     "MissingDependencyError",
     "ModelFormatError",
+    "ModelNotLoadedError",
     "OutputDirError",
     "PatternError",
     "TokenizerJsonError",
