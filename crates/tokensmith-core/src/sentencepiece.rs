@@ -305,6 +305,24 @@ impl SentencePieceProcessor {
 
     /// Decodes ids into text, exactly as `SentencePieceProcessor::DecodeIds`.
     pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        self.decode_items(ids.iter().map(|&id| (id, None)))
+    }
+
+    /// Decodes pieces, exactly as `SentencePieceProcessor::DecodePieces`: a piece that is not
+    /// in the vocabulary is written as it is (the text of a merged unknown run), not as
+    /// `unk_surface`.
+    pub fn decode_pieces<S: AsRef<str>>(&self, pieces: &[S]) -> Result<String> {
+        self.decode_items(
+            pieces
+                .iter()
+                .map(|p| (self.piece_to_id(p.as_ref()), Some(p.as_ref()))),
+        )
+    }
+
+    fn decode_items<'a>(
+        &self,
+        items: impl Iterator<Item = (u32, Option<&'a str>)>,
+    ) -> Result<String> {
         let strip_bos_space = self.proto.normalizer_spec.add_dummy_prefix
             || self.proto.normalizer_spec.remove_extra_whitespaces;
         let mut text = String::new();
@@ -314,7 +332,7 @@ impl SentencePieceProcessor {
         // without remove_extra_whitespaces, all of them with it (sentencepiece 0.2).
         let mut is_bos_ws = true;
         let mut bos_ws_seen = false;
-        for &id in ids {
+        for (id, given) in items {
             let piece = self.piece(id)?;
             if piece.kind == PieceType::Byte {
                 bytes.push(piece_to_byte(&piece.piece).ok_or_else(|| {
@@ -329,7 +347,10 @@ impl SentencePieceProcessor {
             bos_ws_seen = false;
             match piece.kind {
                 PieceType::Control => {}
-                PieceType::Unknown => text.push_str(&self.proto.trainer_spec.unk_surface),
+                PieceType::Unknown => match given {
+                    Some(g) if g != piece.piece => text.push_str(g),
+                    _ => text.push_str(&self.proto.trainer_spec.unk_surface),
+                },
                 _ => {
                     let mut s = piece.piece.as_str();
                     if is_bos_ws && strip_bos_space {

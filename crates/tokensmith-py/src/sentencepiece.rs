@@ -287,13 +287,9 @@ impl CoreSentencePiece {
         .py_err(py)
     }
 
-    /// Decodes pieces: each piece is looked up (unknown ones decode as the unknown piece).
+    /// Decodes pieces; a piece not in the vocabulary is written as it is.
     fn decode_pieces(&self, py: Python<'_>, pieces: Vec<String>) -> PyResult<String> {
-        py.detach(|| {
-            let ids: Vec<u32> = pieces.iter().map(|p| self.inner.piece_to_id(p)).collect();
-            self.inner.decode(&ids)
-        })
-        .py_err(py)
+        py.detach(|| self.inner.decode_pieces(&pieces)).py_err(py)
     }
 
     fn piece_size(&self) -> usize {
