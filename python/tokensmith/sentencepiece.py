@@ -79,6 +79,7 @@ class SentencePieceProcessor:
 
     __slots__ = (
         "_core",
+        "_fast",
         "_out_type",
         "_add_bos",
         "_add_eos",
@@ -105,6 +106,7 @@ class SentencePieceProcessor:
         num_threads: int = -1,
     ) -> None:
         self._core: CoreSentencePiece | None = None
+        self._fast: Any = None
         self._out_type = out_type
         self._add_bos = add_bos
         self._add_eos = add_eos
@@ -117,10 +119,26 @@ class SentencePieceProcessor:
         if model_file is not None or model_proto is not None:
             self.load(model_file=model_file, model_proto=model_proto)
 
+    def _set_core(self, core: CoreSentencePiece) -> None:
+        self._core = core
+        plain = not (
+            self._add_bos
+            or self._add_eos
+            or self._reverse
+            or self._emit_unk_piece
+            or self._enable_sampling
+        )
+        # The one-call path for encode(text) with every option at its default.
+        self._fast = None
+        if plain and self._out_type is int:
+            self._fast = core.encode_ids
+        elif plain and self._out_type is str:
+            self._fast = core.encode_pieces
+
     @classmethod
     def _wrap(cls, core: CoreSentencePiece) -> SentencePieceProcessor:
         sp = cls()
-        sp._core = core
+        sp._set_core(core)
         return sp
 
     @classmethod
@@ -178,10 +196,10 @@ class SentencePieceProcessor:
         if (model_file is None) == (model_proto is None):
             raise TypeError("give exactly one of model_file=... or model_proto=...")
         if model_proto is not None:
-            self._core = CoreSentencePiece.from_bytes(model_proto)
+            self._set_core(CoreSentencePiece.from_bytes(model_proto))
         else:
             assert model_file is not None
-            self._core = CoreSentencePiece.from_file(model_file)
+            self._set_core(CoreSentencePiece.from_file(model_file))
         return True
 
     def LoadFromFile(self, arg: str | PathLike[str]) -> bool:  # noqa: N802
@@ -237,6 +255,18 @@ class SentencePieceProcessor:
         ``reverse`` reverses the pieces; ``add_bos``/``add_eos`` then add ``<s>``/``</s>``;
         ``emit_unk_piece`` shows unknown pieces as the unknown piece (``<unk>``).
         """
+        if (
+            self._fast is not None
+            and type(input) is str
+            and out_type is None
+            and return_type is None
+            and enable_sampling is None
+            and add_bos is None
+            and add_eos is None
+            and reverse is None
+            and emit_unk_piece is None
+        ):
+            return self._fast(input)
         model = self._model
         out_type = _resolve_out_type(self._out_type, out_type, return_type)
         if out_type is not int and out_type is not str:

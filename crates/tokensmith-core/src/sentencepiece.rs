@@ -298,9 +298,29 @@ impl SentencePieceProcessor {
         ]
     }
 
-    /// Encodes `text` into ids.
+    /// Encodes `text` into ids (as [`Self::encode`], without building the pieces' text).
     pub fn encode_ids(&self, text: &str) -> Vec<u32> {
-        self.encode(text).into_iter().map(|(_, id)| id).collect()
+        let normalized = self.normalizer.normalize(text);
+        let spans = match &self.model {
+            Model::Unigram(m) => m.encode(&normalized),
+            Model::Bpe(m) => m.encode(&normalized),
+        };
+        let mut out = Vec::with_capacity(spans.len());
+        let mut is_prev_unk = false;
+        for (start, end, id) in spans {
+            let is_unk = id == self.unk_id;
+            match &self.byte_ids {
+                Some(table) if is_unk => out.extend(
+                    normalized.as_bytes()[start..end]
+                        .iter()
+                        .map(|&b| table[usize::from(b)]),
+                ),
+                _ if is_unk && is_prev_unk => {}
+                _ => out.push(id),
+            }
+            is_prev_unk = is_unk;
+        }
+        out
     }
 
     /// Decodes ids into text, exactly as `SentencePieceProcessor::DecodeIds`.

@@ -172,4 +172,8 @@ pub struct Preserved {
     /// Pieces (by index) whose encoding differs from the canonical one: the piece as read, and
     /// its message bytes.
     pub(crate) pieces: FxHashMap<usize, (Piece, Vec<u8>)>,
+    /// The loaded file had no trainer spec / no normalizer spec: an unchanged (all-default)
+    /// one is not written back.
+    pub(crate) lacks_trainer_spec: bool,
+    pub(crate) lacks_normalizer_spec: bool,
 }

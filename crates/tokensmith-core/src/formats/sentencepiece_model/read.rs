@@ -31,6 +31,7 @@ pub fn read(path: &std::path::Path) -> Result<ModelProto> {
 pub fn parse(bytes: &[u8]) -> Result<ModelProto> {
     let mut model = ModelProto::default();
     let mut preserved = Preserved::default();
+    let (mut seen_trainer, mut seen_normalizer) = (false, false);
     let mut r = Reader::new(bytes, "ModelProto", 0);
     loop {
         let start = r.pos;
@@ -50,11 +51,13 @@ pub fn parse(bytes: &[u8]) -> Result<ModelProto> {
             (2, WireType::Len) => {
                 let (sub, offset) = r.bytes(field)?;
                 parse_trainer_spec(sub, offset, &mut model.trainer_spec)?;
+                seen_trainer = true;
                 preserved.trainer_spec = sub.to_vec();
             }
             (3, WireType::Len) => {
                 let (sub, offset) = r.bytes(field)?;
                 parse_normalizer_spec(sub, offset, &mut model.normalizer_spec)?;
+                seen_normalizer = true;
                 preserved.normalizer_spec = sub.to_vec();
             }
             (5, WireType::Len) => {
@@ -71,6 +74,8 @@ pub fn parse(bytes: &[u8]) -> Result<ModelProto> {
             }
         }
     }
+    preserved.lacks_trainer_spec = !seen_trainer;
+    preserved.lacks_normalizer_spec = !seen_normalizer;
     model.preserved = preserved;
     if model.pieces.is_empty() {
         return Err(Error::ModelFormat(

@@ -31,9 +31,13 @@ pub fn serialize(model: &ModelProto) -> Vec<u8> {
         fields.push((1, len_field(1, &message)));
     }
     let trainer = trainer_spec_message(&model.trainer_spec, &kept.trainer_spec);
-    fields.push((2, len_field(2, &trainer)));
+    if !(kept.lacks_trainer_spec && trainer.is_empty()) {
+        fields.push((2, len_field(2, &trainer)));
+    }
     let normalizer = normalizer_spec_message(&model.normalizer_spec, &kept.normalizer_spec);
-    fields.push((3, len_field(3, &normalizer)));
+    if !(kept.lacks_normalizer_spec && normalizer.is_empty()) {
+        fields.push((3, len_field(3, &normalizer)));
+    }
     if let Some(spec) = &model.denormalizer_spec {
         let message = normalizer_spec_message(spec, &kept.denormalizer_spec);
         fields.push((5, len_field(5, &message)));

@@ -34,10 +34,19 @@ pub struct UnigramPiece {
 #[derive(Debug, Clone)]
 pub struct Unigram {
     pieces: Vec<UnigramPiece>,
+    /// Per id, what Viterbi needs, packed so its inner loop touches 8 bytes per match.
+    matches: Vec<(f32, MatchKind)>,
     trie: PieceTrie,
     unk_id: u32,
     min_score: f32,
     max_score: f32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MatchKind {
+    Scored,
+    UserDefined,
+    Unused,
 }
 
 #[derive(Clone, Copy)]
@@ -71,8 +80,20 @@ impl Unigram {
                 _ => {}
             }
         }
+        let matches = pieces
+            .iter()
+            .map(|p| {
+                let kind = match p.kind {
+                    PieceType::UserDefined => MatchKind::UserDefined,
+                    PieceType::Unused => MatchKind::Unused,
+                    _ => MatchKind::Scored,
+                };
+                (p.score, kind)
+            })
+            .collect();
         Self {
             pieces,
+            matches,
             trie,
             unk_id,
             min_score,
@@ -139,14 +160,11 @@ impl Unigram {
             let mblen = utf8_len(bytes[start]).min(size - start);
             let mut has_single_node = false;
             self.trie.common_prefixes(&bytes[start..], |len, id| {
-                let piece = &self.pieces[id as usize];
-                let cand = match piece.kind {
-                    PieceType::Unused => return,
-                    PieceType::UserDefined => {
-                        let bonus = user_defined_score(len);
-                        f64::from(bonus + here)
-                    }
-                    _ => f64::from(piece.score + here),
+                let (score, kind) = self.matches[id as usize];
+                let cand = match kind {
+                    MatchKind::Unused => return,
+                    MatchKind::UserDefined => f64::from(user_defined_score(len) + here),
+                    MatchKind::Scored => f64::from(score + here),
                 };
                 relax(&mut best, start + len, start, id, cand);
                 has_single_node |= len == mblen;
