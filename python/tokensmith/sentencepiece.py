@@ -233,6 +233,22 @@ class SentencePieceProcessor:
 
     # Encoding.
 
+    def _rewrite(
+        self,
+        add_bos: bool | None,
+        add_eos: bool | None,
+        reverse: bool | None,
+        emit_unk_piece: bool | None,
+    ) -> _Rewrite:
+        """The post-encoding options of one call, defaults filled from ``__init__``."""
+        return _Rewrite(
+            self,
+            self._add_bos if add_bos is None else add_bos,
+            self._add_eos if add_eos is None else add_eos,
+            self._reverse if reverse is None else reverse,
+            self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
+        )
+
     def encode(
         self,
         input: str | list[str],
@@ -276,13 +292,7 @@ class SentencePieceProcessor:
         alpha = self._alpha if alpha is None else alpha
         if sampling and (nbest in (0, 1) or alpha is None):
             raise ValueError(_SAMPLING_HELP)
-        rewrite = _Rewrite(
-            self,
-            self._add_bos if add_bos is None else add_bos,
-            self._add_eos if add_eos is None else add_eos,
-            self._reverse if reverse is None else reverse,
-            self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
-        )
+        rewrite = self._rewrite(add_bos, add_eos, reverse, emit_unk_piece)
         as_ids = out_type is int
 
         def one(text: str) -> list[int] | list[str]:
@@ -344,13 +354,7 @@ class SentencePieceProcessor:
         out_type = _resolve_out_type(self._out_type, out_type, return_type)
         size = self._nbest_size if nbest_size is None else nbest_size
         size = max(size, 1)
-        rewrite = _Rewrite(
-            self,
-            self._add_bos if add_bos is None else add_bos,
-            self._add_eos if add_eos is None else add_eos,
-            self._reverse if reverse is None else reverse,
-            self._emit_unk_piece if emit_unk_piece is None else emit_unk_piece,
-        )
+        rewrite = self._rewrite(add_bos, add_eos, reverse, emit_unk_piece)
 
         def one(text: str) -> list[list[int] | list[str]]:
             return [

@@ -176,20 +176,9 @@ fn parse_normalizer_spec(bytes: &[u8], base: usize, spec: &mut NormalizerSpec) -
 
 #[cfg(test)]
 mod tests {
+    use super::super::wire::put_varint as varint;
     use super::*;
     use proptest::prelude::*;
-
-    fn varint(mut v: u64, out: &mut Vec<u8>) {
-        loop {
-            let byte = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
 
     fn len_field(field: u64, payload: &[u8], out: &mut Vec<u8>) {
         varint(field << 3 | 2, out);
