@@ -25,13 +25,22 @@ pub struct PieceTrie {
 #[derive(Debug, Clone)]
 struct Compiled {
     root: Box<[u32; 256]>,
-    /// For nodes with many children, the index of their 256-entry table in `tables`.
-    table_of: Vec<u32>,
+    /// Everything a walk reads about a node, in one 16-byte record (one cache miss, not four).
+    nodes: Vec<NodeInfo>,
     tables: Vec<[u32; 256]>,
-    start: Vec<u32>,
     labels: Vec<u8>,
     children: Vec<u32>,
-    values: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct NodeInfo {
+    /// The piece id ending here, or `NONE`.
+    value: u32,
+    /// The node's 256-entry child table in `tables` (wide nodes), or `NONE`.
+    table: u32,
+    /// The node's children in `labels`/`children`: `lo..hi`.
+    lo: u32,
+    hi: u32,
 }
 
 impl Default for PieceTrie {
@@ -92,27 +101,32 @@ impl PieceTrie {
                 labels.push(b);
                 children.push(to);
             }
-            let mut table_of = vec![NONE; n];
             let mut tables = Vec::new();
-            for node in 1..n {
+            let mut nodes = Vec::with_capacity(n);
+            for node in 0..n {
                 let (lo, hi) = (start[node] as usize, start[node + 1] as usize);
-                if hi - lo > DENSE_FROM {
+                let mut table_index = NONE;
+                if node > 0 && hi - lo > DENSE_FROM {
                     let mut table = [NONE; 256];
                     for k in lo..hi {
                         table[usize::from(labels[k])] = children[k];
                     }
-                    table_of[node] = tables.len() as u32;
+                    table_index = tables.len() as u32;
                     tables.push(table);
                 }
+                nodes.push(NodeInfo {
+                    value: self.values[node].unwrap_or(NONE),
+                    table: table_index,
+                    lo: lo as u32,
+                    hi: hi as u32,
+                });
             }
             Compiled {
                 root,
-                table_of,
+                nodes,
                 tables,
-                start,
                 labels,
                 children,
-                values: self.values.iter().map(|v| v.unwrap_or(NONE)).collect(),
             }
         })
     }
@@ -135,21 +149,17 @@ impl PieceTrie {
             if node == NONE {
                 return;
             }
-            let value = c.values[node as usize];
-            if value != NONE {
-                f(i + 1, value);
+            let info = c.nodes[node as usize];
+            if info.value != NONE {
+                f(i + 1, info.value);
             }
             i += 1;
             let Some(&byte) = text.get(i) else { return };
-            let table = c.table_of[node as usize];
-            if table != NONE {
-                node = c.tables[table as usize][usize::from(byte)];
+            if info.table != NONE {
+                node = c.tables[info.table as usize][usize::from(byte)];
                 continue;
             }
-            let (lo, hi) = (
-                c.start[node as usize] as usize,
-                c.start[node as usize + 1] as usize,
-            );
+            let (lo, hi) = (info.lo as usize, info.hi as usize);
             node = c.labels[lo..hi]
                 .iter()
                 .position(|&l| l == byte)
