@@ -3,6 +3,8 @@
 //! Frozen, and every call that scales with the input releases the GIL.
 
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyList;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokensmith_core::error::Error;
@@ -216,14 +218,43 @@ impl CoreSentencePiece {
         py.detach(|| split(self.inner.encode(text)))
     }
 
-    /// Ids of many texts, on `num_threads` threads.
-    fn encode_ids_batch(
+    /// Ids of many texts, on `num_threads` threads. This thread builds the Python lists of
+    /// finished texts while the pool encodes the rest.
+    fn encode_ids_batch<'py>(
         &self,
-        py: Python<'_>,
-        texts: Vec<String>,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
         num_threads: usize,
-    ) -> Vec<Vec<u32>> {
-        py.detach(|| parallel::map(&texts, num_threads, |t| self.inner.encode_ids(t)))
+    ) -> PyResult<Bound<'py, PyList>> {
+        let sp = &self.inner;
+        if parallel::effective_threads(num_threads) == 1 || texts.len() < 2 {
+            let lists = texts
+                .iter()
+                .map(|t| PyList::new(py, py.detach(|| sp.encode_ids(t))))
+                .collect::<PyResult<Vec<_>>>()?;
+            return PyList::new(py, lists);
+        }
+        let out = PyList::new(py, (0..texts.len()).map(|_| py.None()))?;
+        let mut failure: Option<PyErr> = None;
+        parallel::map_streamed(
+            &texts,
+            num_threads,
+            |t| sp.encode_ids(t),
+            |results| {
+                while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
+                    for (i, ids) in (start..).zip(chunk) {
+                        let item = PyList::new(py, ids).and_then(|l| out.set_item(i, l));
+                        if let Err(e) = item {
+                            failure.get_or_insert(e);
+                        }
+                    }
+                }
+            },
+        );
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 
     /// Pieces of many texts, on `num_threads` threads.
