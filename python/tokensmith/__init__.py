@@ -42,6 +42,7 @@ from tokensmith.registry import (
     list_encoding_names,
 )
 from tokensmith.sentencepiece import SentencePieceProcessor
+from tokensmith.sentencepiece_backend import SentencePieceTokenizer
 from tokensmith.train import train_bpe
 
 # Importing the submodule ``tokensmith.load`` binds that name to the module; the function wins.
@@ -63,6 +64,7 @@ __all__ = [
     "PatternError",
     "R50K_PATTERN",
     "SentencePieceProcessor",
+    "SentencePieceTokenizer",
     "TokenizerJsonError",
     "Tokenizer",
     "TokensmithError",

@@ -141,6 +141,9 @@ class ChatTemplateSecurityError(ChatTemplateError):
     """A chat template tried to reach something the sandbox forbids (Python internals such as
     ``__class__``, mutation of its inputs, unsafe callables)."""
 
+class ModelNotLoadedError(TokensmithError, RuntimeError):
+    """A ``SentencePieceProcessor`` was used before a model was loaded into it."""
+
 
 __all__ = [
     "ChatTemplateError",
@@ -158,6 +161,7 @@ __all__ = [
     "MissingByteError",
     "MissingDependencyError",
     "ModelFormatError",
+    "ModelNotLoadedError",
     "OutputDirError",
     "PatternError",
     "TokenizerJsonError",

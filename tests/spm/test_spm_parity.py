@@ -1,86 +1,10 @@
-"""Ids, pieces and decoded text identical to the ``sentencepiece`` package, on models that
-sentencepiece trains inside the test from the committed multilingual text (82 languages).
-
-Each model is written to memory (``model_writer=BytesIO``); nothing touches the disk.
+"""Ids, pieces and decoded text identical to the ``sentencepiece`` package, on the models that
+``conftest.py`` trains (Unigram and BPE, every normalization and whitespace option).
 """
 
 from __future__ import annotations
 
-import io
-from pathlib import Path
-
 import pytest
-import sentencepiece as spm
-import tokensmith
-
-DATA = Path(__file__).parent.parent / "data"
-
-# Lines the corpus lacks: whitespace runs, tabs, characters outside the vocabulary, NFKC cases.
-EXTRA = [
-    "",
-    " ",
-    "   leading and   inner   and trailing   ",
-    "tab\tseparated\tvalues\n",
-    "𠀋𠀋𠀋 rare 𪚥 chars 🤖🤖 and emoji",
-    "ＦＵＬＬＷＩＤＴＨ ｶﾀｶﾅ ① ㍿ ﬁ",
-    "digits 1234567890 3.14159",
-    "\u200b zero width \u00a0 nbsp",
-    "ﾟ◡ﾟ ☃ ⁇ ▁ already escaped ▁▁",
-    "user<sep>defined [MASK] singing ＡＢＣ <sep><sep> [MASK",
-]
-
-CONFIGS = {
-    "unigram_identity": dict(model_type="unigram", normalization_rule_name="identity"),
-    "unigram_nmt_nfkc": dict(model_type="unigram"),
-    "unigram_nfkc_cf": dict(model_type="unigram", normalization_rule_name="nfkc_cf"),
-    "unigram_byte_fallback": dict(model_type="unigram", byte_fallback=True),
-    "unigram_split_digits": dict(model_type="unigram", split_digits=True),
-    "unigram_ws_suffix": dict(model_type="unigram", treat_whitespace_as_suffix=True),
-    "unigram_keep_spaces": dict(
-        model_type="unigram",
-        normalization_rule_name="identity",
-        remove_extra_whitespaces=False,
-        add_dummy_prefix=False,
-    ),
-    "unigram_user_defined": dict(
-        model_type="unigram", user_defined_symbols=["<sep>", "[MASK]", "ing", "ＡＢ"]
-    ),
-    "bpe_nmt_nfkc": dict(model_type="bpe"),
-    "bpe_user_defined": dict(
-        model_type="bpe", user_defined_symbols=["<sep>", "[MASK]", "ing", "ＡＢ"]
-    ),
-    "bpe_ws_suffix": dict(model_type="bpe", treat_whitespace_as_suffix=True),
-    "bpe_keep_spaces_dummy": dict(model_type="bpe", remove_extra_whitespaces=False),
-    "bpe_byte_fallback_identity": dict(
-        model_type="bpe", byte_fallback=True, normalization_rule_name="identity"
-    ),
-}
-
-
-@pytest.fixture(scope="module")
-def lines() -> list[str]:
-    text = (DATA / "multilingual.txt").read_text(encoding="utf-8")
-    return text.splitlines() + EXTRA
-
-
-@pytest.fixture(scope="module", params=sorted(CONFIGS))
-def models(request: pytest.FixtureRequest, lines: list[str]):
-    """(tokensmith processor, sentencepiece processor) of one freshly trained model."""
-    corpus = [line for line in (DATA / "multilingual.txt").read_text("utf-8").splitlines() if line]
-    out = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(corpus),
-        model_writer=out,
-        vocab_size=2000,
-        num_threads=2,
-        character_coverage=0.99,
-        minloglevel=2,
-        **CONFIGS[request.param],
-    )
-    proto = out.getvalue()
-    return tokensmith.SentencePieceProcessor(model_proto=proto), spm.SentencePieceProcessor(
-        model_proto=proto
-    )
 
 
 def test_ids_and_pieces_on_every_line(models, lines):
@@ -142,16 +66,22 @@ def test_document_of_16k_chars(models, lines):
     assert ours.encode(lines[:50], out_type=str) == ref.encode(lines[:50], out_type=str)
 
 
-def test_whole_document(models, lines, request: pytest.FixtureRequest):
-    """The first 800 lines as one input: 35k characters for BPE, 16k for Unigram.
+# Unigram models whose 35k-character document hits a near tie that sentencepiece breaks
+# differently (see docs/sentencepiece.md, "Known divergence"); they are checked on 16k.
+LONG_INPUT_NEAR_TIES = {
+    "unigram_identity",
+    "unigram_keep_spaces",
+    "unigram_split_digits",
+    "unigram_user_defined",
+    "unigram_ws_suffix",
+}
 
-    Known divergence (Unigram only, see docs/sentencepiece.md): past roughly 16-32k characters
-    in one input, sentencepiece 0.2.3 resolves some near-ties between equal-scoring
-    segmentations differently (for example ``it|e▁`` against ``i|te▁``). Summing in f32
-    matches it on every line and on 16k-character documents, which is what is tested here.
-    """
+
+def test_whole_document(models, lines, request: pytest.FixtureRequest):
+    """The first 800 lines as one input: 35k characters, or 16k for the models above."""
     ours, ref = models
     text = "\n".join(lines[:800])
-    if request.node.callspec.params["models"].startswith("unigram"):
+    assert len(text) > 34_000
+    if request.node.callspec.params["models"] in LONG_INPUT_NEAR_TIES:
         text = text[:16000]
     assert ours.encode(text) == ref.encode(text)

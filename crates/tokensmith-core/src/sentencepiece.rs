@@ -14,17 +14,25 @@
 //!   pieces back into text (each byte that is not valid UTF-8 becomes U+FFFD), turns `▁` into a
 //!   space and drops the `▁` that the dummy prefix put at the start.
 //!
+//! N-best lists and sampling (subword regularization) go through the same unknown handling;
+//! n-best and entropy exist for Unigram models only, sampling on a BPE model is BPE dropout.
+//!
 //! Not handled yet (the loader refuses such files with [`Error::Unsupported`]): `word` and
 //! `char` models, and denormalization.
-//! Also missing: n-best, sampling, BPE dropout, writing `.model` files.
 
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{self, ModelProto, ModelType, PieceType};
 use crate::models::sentencepiece_bpe::SentencePieceBpe;
-use crate::models::unigram::{Unigram, UnigramPiece};
+use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram, UnigramPiece};
 use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
+
+/// One segmentation as `(piece, id)` pairs, with its score.
+pub type Scored = (Vec<(String, u32)>, f32);
+
+/// The largest n-best list sentencepiece (0.2.1 and later) accepts.
+const MAX_NBEST: usize = 512;
 
 #[derive(Debug, Clone)]
 enum Model {
@@ -169,6 +177,75 @@ impl SentencePieceProcessor {
             Model::Unigram(m) => m.encode(&normalized),
             Model::Bpe(m) => m.encode(&normalized),
         };
+        self.pieces_of(&normalized, spans)
+    }
+
+    /// Up to `n` best segmentations of `text` with their scores, best first (sentencepiece's
+    /// `NBestEncode`: `n <= 1` gives the best one, scored 0; more than 512 is an error).
+    pub fn nbest(&self, text: &str, n: usize) -> Result<Vec<Scored>> {
+        if n > MAX_NBEST {
+            return Err(Error::InvalidOption(format!(
+                "nbest_size must be at most {MAX_NBEST}, got {n}"
+            )));
+        }
+        let Model::Unigram(m) = &self.model else {
+            return Err(Error::Unsupported(
+                "n-best encoding needs a Unigram model; this .model is BPE".into(),
+            ));
+        };
+        let normalized = self.normalizer.normalize(text);
+        Ok(m.nbest(&normalized, n)
+            .into_iter()
+            .map(|(spans, score)| (self.pieces_of(&normalized, spans), score))
+            .collect())
+    }
+
+    /// One sampled segmentation of `text` (sentencepiece's `SampleEncode`).
+    ///
+    /// Unigram: `nbest_size < 0` samples from all segmentations with probability proportional
+    /// to `exp(alpha * score)`; `0` or `1` gives the best one; `> 1` samples among the
+    /// `nbest_size` best (at most 512). BPE: each merge is dropped with probability `alpha`,
+    /// and `nbest_size` is ignored. The same `seed` gives the same result.
+    pub fn sample(
+        &self,
+        text: &str,
+        alpha: f32,
+        nbest_size: i64,
+        seed: u64,
+    ) -> Result<Vec<(String, u32)>> {
+        if nbest_size > MAX_NBEST as i64 {
+            return Err(Error::InvalidOption(format!(
+                "nbest_size must be at most {MAX_NBEST}, got {nbest_size}"
+            )));
+        }
+        let normalized = self.normalizer.normalize(text);
+        let mut rng = SplitMix64::new(seed);
+        let spans = match &self.model {
+            Model::Bpe(m) => m.encode_with_dropout(&normalized, alpha, Some(&mut rng)),
+            Model::Unigram(m) if nbest_size < 0 => m.sample(&normalized, alpha, &mut rng),
+            Model::Unigram(m) if nbest_size <= 1 => m.encode(&normalized),
+            Model::Unigram(m) => {
+                let mut paths = m.nbest(&normalized, nbest_size as usize);
+                let i = pick_scored(&paths, alpha, &mut rng);
+                paths.swap_remove(i).0
+            }
+        };
+        Ok(self.pieces_of(&normalized, spans))
+    }
+
+    /// The entropy of the distribution over segmentations of `text` at inverse temperature
+    /// `alpha` (sentencepiece's `CalculateEntropy`); Unigram models only.
+    pub fn entropy(&self, text: &str, alpha: f32) -> Result<f32> {
+        let Model::Unigram(m) = &self.model else {
+            return Err(Error::Unsupported(
+                "entropy needs a Unigram model; this .model is BPE".into(),
+            ));
+        };
+        Ok(m.entropy(&self.normalizer.normalize(text), alpha))
+    }
+
+    /// Turns model spans into pieces: unknown runs merged, or split into byte pieces.
+    fn pieces_of(&self, normalized: &str, spans: Vec<Span>) -> Vec<(String, u32)> {
         let mut out: Vec<(String, u32)> = Vec::with_capacity(spans.len());
         let mut is_prev_unk = false;
         for (start, end, id) in spans {
@@ -190,13 +267,82 @@ impl SentencePieceProcessor {
         out
     }
 
-    /// Encodes `text` into ids.
+    /// The model as the bytes of a `.model` file; an unmodified loaded model gives back the
+    /// bytes it was loaded from.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        sentencepiece_model::serialize(&self.proto)
+    }
+
+    /// The same model with another vocabulary (e.g. changed scores); the specs are kept.
+    pub fn with_pieces(&self, pieces: Vec<sentencepiece_model::Piece>) -> Result<Self> {
+        let mut proto = self.proto.clone();
+        proto.pieces = pieces;
+        Self::from_proto(proto)
+    }
+
+    /// The ids sentencepiece reports as `unk_id()`, `bos_id()`, `eos_id()` and `pad_id()`: the
+    /// id of the piece named in the trainer spec when it has the right type, else -1.
+    pub fn special_ids(&self) -> [i64; 4] {
+        let spec = &self.proto.trainer_spec;
+        let find = |name: &str, kind: PieceType| {
+            self.ids
+                .get(name)
+                .filter(|&&id| self.proto.pieces[id as usize].kind == kind)
+                .map_or(-1, |&id| i64::from(id))
+        };
+        [
+            find(&spec.unk_piece, PieceType::Unknown),
+            find(&spec.bos_piece, PieceType::Control),
+            find(&spec.eos_piece, PieceType::Control),
+            find(&spec.pad_piece, PieceType::Control),
+        ]
+    }
+
+    /// Encodes `text` into ids (as [`Self::encode`], without building the pieces' text).
     pub fn encode_ids(&self, text: &str) -> Vec<u32> {
-        self.encode(text).into_iter().map(|(_, id)| id).collect()
+        let normalized = self.normalizer.normalize(text);
+        let spans = match &self.model {
+            Model::Unigram(m) => m.encode(&normalized),
+            Model::Bpe(m) => m.encode(&normalized),
+        };
+        let mut out = Vec::with_capacity(spans.len());
+        let mut is_prev_unk = false;
+        for (start, end, id) in spans {
+            let is_unk = id == self.unk_id;
+            match &self.byte_ids {
+                Some(table) if is_unk => out.extend(
+                    normalized.as_bytes()[start..end]
+                        .iter()
+                        .map(|&b| table[usize::from(b)]),
+                ),
+                _ if is_unk && is_prev_unk => {}
+                _ => out.push(id),
+            }
+            is_prev_unk = is_unk;
+        }
+        out
     }
 
     /// Decodes ids into text, exactly as `SentencePieceProcessor::DecodeIds`.
     pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        self.decode_items(ids.iter().map(|&id| (id, None)))
+    }
+
+    /// Decodes pieces, exactly as `SentencePieceProcessor::DecodePieces`: a piece that is not
+    /// in the vocabulary is written as it is (the text of a merged unknown run), not as
+    /// `unk_surface`.
+    pub fn decode_pieces<S: AsRef<str>>(&self, pieces: &[S]) -> Result<String> {
+        self.decode_items(
+            pieces
+                .iter()
+                .map(|p| (self.piece_to_id(p.as_ref()), Some(p.as_ref()))),
+        )
+    }
+
+    fn decode_items<'a>(
+        &self,
+        items: impl Iterator<Item = (u32, Option<&'a str>)>,
+    ) -> Result<String> {
         let strip_bos_space = self.proto.normalizer_spec.add_dummy_prefix
             || self.proto.normalizer_spec.remove_extra_whitespaces;
         let mut text = String::new();
@@ -206,7 +352,7 @@ impl SentencePieceProcessor {
         // without remove_extra_whitespaces, all of them with it (sentencepiece 0.2).
         let mut is_bos_ws = true;
         let mut bos_ws_seen = false;
-        for &id in ids {
+        for (id, given) in items {
             let piece = self.piece(id)?;
             if piece.kind == PieceType::Byte {
                 bytes.push(piece_to_byte(&piece.piece).ok_or_else(|| {
@@ -221,7 +367,10 @@ impl SentencePieceProcessor {
             bos_ws_seen = false;
             match piece.kind {
                 PieceType::Control => {}
-                PieceType::Unknown => text.push_str(&self.proto.trainer_spec.unk_surface),
+                PieceType::Unknown => match given {
+                    Some(g) if g != piece.piece => text.push_str(g),
+                    _ => text.push_str(&self.proto.trainer_spec.unk_surface),
+                },
                 _ => {
                     let mut s = piece.piece.as_str();
                     if is_bos_ws && strip_bos_space {

@@ -1,16 +1,92 @@
 //! `tokensmith._core.CoreSentencePiece`: a loaded `.model` behind
-//! `tokensmith.SentencePieceProcessor`. Frozen, and encode/decode release the GIL.
+//! `tokensmith.SentencePieceProcessor` and the SentencePiece backend of `tokensmith.Tokenizer`.
+//! Frozen, and every call that scales with the input releases the GIL.
 
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyList;
 use std::path::PathBuf;
 use std::sync::Arc;
+use tokensmith_core::error::Error;
+use tokensmith_core::formats::sentencepiece_model::{
+    ModelProto, ModelType, NormalizerSpec, Piece, PieceType, TrainerSpec,
+};
+use tokensmith_core::parallel;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
 
 use crate::errors::IntoPyResult;
 
+/// One segmentation: its pieces and their ids.
+type Segmentation = (Vec<String>, Vec<u32>);
+/// One n-best entry: pieces, ids and the score.
+type ScoredSegmentation = (Vec<String>, Vec<u32>, f32);
+
 #[pyclass(frozen, name = "CoreSentencePiece", module = "tokensmith._core")]
 pub struct CoreSentencePiece {
     inner: Arc<SentencePieceProcessor>,
+}
+
+fn split(pairs: Vec<(String, u32)>) -> Segmentation {
+    pairs.into_iter().unzip()
+}
+
+fn kind_name(kind: PieceType) -> &'static str {
+    match kind {
+        PieceType::Normal => "normal",
+        PieceType::Unknown => "unknown",
+        PieceType::Control => "control",
+        PieceType::UserDefined => "user_defined",
+        PieceType::Unused => "unused",
+        PieceType::Byte => "byte",
+    }
+}
+
+fn kind_from_name(name: &str) -> Result<PieceType, Error> {
+    Ok(match name {
+        "normal" => PieceType::Normal,
+        "unknown" => PieceType::Unknown,
+        "control" => PieceType::Control,
+        "user_defined" => PieceType::UserDefined,
+        "unused" => PieceType::Unused,
+        "byte" => PieceType::Byte,
+        other => {
+            return Err(Error::InvalidVocab(format!(
+                "unknown piece type {other:?}; use one of normal, unknown, control, \
+                 user_defined, unused, byte"
+            )))
+        }
+    })
+}
+
+fn to_pieces(pieces: Vec<(String, f32, String)>) -> Result<Vec<Piece>, Error> {
+    pieces
+        .into_iter()
+        .map(|(piece, score, kind)| {
+            Ok(Piece {
+                piece,
+                score,
+                kind: kind_from_name(&kind)?,
+            })
+        })
+        .collect()
+}
+
+impl CoreSentencePiece {
+    fn wrap(inner: SentencePieceProcessor) -> Self {
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    fn id(&self, id: i64) -> Result<u32, Error> {
+        u32::try_from(id)
+            .ok()
+            .filter(|&i| (i as usize) < self.inner.piece_size())
+            .ok_or_else(|| Error::UnknownTokenId {
+                id,
+                valid: format!("0..{}", self.inner.piece_size()),
+            })
+    }
 }
 
 #[pymethods]
@@ -18,23 +94,109 @@ impl CoreSentencePiece {
     /// Loads a `.model` file.
     #[staticmethod]
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        let inner = py
-            .detach(|| SentencePieceProcessor::open(&path))
-            .py_err(py)?;
-        Ok(Self {
-            inner: Arc::new(inner),
-        })
+        py.detach(|| SentencePieceProcessor::open(&path))
+            .map(Self::wrap)
+            .py_err(py)
     }
 
     /// Loads the bytes of a `.model` file.
     #[staticmethod]
     fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
-        let inner = py
-            .detach(|| SentencePieceProcessor::from_bytes(&data))
-            .py_err(py)?;
-        Ok(Self {
-            inner: Arc::new(inner),
-        })
+        py.detach(|| SentencePieceProcessor::from_bytes(&data))
+            .map(Self::wrap)
+            .py_err(py)
+    }
+
+    /// A new model from `(piece, score, type)` triples, with identity normalization.
+    #[staticmethod]
+    #[allow(clippy::too_many_arguments)]
+    fn from_pieces(
+        py: Python<'_>,
+        pieces: Vec<(String, f32, String)>,
+        model_type: &str,
+        byte_fallback: bool,
+        add_dummy_prefix: bool,
+        remove_extra_whitespaces: bool,
+        treat_whitespace_as_suffix: bool,
+    ) -> PyResult<Self> {
+        let build = || {
+            let model_type = match model_type {
+                "unigram" => ModelType::Unigram,
+                "bpe" => ModelType::Bpe,
+                other => {
+                    return Err(Error::InvalidOption(format!(
+                        "model_type={other:?} is not known; use \"unigram\" or \"bpe\""
+                    )))
+                }
+            };
+            let pieces = to_pieces(pieces)?;
+            let id_of = |kind: PieceType, name: &str| {
+                pieces
+                    .iter()
+                    .position(|p| p.kind == kind && p.piece == name)
+                    .map_or(-1, |i| i as i32)
+            };
+            let trainer_spec = TrainerSpec {
+                model_type,
+                vocab_size: pieces.len() as i32,
+                byte_fallback,
+                treat_whitespace_as_suffix,
+                unk_id: pieces
+                    .iter()
+                    .position(|p| p.kind == PieceType::Unknown)
+                    .map_or(0, |i| i as i32),
+                bos_id: id_of(PieceType::Control, "<s>"),
+                eos_id: id_of(PieceType::Control, "</s>"),
+                pad_id: id_of(PieceType::Control, "<pad>"),
+                ..TrainerSpec::default()
+            };
+            let normalizer_spec = NormalizerSpec {
+                name: "identity".into(),
+                add_dummy_prefix,
+                remove_extra_whitespaces,
+                ..NormalizerSpec::default()
+            };
+            SentencePieceProcessor::from_proto(ModelProto {
+                pieces,
+                trainer_spec,
+                normalizer_spec,
+                denormalizer_spec: Some(NormalizerSpec::default()),
+                ..ModelProto::default()
+            })
+        };
+        build().map(Self::wrap).py_err(py)
+    }
+
+    /// The same model with another vocabulary of `(piece, score, type)` triples.
+    fn with_pieces(&self, py: Python<'_>, pieces: Vec<(String, f32, String)>) -> PyResult<Self> {
+        py.detach(|| self.inner.with_pieces(to_pieces(pieces)?))
+            .map(Self::wrap)
+            .py_err(py)
+    }
+
+    /// Every piece as `(piece, score, type)`.
+    fn pieces(&self) -> Vec<(String, f32, &'static str)> {
+        self.inner
+            .proto()
+            .pieces
+            .iter()
+            .map(|p| (p.piece.clone(), p.score, kind_name(p.kind)))
+            .collect()
+    }
+
+    /// The bytes of the `.model` file.
+    fn serialize<'py>(&self, py: Python<'py>) -> Bound<'py, pyo3::types::PyBytes> {
+        let bytes = py.detach(|| self.inner.to_bytes());
+        pyo3::types::PyBytes::new(py, &bytes)
+    }
+
+    fn model_type(&self) -> &'static str {
+        match self.inner.proto().trainer_spec.model_type {
+            ModelType::Bpe => "bpe",
+            ModelType::Unigram => "unigram",
+            ModelType::Word => "word",
+            ModelType::Char => "char",
+        }
     }
 
     fn encode_ids(&self, py: Python<'_>, text: &str) -> Vec<u32> {
@@ -51,46 +213,151 @@ impl CoreSentencePiece {
         })
     }
 
+    /// Pieces and ids of one text.
+    fn encode(&self, py: Python<'_>, text: &str) -> Segmentation {
+        py.detach(|| split(self.inner.encode(text)))
+    }
+
+    /// Ids of many texts, on `num_threads` threads. This thread builds the Python lists of
+    /// finished texts while the pool encodes the rest.
+    fn encode_ids_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<PyBackedStr>,
+        num_threads: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let sp = &self.inner;
+        if parallel::effective_threads(num_threads) == 1 || texts.len() < 2 {
+            let lists = texts
+                .iter()
+                .map(|t| PyList::new(py, py.detach(|| sp.encode_ids(t))))
+                .collect::<PyResult<Vec<_>>>()?;
+            return PyList::new(py, lists);
+        }
+        let out = PyList::new(py, (0..texts.len()).map(|_| py.None()))?;
+        let mut failure: Option<PyErr> = None;
+        parallel::map_streamed(
+            &texts,
+            num_threads,
+            |t| sp.encode_ids(t),
+            |results| {
+                while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
+                    for (i, ids) in (start..).zip(chunk) {
+                        let item = PyList::new(py, ids).and_then(|l| out.set_item(i, l));
+                        if let Err(e) = item {
+                            failure.get_or_insert(e);
+                        }
+                    }
+                }
+            },
+        );
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+
+    /// Pieces of many texts, on `num_threads` threads.
+    fn encode_pieces_batch(
+        &self,
+        py: Python<'_>,
+        texts: Vec<String>,
+        num_threads: usize,
+    ) -> Vec<Vec<String>> {
+        py.detach(|| {
+            parallel::map(&texts, num_threads, |t| {
+                self.inner.encode(t).into_iter().map(|(p, _)| p).collect()
+            })
+        })
+    }
+
+    /// The `n` best segmentations with their scores, best first.
+    fn nbest(&self, py: Python<'_>, text: &str, n: usize) -> PyResult<Vec<ScoredSegmentation>> {
+        py.detach(|| {
+            self.inner.nbest(text, n).map(|list| {
+                list.into_iter()
+                    .map(|(pairs, score)| {
+                        let (pieces, ids) = split(pairs);
+                        (pieces, ids, score)
+                    })
+                    .collect()
+            })
+        })
+        .py_err(py)
+    }
+
+    /// One sampled segmentation; the same `seed` gives the same result.
+    fn sample(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        alpha: f32,
+        nbest_size: i64,
+        seed: u64,
+    ) -> PyResult<Segmentation> {
+        py.detach(|| self.inner.sample(text, alpha, nbest_size, seed).map(split))
+            .py_err(py)
+    }
+
+    fn entropy(&self, py: Python<'_>, text: &str, alpha: f32) -> PyResult<f32> {
+        py.detach(|| self.inner.entropy(text, alpha)).py_err(py)
+    }
+
     fn normalize(&self, py: Python<'_>, text: &str) -> String {
         py.detach(|| self.inner.normalize(text))
     }
 
-    fn decode(&self, py: Python<'_>, ids: Vec<u32>) -> PyResult<String> {
-        py.detach(|| self.inner.decode(&ids)).py_err(py)
+    fn decode(&self, py: Python<'_>, ids: Vec<i64>) -> PyResult<String> {
+        py.detach(|| {
+            let ids = ids
+                .iter()
+                .map(|&i| self.id(i))
+                .collect::<Result<Vec<u32>, Error>>()?;
+            self.inner.decode(&ids)
+        })
+        .py_err(py)
+    }
+
+    /// Decodes pieces; a piece not in the vocabulary is written as it is.
+    fn decode_pieces(&self, py: Python<'_>, pieces: Vec<String>) -> PyResult<String> {
+        py.detach(|| self.inner.decode_pieces(&pieces)).py_err(py)
     }
 
     fn piece_size(&self) -> usize {
         self.inner.piece_size()
     }
 
-    fn id_to_piece(&self, py: Python<'_>, id: u32) -> PyResult<String> {
-        self.inner.id_to_piece(id).map(str::to_string).py_err(py)
+    fn id_to_piece(&self, py: Python<'_>, id: i64) -> PyResult<String> {
+        self.id(id)
+            .and_then(|id| self.inner.id_to_piece(id).map(str::to_string))
+            .py_err(py)
     }
 
     fn piece_to_id(&self, piece: &str) -> u32 {
         self.inner.piece_to_id(piece)
     }
 
-    fn get_score(&self, py: Python<'_>, id: u32) -> PyResult<f32> {
-        self.inner.score(id).py_err(py)
+    /// The id of `piece`, or `None` when the vocabulary does not hold it.
+    fn piece_id(&self, piece: &str) -> Option<u32> {
+        let id = self.inner.piece_to_id(piece);
+        (self.inner.id_to_piece(id).ok() == Some(piece)).then_some(id)
+    }
+
+    fn get_score(&self, py: Python<'_>, id: i64) -> PyResult<f32> {
+        self.id(id).and_then(|id| self.inner.score(id)).py_err(py)
     }
 
     /// One of "normal", "unknown", "control", "user_defined", "unused", "byte".
-    fn piece_type(&self, py: Python<'_>, id: u32) -> PyResult<&'static str> {
-        use tokensmith_core::formats::sentencepiece_model::PieceType;
-        Ok(match self.inner.piece_type(id).py_err(py)? {
-            PieceType::Normal => "normal",
-            PieceType::Unknown => "unknown",
-            PieceType::Control => "control",
-            PieceType::UserDefined => "user_defined",
-            PieceType::Unused => "unused",
-            PieceType::Byte => "byte",
-        })
+    fn piece_type(&self, py: Python<'_>, id: i64) -> PyResult<&'static str> {
+        self.id(id)
+            .and_then(|id| self.inner.piece_type(id))
+            .map(kind_name)
+            .py_err(py)
     }
 
-    /// `(unk, bos, eos, pad)` ids from the trainer spec; -1 means absent.
-    fn special_ids(&self) -> (i32, i32, i32, i32) {
-        let spec = &self.inner.proto().trainer_spec;
-        (spec.unk_id, spec.bos_id, spec.eos_id, spec.pad_id)
+    /// `(unk, bos, eos, pad)` ids as sentencepiece reports them; -1 means absent.
+    fn special_ids(&self) -> (i64, i64, i64, i64) {
+        let [u, b, e, p] = self.inner.special_ids();
+        (u, b, e, p)
     }
 }

@@ -11,7 +11,9 @@
 //!
 //! User-defined symbols are matched first (longest match) and never merge.
 //!
-//! Not handled yet: BPE dropout.
+//! BPE dropout (Provilkov et al. 2020), as sentencepiece does it: each merge popped from the
+//! queue is skipped with probability `alpha`, and a skipped pair is only queued again if a
+//! neighbouring merge recreates it.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -19,7 +21,7 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashMap;
 
 use crate::formats::sentencepiece_model::PieceType;
-use crate::models::unigram::PieceTrie;
+use crate::models::unigram::{PieceTrie, SplitMix64};
 
 /// A SentencePiece BPE model.
 #[derive(Debug, Clone)]
@@ -97,6 +99,27 @@ impl SentencePieceBpe {
 
     /// Segments `normalized` into `(start, end, id)` byte spans.
     pub fn encode(&self, normalized: &str) -> Vec<(usize, usize, u32)> {
+        self.encode_with_dropout(normalized, 0.0, None)
+    }
+
+    /// Segments `normalized`, skipping each merge with probability `alpha` (BPE dropout).
+    /// `alpha <= 0` (or no generator) never skips; `alpha >= 1` skips every merge.
+    pub fn encode_with_dropout(
+        &self,
+        normalized: &str,
+        alpha: f32,
+        mut rng: Option<&mut SplitMix64>,
+    ) -> Vec<(usize, usize, u32)> {
+        let mut skip_merge = || {
+            if alpha <= 0.0 {
+                return false;
+            }
+            if alpha >= 1.0 {
+                return true;
+            }
+            rng.as_mut()
+                .is_some_and(|r| r.next_f64() < f64::from(alpha))
+        };
         let text = normalized.as_bytes();
         let mut symbols: Vec<Symbol> = Vec::new();
         let mut start = 0;
@@ -156,6 +179,7 @@ impl SentencePieceBpe {
             if symbols[l].len == 0
                 || symbols[r].len == 0
                 || symbols[l].len + symbols[r].len != top.size
+                || skip_merge()
             {
                 continue;
             }

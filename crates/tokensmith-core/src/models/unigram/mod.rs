@@ -1,10 +1,18 @@
 //! The Unigram language model: every piece has a log-probability, and a text is segmented into
 //! the pieces whose log-probabilities sum highest (Viterbi over the lattice of all matches).
+//! The lattice also gives the n best segmentations, samples for subword regularization, and
+//! the entropy of the segmentation distribution.
 //!
-//! Not handled yet: n-best lists, sampling for subword regularization, and training.
+//! Not handled here: training (see `trainers/`).
 
+mod lattice;
 mod model;
+mod nbest;
+mod sample;
 mod trie;
 
-pub use model::{Unigram, UnigramPiece};
+pub use lattice::{Lattice, Node};
+pub use model::{Span, Unigram, UnigramPiece};
+pub use nbest::nbest;
+pub use sample::{pick_scored, sample_path, SplitMix64};
 pub use trie::PieceTrie;

@@ -2,7 +2,7 @@
 //!
 //! Facts kept from sentencepiece so that results are identical:
 //! - the pieces in the lattice are the NORMAL, USER_DEFINED and UNUSED ones; UNUSED matches are
-//!   skipped; a USER_DEFINED piece of n bytes scores `n * max_score - 0.1`;
+//!   skipped; a USER_DEFINED piece of n bytes scores `0.1 * n - 0.1` (see [`user_defined_score`]);
 //! - where no piece covers exactly the next character, that character becomes an unknown node
 //!   scored `min_score - 10` (min and max over NORMAL pieces);
 //! - positions are UTF-8 byte offsets; starts are visited left to right, and at each start the
@@ -14,10 +14,13 @@
 //!
 //! Consecutive unknown characters are merged later, by the processor, not here.
 
+use super::lattice::Lattice;
+use super::nbest::nbest;
+use super::sample::{sample_path, SplitMix64};
 use super::trie::PieceTrie;
 use crate::formats::sentencepiece_model::PieceType;
 
-const UNK_PENALTY: f32 = 10.0;
+pub(super) const UNK_PENALTY: f32 = 10.0;
 
 /// One vocabulary entry of a Unigram model.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,10 +34,19 @@ pub struct UnigramPiece {
 #[derive(Debug, Clone)]
 pub struct Unigram {
     pieces: Vec<UnigramPiece>,
+    /// Per id, what Viterbi needs, packed so its inner loop touches 8 bytes per match.
+    matches: Vec<(f32, MatchKind)>,
     trie: PieceTrie,
     unk_id: u32,
     min_score: f32,
     max_score: f32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MatchKind {
+    Scored,
+    UserDefined,
+    Unused,
 }
 
 #[derive(Clone, Copy)]
@@ -68,8 +80,20 @@ impl Unigram {
                 _ => {}
             }
         }
+        let matches = pieces
+            .iter()
+            .map(|p| {
+                let kind = match p.kind {
+                    PieceType::UserDefined => MatchKind::UserDefined,
+                    PieceType::Unused => MatchKind::Unused,
+                    _ => MatchKind::Scored,
+                };
+                (p.score, kind)
+            })
+            .collect();
         Self {
             pieces,
+            matches,
             trie,
             unk_id,
             min_score,
@@ -136,14 +160,11 @@ impl Unigram {
             let mblen = utf8_len(bytes[start]).min(size - start);
             let mut has_single_node = false;
             self.trie.common_prefixes(&bytes[start..], |len, id| {
-                let piece = &self.pieces[id as usize];
-                let cand = match piece.kind {
-                    PieceType::Unused => return,
-                    PieceType::UserDefined => {
-                        let bonus = (f64::from(len as f32 * self.max_score) - 0.1) as f32;
-                        f64::from(bonus + here)
-                    }
-                    _ => f64::from(piece.score + here),
+                let (score, kind) = self.matches[id as usize];
+                let cand = match kind {
+                    MatchKind::Unused => return,
+                    MatchKind::UserDefined => f64::from(user_defined_score(len) + here),
+                    MatchKind::Scored => f64::from(score + here),
                 };
                 relax(&mut best, start + len, start, id, cand);
                 has_single_node |= len == mblen;
@@ -176,6 +197,70 @@ impl Unigram {
     pub fn pieces(&self) -> &[UnigramPiece] {
         &self.pieces
     }
+
+    pub(super) fn trie(&self) -> &PieceTrie {
+        &self.trie
+    }
+
+    pub fn unk_id(&self) -> u32 {
+        self.unk_id
+    }
+
+    /// The lowest and highest score of a NORMAL piece.
+    pub fn min_score(&self) -> f32 {
+        self.min_score
+    }
+
+    pub fn max_score(&self) -> f32 {
+        self.max_score
+    }
+
+    /// Up to `n` best segmentations with their scores, best first, exactly as sentencepiece's
+    /// `NBestEncode`: `n` is clamped to 1..=1024, `n = 1` gives the Viterbi path with score 0,
+    /// and an empty text gives one empty segmentation.
+    pub fn nbest(&self, normalized: &str, n: usize) -> Vec<(Vec<Span>, f32)> {
+        let n = n.clamp(1, 1024);
+        if normalized.is_empty() {
+            return vec![(Vec::new(), 0.0)];
+        }
+        if n == 1 {
+            return vec![(self.encode(normalized), 0.0)];
+        }
+        let mut lattice = Lattice::new(self, normalized);
+        nbest(&mut lattice, n)
+            .into_iter()
+            .map(|(path, score)| (path.iter().map(|&i| lattice.span(i)).collect(), score))
+            .collect()
+    }
+
+    /// One segmentation drawn with probability proportional to `exp(inv_theta * score)` among
+    /// all of them (sentencepiece's `SampleEncode`).
+    pub fn sample(&self, normalized: &str, inv_theta: f32, rng: &mut SplitMix64) -> Vec<Span> {
+        if normalized.is_empty() {
+            return Vec::new();
+        }
+        let lattice = Lattice::new(self, normalized);
+        sample_path(&lattice, inv_theta, rng)
+            .into_iter()
+            .map(|i| lattice.span(i))
+            .collect()
+    }
+
+    /// The entropy of the segmentation distribution at inverse temperature `inv_theta`.
+    pub fn entropy(&self, normalized: &str, inv_theta: f32) -> f32 {
+        Lattice::new(self, normalized).entropy(inv_theta)
+    }
+}
+
+/// A piece in a segmentation: `(start, end, id)` in bytes of the normalized text.
+pub type Span = (usize, usize, u32);
+
+/// The score of a user-defined piece of `length` units: bytes in Viterbi, characters in the
+/// lattice, as sentencepiece 0.2.3 does. Measured on the `sentencepiece` 0.2.3 wheel through
+/// its n-best scores: 0.0, 0.1 and 0.2 for 1, 2 and 3 units, whatever the other scores (its
+/// 0.2.1 source reads `length * max_score - 0.1` instead).
+pub(super) fn user_defined_score(length: usize) -> f32 {
+    (length as f64 * 0.1 - 0.1) as f32
 }
 
 fn utf8_len(lead: u8) -> usize {

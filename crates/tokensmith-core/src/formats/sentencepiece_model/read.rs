@@ -1,126 +1,12 @@
-//! Reader for SentencePiece `.model` files: a `ModelProto` protobuf message.
+//! The reader: bytes of a `.model` file to a [`ModelProto`].
 //!
-//! Hand-written so that the core needs no protobuf dependency. Only the fields that running a
-//! model needs are kept; every other field is skipped by wire type. Field numbers follow
-//! sentencepiece's `sentencepiece_model.proto`. Unknown fields are skipped, as protobuf does.
-//!
-//! Not handled yet: writing `.model` files, and `self_test_data` (skipped).
-//!
-//! A damaged file gives [`Error::ModelFormat`] naming the message, the field and the byte
-//! offset; the reader never panics and never allocates more than the input's size.
+//! Only the fields that running a model needs are parsed; the rest is kept raw in
+//! [`Preserved`] for the writer, or skipped by wire type inside pieces.
 
+use super::wire::{Reader, WireType};
+use super::write::piece_message;
+use super::{ModelProto, ModelType, NormalizerSpec, Piece, PieceType, Preserved, TrainerSpec};
 use crate::error::{Error, Result};
-
-/// What a piece is for (`ModelProto.SentencePiece.Type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PieceType {
-    Normal,
-    Unknown,
-    Control,
-    UserDefined,
-    Unused,
-    Byte,
-}
-
-impl PieceType {
-    fn from_wire(value: u64) -> Option<Self> {
-        Some(match value {
-            1 => Self::Normal,
-            2 => Self::Unknown,
-            3 => Self::Control,
-            4 => Self::UserDefined,
-            5 => Self::Unused,
-            6 => Self::Byte,
-            _ => return None,
-        })
-    }
-}
-
-/// One vocabulary entry.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Piece {
-    pub piece: String,
-    pub score: f32,
-    pub kind: PieceType,
-}
-
-/// `TrainerSpec.model_type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ModelType {
-    Unigram,
-    Bpe,
-    Word,
-    Char,
-}
-
-/// The fields of `TrainerSpec` that encoding and decoding depend on, with proto2 defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TrainerSpec {
-    pub model_type: ModelType,
-    pub vocab_size: i32,
-    pub byte_fallback: bool,
-    pub split_digits: bool,
-    pub treat_whitespace_as_suffix: bool,
-    pub max_sentencepiece_length: i32,
-    pub unk_id: i32,
-    pub bos_id: i32,
-    pub eos_id: i32,
-    pub pad_id: i32,
-    pub unk_surface: String,
-}
-
-impl Default for TrainerSpec {
-    fn default() -> Self {
-        Self {
-            model_type: ModelType::Unigram,
-            vocab_size: 8000,
-            byte_fallback: false,
-            split_digits: false,
-            treat_whitespace_as_suffix: false,
-            max_sentencepiece_length: 16,
-            unk_id: 0,
-            bos_id: 1,
-            eos_id: 2,
-            pad_id: -1,
-            unk_surface: " \u{2047} ".to_string(),
-        }
-    }
-}
-
-/// `NormalizerSpec`, with proto2 defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub struct NormalizerSpec {
-    pub name: String,
-    pub precompiled_charsmap: Vec<u8>,
-    pub add_dummy_prefix: bool,
-    pub remove_extra_whitespaces: bool,
-    pub escape_whitespaces: bool,
-    /// True when the file carries a `normalization_rule_tsv` (field 6).
-    pub has_rule_tsv: bool,
-}
-
-impl Default for NormalizerSpec {
-    fn default() -> Self {
-        Self {
-            name: String::new(),
-            precompiled_charsmap: Vec::new(),
-            add_dummy_prefix: true,
-            remove_extra_whitespaces: true,
-            escape_whitespaces: true,
-            has_rule_tsv: false,
-        }
-    }
-}
-
-/// A parsed `.model` file.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ModelProto {
-    pub pieces: Vec<Piece>,
-    pub trainer_spec: TrainerSpec,
-    pub normalizer_spec: NormalizerSpec,
-    /// Present only in models trained with a denormalization rule.
-    pub denormalizer_spec: Option<NormalizerSpec>,
-}
 
 /// Reads a `.model` file from disk.
 pub fn read(path: &std::path::Path) -> Result<ModelProto> {
@@ -128,47 +14,74 @@ pub fn read(path: &std::path::Path) -> Result<ModelProto> {
         path: path.to_path_buf(),
         source,
     })?;
-    parse(&bytes)
+    parse(&bytes).map_err(|e| match e {
+        Error::ModelFormat(message) => {
+            Error::ModelFormat(format!("{}: {message}", path.display()))
+        }
+        other => other,
+    })
 }
 
 /// Parses the bytes of a `.model` file.
 ///
 /// ```
-/// use tokensmith_core::formats::sentencepiece_model::parse;
+/// use tokensmith_core::formats::sentencepiece_model::{parse, serialize};
 /// // One piece "a" with score -1.0 and type NORMAL.
 /// let bytes = [0x0a, 0x0a, 0x0a, 0x01, b'a', 0x15, 0, 0, 0x80, 0xbf, 0x18, 0x01];
 /// let model = parse(&bytes).unwrap();
 /// assert_eq!(model.pieces[0].piece, "a");
 /// assert!(parse(&bytes[..5]).is_err());
+/// assert_eq!(serialize(&model), bytes);
 /// ```
 pub fn parse(bytes: &[u8]) -> Result<ModelProto> {
     let mut model = ModelProto::default();
+    let mut preserved = Preserved::default();
+    let (mut seen_trainer, mut seen_normalizer) = (false, false);
     let mut r = Reader::new(bytes, "ModelProto", 0);
-    while let Some((field, wire)) = r.tag()? {
+    loop {
+        let start = r.pos;
+        let Some((field, wire)) = r.tag()? else { break };
         match (field, wire) {
             (1, WireType::Len) => {
                 let (sub, offset) = r.bytes(field)?;
                 let index = model.pieces.len();
-                model.pieces.push(parse_piece(sub, offset, index)?);
+                let piece = parse_piece(sub, offset, index)?;
+                if piece_message(&piece) != sub {
+                    preserved
+                        .pieces
+                        .insert(index, (piece.clone(), sub.to_vec()));
+                }
+                model.pieces.push(piece);
             }
             (2, WireType::Len) => {
                 let (sub, offset) = r.bytes(field)?;
                 parse_trainer_spec(sub, offset, &mut model.trainer_spec)?;
+                seen_trainer = true;
+                preserved.trainer_spec = sub.to_vec();
             }
             (3, WireType::Len) => {
                 let (sub, offset) = r.bytes(field)?;
                 parse_normalizer_spec(sub, offset, &mut model.normalizer_spec)?;
+                seen_normalizer = true;
+                preserved.normalizer_spec = sub.to_vec();
             }
             (5, WireType::Len) => {
                 let (sub, offset) = r.bytes(field)?;
                 let mut spec = NormalizerSpec::default();
                 parse_normalizer_spec(sub, offset, &mut spec)?;
                 model.denormalizer_spec = Some(spec);
+                preserved.denormalizer_spec = sub.to_vec();
             }
             (1..=3 | 5, _) => return Err(r.wrong_wire(field, wire)),
-            _ => r.skip(field, wire)?,
+            _ => {
+                r.skip(field, wire)?;
+                preserved.fields.push((field, r.span_from(start).to_vec()));
+            }
         }
     }
+    preserved.lacks_trainer_spec = !seen_trainer;
+    preserved.lacks_normalizer_spec = !seen_normalizer;
+    model.preserved = preserved;
     if model.pieces.is_empty() {
         return Err(Error::ModelFormat(
             "the file holds no pieces: it is not a SentencePiece .model file, or it is empty"
@@ -235,7 +148,11 @@ fn parse_trainer_spec(bytes: &[u8], base: usize, spec: &mut TrainerSpec) -> Resu
             (42, WireType::Varint) => spec.eos_id = r.varint(field)? as i32,
             (43, WireType::Varint) => spec.pad_id = r.varint(field)? as i32,
             (44, WireType::Len) => spec.unk_surface = r.string(field)?,
-            (3 | 4 | 20 | 24 | 25 | 35 | 40..=44, _) => return Err(r.wrong_wire(field, wire)),
+            (45, WireType::Len) => spec.unk_piece = r.string(field)?,
+            (46, WireType::Len) => spec.bos_piece = r.string(field)?,
+            (47, WireType::Len) => spec.eos_piece = r.string(field)?,
+            (48, WireType::Len) => spec.pad_piece = r.string(field)?,
+            (3 | 4 | 20 | 24 | 25 | 35 | 40..=48, _) => return Err(r.wrong_wire(field, wire)),
             _ => r.skip(field, wire)?,
         }
     }
@@ -262,163 +179,11 @@ fn parse_normalizer_spec(bytes: &[u8], base: usize, spec: &mut NormalizerSpec) -
     Ok(())
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum WireType {
-    Varint,
-    Fixed64,
-    Len,
-    Fixed32,
-}
-
-/// A cursor over one message's bytes. `base` is the message's offset in the file, so errors
-/// can name absolute offsets.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    base: usize,
-    message: &'static str,
-}
-
-impl<'a> Reader<'a> {
-    fn new(bytes: &'a [u8], message: &'static str, base: usize) -> Self {
-        Self {
-            bytes,
-            pos: 0,
-            base,
-            message,
-        }
-    }
-
-    fn error(&self, what: String) -> Error {
-        Error::ModelFormat(format!(
-            "{} at byte offset {}: {what} (the file is truncated or is not a SentencePiece .model)",
-            self.message,
-            self.base + self.pos
-        ))
-    }
-
-    fn wrong_wire(&self, field: u32, wire: WireType) -> Error {
-        self.error(format!("field {field} has the wrong wire type {wire:?}"))
-    }
-
-    fn raw_varint(&mut self) -> Option<u64> {
-        let mut value = 0u64;
-        for shift in 0..10 {
-            let byte = *self.bytes.get(self.pos)?;
-            self.pos += 1;
-            value |= u64::from(byte & 0x7f) << (7 * shift);
-            if byte & 0x80 == 0 {
-                return Some(value);
-            }
-        }
-        None
-    }
-
-    fn tag(&mut self) -> Result<Option<(u32, WireType)>> {
-        if self.pos == self.bytes.len() {
-            return Ok(None);
-        }
-        let start = self.pos;
-        let key = self.raw_varint().ok_or_else(|| {
-            self.pos = start;
-            self.error("a field key is cut off".into())
-        })?;
-        let field = key >> 3;
-        let wire = match key & 7 {
-            0 => WireType::Varint,
-            1 => WireType::Fixed64,
-            2 => WireType::Len,
-            5 => WireType::Fixed32,
-            other => {
-                self.pos = start;
-                return Err(self.error(format!("unsupported wire type {other}")));
-            }
-        };
-        if field == 0 || field > u64::from(u32::MAX >> 3) {
-            self.pos = start;
-            return Err(self.error(format!("invalid field number {field}")));
-        }
-        Ok(Some((field as u32, wire)))
-    }
-
-    fn varint(&mut self, field: u32) -> Result<u64> {
-        let start = self.pos;
-        self.raw_varint().ok_or_else(|| {
-            self.pos = start;
-            self.error(format!("the varint of field {field} is cut off"))
-        })
-    }
-
-    fn fixed32(&mut self, field: u32) -> Result<u32> {
-        let chunk = self
-            .bytes
-            .get(self.pos..self.pos + 4)
-            .ok_or_else(|| self.error(format!("the 4-byte value of field {field} is cut off")))?;
-        self.pos += 4;
-        Ok(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]))
-    }
-
-    /// A length-delimited payload and its absolute offset.
-    fn bytes(&mut self, field: u32) -> Result<(&'a [u8], usize)> {
-        let len = self.varint(field)?;
-        let remaining = (self.bytes.len() - self.pos) as u64;
-        if len > remaining {
-            return Err(self.error(format!(
-                "field {field} claims {len} bytes but only {remaining} remain"
-            )));
-        }
-        let start = self.pos;
-        self.pos += len as usize;
-        Ok((&self.bytes[start..self.pos], self.base + start))
-    }
-
-    fn string(&mut self, field: u32) -> Result<String> {
-        let start = self.pos;
-        let (raw, _) = self.bytes(field)?;
-        String::from_utf8(raw.to_vec()).map_err(|_| {
-            self.pos = start;
-            self.error(format!("field {field} is not valid UTF-8"))
-        })
-    }
-
-    fn skip(&mut self, field: u32, wire: WireType) -> Result<()> {
-        match wire {
-            WireType::Varint => {
-                self.varint(field)?;
-            }
-            WireType::Fixed32 => {
-                self.fixed32(field)?;
-            }
-            WireType::Fixed64 => {
-                if self.bytes.len() - self.pos < 8 {
-                    return Err(self.error(format!("the 8-byte value of field {field} is cut off")));
-                }
-                self.pos += 8;
-            }
-            WireType::Len => {
-                self.bytes(field)?;
-            }
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::wire::put_varint as varint;
     use super::*;
     use proptest::prelude::*;
-
-    fn varint(mut v: u64, out: &mut Vec<u8>) {
-        loop {
-            let byte = (v & 0x7f) as u8;
-            v >>= 7;
-            if v == 0 {
-                out.push(byte);
-                return;
-            }
-            out.push(byte | 0x80);
-        }
-    }
 
     fn len_field(field: u64, payload: &[u8], out: &mut Vec<u8>) {
         varint(field << 3 | 2, out);

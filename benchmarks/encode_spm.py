@@ -1,0 +1,145 @@
+"""Encoding speed of SentencePiece models: tokensmith against ``sentencepiece``, in one run.
+
+Both libraries run the same ``.model`` files on the same lines, and their ids are checked equal
+before anything is timed. Models: the two Unigram models the sentencepiece sources ship
+(``tests/data/spm``), and a Unigram and a BPE model of 8,000 pieces that sentencepiece trains
+here on the committed multilingual text. Text: every line of ``botchan.txt``, the committed
+multilingual text and the head of ``wagahaiwa_nekodearu.txt``, repeated to ``--mb`` megabytes.
+
+Rows: single-thread encode (one call per line, ids as a list) and batch encode (one call with
+every line, ``--threads`` threads). Each cell is the median of ``--rounds`` paired rounds, the
+two libraries timed back to back in alternating order; ratios are sentencepiece time over
+tokensmith time. Usage::
+
+    python benchmarks/encode_spm.py            # print the table
+    python benchmarks/encode_spm.py --write    # and append it to benchmarks/RESULTS.md
+
+What it does not measure: sampling and n-best calls, memory, and load time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import io
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import sentencepiece as spm
+import tokensmith
+from _common import MB, cpu_model, git_revision, package_version
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+RESULTS_FILE = Path(__file__).resolve().parent / "RESULTS.md"
+
+
+def train(model_type: str) -> bytes:
+    lines = [x for x in (DATA / "multilingual.txt").read_text("utf-8").splitlines() if x]
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines),
+        model_writer=out,
+        vocab_size=8000,
+        model_type=model_type,
+        character_coverage=0.9995,
+        num_threads=2,
+        minloglevel=2,
+    )
+    return out.getvalue()
+
+
+def models() -> dict[str, bytes]:
+    return {
+        "shipped unigram 1k (en)": (DATA / "spm" / "test_model.model").read_bytes(),
+        "shipped unigram 8k (ja)": (DATA / "spm" / "test_ja_model.model").read_bytes(),
+        "trained unigram 8k (multilingual)": train("unigram"),
+        "trained bpe 8k (multilingual)": train("bpe"),
+    }
+
+
+def corpus(mb: float) -> list[str]:
+    lines: list[str] = []
+    for name in ("spm/botchan.txt", "multilingual.txt", "spm/wagahaiwa_nekodearu_head.txt"):
+        lines += [x for x in (DATA / name).read_text("utf-8").splitlines() if x.strip()]
+    size = sum(len(x.encode()) for x in lines)
+    return lines * max(1, round(mb * MB / size))
+
+
+def paired(a, b, rounds: int) -> tuple[float, float]:
+    """Median seconds of ``a()`` and ``b()``, timed back to back, alternating which goes first."""
+    ta, tb = [], []
+    for r in range(rounds):
+        order = [(a, ta), (b, tb)] if r % 2 == 0 else [(b, tb), (a, ta)]
+        for fn, times in order:
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    return statistics.median(ta), statistics.median(tb)
+
+
+def run(args: argparse.Namespace) -> str:
+    lines = corpus(args.mb)
+    size = sum(len(x.encode()) for x in lines) / MB
+    rows = []
+    for label, proto in models().items():
+        ours = tokensmith.SentencePieceProcessor(model_proto=proto)
+        ref = spm.SentencePieceProcessor(model_proto=proto)
+        sample = lines[: len(lines) // max(1, round(args.mb))]
+        mismatched = sum(ours.encode(x) != ref.encode(x) for x in sample)
+        single = paired(
+            lambda: [ours.encode(x) for x in lines],  # noqa: B023
+            lambda: [ref.encode(x) for x in lines],  # noqa: B023
+            args.rounds,
+        )
+        batch = paired(
+            lambda: ours.encode(lines, num_threads=args.threads),  # noqa: B023
+            lambda: ref.encode(lines, num_threads=args.threads),  # noqa: B023
+            args.rounds,
+        )
+        rows.append((label, mismatched, len(sample), single, batch))
+        mbps = f"{size / single[0]:.1f} vs {size / single[1]:.1f} MB/s"
+        print(f"{label}: single thread {mbps}", file=sys.stderr)
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out = [
+        f"## encode_spm.py, {now}",
+        "",
+        f"- command: `{' '.join(['python', 'benchmarks/encode_spm.py', *sys.argv[1:]])}`",
+        f"- machine: {cpu_model()}; Python {platform.python_version()}",
+        f"- versions: tokensmith {package_version('tokensmith')}, sentencepiece "
+        f"{package_version('sentencepiece')}; tokensmith tree: {git_revision()}",
+        f"- text: {len(lines):,} lines, {size:.2f} MB; rounds: {args.rounds}; "
+        f"batch threads: {args.threads}",
+        "",
+        "| model | ids differ (lines checked) | single thread MB/s: tokensmith / sentencepiece "
+        "(ratio) | batch MB/s: tokensmith / sentencepiece (ratio) |",
+        "|---|---|---|---|",
+    ]
+    for label, bad, checked, (s_ours, s_ref), (b_ours, b_ref) in rows:
+        out.append(
+            f"| {label} | {bad} ({checked:,}) | {size / s_ours:.1f} / {size / s_ref:.1f} "
+            f"(**{s_ref / s_ours:.2f}x**) | {size / b_ours:.1f} / {size / b_ref:.1f} "
+            f"(**{b_ref / b_ours:.2f}x**) |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=4.0, help="megabytes of text (default 4)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--write", action="store_true", help="append to benchmarks/RESULTS.md")
+    args = parser.parse_args()
+    report = run(args)
+    print(report)
+    if args.write:
+        with RESULTS_FILE.open("a", encoding="utf-8") as f:
+            f.write("\n" + report)
+
+
+if __name__ == "__main__":
+    main()

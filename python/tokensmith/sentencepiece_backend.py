@@ -1,0 +1,145 @@
+"""A SentencePiece ``.model`` behind the Hugging Face-style :class:`tokensmith.Tokenizer`.
+
+``tokensmith.load("x.model")`` returns a :class:`SentencePieceTokenizer`, a
+:class:`~tokensmith.Tokenizer` like every other format gives: ``encode(text)`` returns an
+:class:`~tokensmith.EncodingResult` with ``.ids`` and ``.tokens``. It adds the SentencePiece
+calls: ``nbest``, ``sample``, ``id_to_piece``, ``piece_to_id``, ``get_score`` and ``save``.
+
+>>> import tokensmith
+>>> sp = tokensmith.SentencePieceProcessor.from_pieces(
+...     [("<unk>", 0.0, "unknown"), ("▁ab", -1.0, "normal"), ("▁", -2.0, "normal"),
+...      ("a", -2.0, "normal"), ("b", -2.0, "normal")])
+>>> tok = SentencePieceTokenizer(sp)
+>>> enc = tok.encode("ab a")
+>>> enc.tokens, enc.ids, enc.word_ids
+(['▁ab', '▁', 'a'], [1, 2, 3], [0, 1, 1])
+>>> tok.decode(enc.ids)
+'ab a'
+
+How the HF fields are filled: ``type_ids`` are 0 (1 for ``pair``), ``special_tokens_mask``
+marks control pieces, and a word starts at each piece that begins with ``▁`` (ends with it,
+for models with ``treat_whitespace_as_suffix``). ``add_special_tokens`` adds nothing:
+a ``.model`` has no post-processor (sentencepiece adds ``<s>``/``</s>`` only when asked, see
+:meth:`SentencePieceProcessor.encode`). Not handled: ``offsets`` is an empty list, because
+the normalizer does not track where normalized characters came from yet.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from tokensmith.hf_tokenizer import Tokenizer
+from tokensmith.sentencepiece import SentencePieceProcessor
+
+_SPACE = "\u2581"
+
+
+class _SentencePieceCore:
+    """Gives a :class:`SentencePieceProcessor` the calls :class:`Tokenizer` makes on its core."""
+
+    __slots__ = ("sp", "_suffix")
+
+    def __init__(self, sp: SentencePieceProcessor) -> None:
+        self.sp = sp
+        self._suffix = sp.normalize(" a").endswith(_SPACE) and not sp.normalize(
+            " a"
+        ).startswith(_SPACE)
+
+    def _word_ids(self, tokens: list[str], first: int) -> list[int | None]:
+        out: list[int | None] = []
+        word = first - 1
+        starts_word = True
+        for token in tokens:
+            if self._suffix:
+                if starts_word:
+                    word += 1
+                starts_word = token.endswith(_SPACE)
+            elif token.startswith(_SPACE) or not out:
+                word += 1
+            out.append(word)
+        return out
+
+    def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> tuple[Any, ...]:
+        del add_special_tokens  # a .model has no post-processor
+        model = self.sp._model
+        tokens, ids = model.encode(text)
+        type_ids = [0] * len(ids)
+        word_ids = self._word_ids(tokens, 0)
+        if pair is not None:
+            pair_tokens, pair_ids = model.encode(pair)
+            tokens += pair_tokens
+            ids += pair_ids
+            type_ids += [1] * len(pair_ids)
+            word_ids += self._word_ids(pair_tokens, 0)
+        control = [model.piece_type(i) == "control" for i in ids]
+        special = [int(c) for c in control]
+        word_ids = [None if c else w for c, w in zip(control, word_ids, strict=True)]
+        return ids, tokens, [], type_ids, [1] * len(ids), special, word_ids
+
+    def decode(self, ids: list[int], skip_special_tokens: bool) -> str:
+        del skip_special_tokens  # control pieces never show in sentencepiece's decode
+        return self.sp._model.decode(ids)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.sp._model.piece_id(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        if 0 <= id < self.sp.piece_size():
+            return self.sp._model.id_to_piece(id)
+        return None
+
+    def get_vocab(self) -> dict[str, int]:
+        return {piece: i for i, (piece, _, _) in enumerate(self.sp.pieces())}
+
+
+class SentencePieceTokenizer(Tokenizer):
+    """A :class:`~tokensmith.Tokenizer` that runs a SentencePiece ``.model``."""
+
+    __slots__ = ("processor",)
+
+    def __init__(self, processor: SentencePieceProcessor) -> None:
+        super().__init__(_SentencePieceCore(processor))  # type: ignore[arg-type]
+        self.processor = processor
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> SentencePieceTokenizer:
+        """Loads a ``.model`` file."""
+        return cls(SentencePieceProcessor(model_file=path))
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> SentencePieceTokenizer:
+        """Loads the bytes of a ``.model`` file."""
+        return cls(SentencePieceProcessor(model_proto=data))
+
+    def nbest(self, text: str, n: int) -> list[tuple[list[str], list[int], float]]:
+        """The ``n`` best segmentations (Unigram models) as ``(tokens, ids, score)``."""
+        return self.processor._model.nbest(text, n)
+
+    def sample(self, text: str, alpha: float = 0.1, nbest_size: int = -1) -> list[int]:
+        """The ids of one sampled segmentation (subword regularization, or BPE dropout)."""
+        ids: list[int] = self.processor.encode(
+            text, enable_sampling=True, alpha=alpha, nbest_size=nbest_size
+        )
+        return ids
+
+    def id_to_piece(self, id: int | list[int]) -> Any:
+        return self.processor.id_to_piece(id)
+
+    def piece_to_id(self, piece: str | list[str]) -> Any:
+        """The id of ``piece`` (the unknown id when the vocabulary lacks it, as sentencepiece)."""
+        return self.processor.piece_to_id(piece)
+
+    def get_score(self, id: int | list[int]) -> Any:
+        return self.processor.get_score(id)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Writes the ``.model`` file atomically; ``sentencepiece`` loads it."""
+        self.processor.save(path)
+
+    def decode_pieces(self, pieces: Sequence[str]) -> str:
+        return self.processor._model.decode_pieces(list(pieces))
+
+
+__all__ = ["SentencePieceTokenizer"]
