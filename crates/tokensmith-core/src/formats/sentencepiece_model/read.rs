@@ -15,9 +15,7 @@ pub fn read(path: &std::path::Path) -> Result<ModelProto> {
         source,
     })?;
     parse(&bytes).map_err(|e| match e {
-        Error::ModelFormat(message) => {
-            Error::ModelFormat(format!("{}: {message}", path.display()))
-        }
+        Error::ModelFormat(message) => Error::ModelFormat(format!("{}: {message}", path.display())),
         other => other,
     })
 }
