@@ -43,6 +43,7 @@ from tokensmith.registry import (
 )
 from tokensmith.sentencepiece import SentencePieceProcessor
 from tokensmith.train import train_bpe
+from tokensmith.train_unigram import train_unigram
 
 # Importing the submodule ``tokensmith.load`` binds that name to the module; the function wins.
 load = _load
@@ -82,4 +83,5 @@ __all__ = [
     "load_tiktoken_bpe",
     "save",
     "train_bpe",
+    "train_unigram",
 ]

@@ -43,6 +43,13 @@ class SentencePieceProcessor:
             assert model_file is not None
             self._core = CoreSentencePiece.from_file(model_file)
 
+    @classmethod
+    def _from_core(cls, core: CoreSentencePiece) -> SentencePieceProcessor:
+        """Wraps a model built by the core (``tokensmith.train_unigram``)."""
+        self = cls.__new__(cls)
+        self._core = core
+        return self
+
     @overload
     def encode(self, input: str, out_type: type[int] = ...) -> list[int]: ...
     @overload

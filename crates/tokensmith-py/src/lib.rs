@@ -6,6 +6,7 @@ mod errors;
 mod hf_tokenizer;
 mod sentencepiece;
 mod train;
+mod train_unigram;
 
 use pyo3::prelude::*;
 
@@ -35,6 +36,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train::extend_bpe_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(train::count_words, m)?)?;
     m.add_function(wrap_pyfunction!(train::merge_word_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;
     m.add(
         "R50K_PATTERN",
         tokensmith_core::pre_tokenizers::R50K_PATTERN,

@@ -94,3 +94,12 @@ impl CoreSentencePiece {
         (spec.unk_id, spec.bos_id, spec.eos_id, spec.pad_id)
     }
 }
+
+impl CoreSentencePiece {
+    /// Wraps a processor built in Rust (a trained model).
+    pub(crate) fn from_processor(inner: SentencePieceProcessor) -> Self {
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+}

@@ -22,6 +22,7 @@ pub mod bpe;
 pub mod counts_format;
 pub mod extend;
 pub mod merge_loop;
+pub mod unigram;
 pub mod word_counts;
 
 pub use bpe::{BpeTrainer, Compat, TrainedBpe};
