@@ -8,26 +8,26 @@
 //!   `digamma(count) - digamma(total)` (EM with a sparse Dirichlet prior), keeping their order.
 //!
 //! Determinism: each word's lattice is computed alone, and the sums across words are done in
-//! fixed point (`u128` counts in units of 2^-40, `i128` objective in units of 2^-32), whose
+//! fixed point (`u128` counts in units of 2^-32, each word's share rounded to a `u64`, `i128` objective in units of 2^-32), whose
 //! addition is associative, so the result is the same bit for bit whatever the thread count
 //! and however rayon splits the work.
 //!
 //! ```
 //! use tokensmith_core::trainers::unigram::{digamma, m_step};
 //! let pieces = vec![("a".to_string(), 0.0), ("b".to_string(), 0.0), ("c".to_string(), 0.0)];
-//! let next = m_step(&pieces, &[3.0, 1.0, 0.25]);
+//! let (next, map) = m_step(&pieces, &[3.0, 1.0, 0.25]);
 //! assert_eq!(next.len(), 2); // "c" is expected fewer than 0.5 times
+//! assert_eq!(map, [0, 1, u32::MAX]);
 //! assert!((next[0].1 - (digamma(3.0) - digamma(4.0))).abs() < 1e-12);
 //! ```
 
 use rayon::prelude::*;
 
-use super::lattice::{Lattice, TrainerModel};
+use super::lattice::{forward_backward, Scratch, TrainerModel};
+use super::word_lattices::{LatticeSource, REMOVED};
 
-const COUNT_SCALE: f64 = (1u64 << 40) as f64;
+const COUNT_SCALE: f64 = (1u64 << 32) as f64;
 const OBJECTIVE_SCALE: f64 = (1u64 << 32) as f64;
-/// Words per unit of parallel work.
-const WORDS_PER_TASK: usize = 256;
 
 /// What the E-step found.
 #[derive(Debug, Clone, PartialEq)]
@@ -65,32 +65,42 @@ impl Acc {
     }
 }
 
-/// Expected piece counts over `words` under `model`.
-pub fn e_step(model: &TrainerModel, words: &[(String, u64)]) -> Expectation {
+/// Expected piece counts over `words` (whose lattices come from `source`) under `model`.
+pub fn e_step(
+    model: &TrainerModel,
+    source: &LatticeSource<'_>,
+    words: &[(String, u64)],
+) -> Expectation {
     let n = model.len();
     let total: u64 = words.iter().map(|w| w.1).sum();
-    let tasks = words.len().div_ceil(WORDS_PER_TASK).max(1);
+    let blocks = source.blocks(words);
     // Few, large tasks: each one zeroes and merges a dense vector of every piece.
-    let min_len = tasks / (rayon::current_num_threads() * 4).max(1);
-    let acc = words
-        .par_chunks(WORDS_PER_TASK)
+    let min_len = blocks / (rayon::current_num_threads() * 4).max(1);
+    let acc = (0..blocks)
+        .into_par_iter()
         .with_min_len(min_len.max(1))
         .fold(
-            || (Acc::new(n), Lattice::default()),
-            |(mut acc, mut lattice), chunk| {
-                for (word, freq) in chunk {
-                    lattice.populate(model, word);
+            || (Acc::new(n), Scratch::default(), Vec::new()),
+            |(mut acc, mut scratch, mut buffer), b| {
+                source.for_each_in_block(words, b, &mut buffer, |i, nodes, chars| {
+                    let (word, freq) = &words[i];
                     let counts = &mut acc.counts;
-                    let z = lattice.marginals(*freq as f64, |id, p| {
-                        counts[id as usize] += (p * COUNT_SCALE).round() as u128;
-                    });
+                    let (z, tokens) = forward_backward(
+                        model,
+                        nodes,
+                        chars,
+                        word.len(),
+                        *freq as f64,
+                        &mut scratch,
+                        |id, p| counts[id as usize] += u128::from((p * COUNT_SCALE + 0.5) as u64),
+                    );
                     acc.objective += (z * *freq as f64 * OBJECTIVE_SCALE).round() as i128;
-                    acc.tokens += lattice.viterbi().len() as u64 * freq;
-                }
-                (acc, lattice)
+                    acc.tokens += u64::from(tokens) * freq;
+                });
+                (acc, scratch, buffer)
             },
         )
-        .map(|(acc, _)| acc)
+        .map(|(acc, _, _)| acc)
         .reduce(|| Acc::new(n), Acc::merge);
     Expectation {
         counts: acc.counts.iter().map(|&c| c as f64 / COUNT_SCALE).collect(),
@@ -99,19 +109,26 @@ pub fn e_step(model: &TrainerModel, words: &[(String, u64)]) -> Expectation {
     }
 }
 
-/// The pieces expected at least 0.5 times, scored `digamma(count) - digamma(total)`.
-pub fn m_step(pieces: &[(String, f64)], expected: &[f64]) -> Vec<(String, f64)> {
-    let kept: Vec<(String, f64)> = pieces
-        .iter()
-        .zip(expected)
-        .filter(|(_, &e)| e >= 0.5)
-        .map(|((p, _), &e)| (p.clone(), e))
-        .collect();
+/// The pieces expected at least 0.5 times, scored `digamma(count) - digamma(total)`, and the
+/// map from old to new piece ids ([`REMOVED`] for a dropped piece).
+pub fn m_step(pieces: &[(String, f64)], expected: &[f64]) -> (Vec<(String, f64)>, Vec<u32>) {
+    let mut map = Vec::with_capacity(pieces.len());
+    let mut kept: Vec<(String, f64)> = Vec::new();
+    for ((piece, _), &e) in pieces.iter().zip(expected) {
+        if e >= 0.5 {
+            map.push(kept.len() as u32);
+            kept.push((piece.clone(), e));
+        } else {
+            map.push(REMOVED);
+        }
+    }
     let total: f64 = kept.iter().map(|p| p.1).sum();
     let log_total = digamma(total);
-    kept.into_iter()
+    let scored = kept
+        .into_iter()
         .map(|(p, e)| (p, digamma(e) - log_total))
-        .collect()
+        .collect();
+    (scored, map)
 }
 
 /// The digamma function by recurrence up to 7 and its asymptotic series, as sentencepiece
@@ -133,6 +150,7 @@ pub fn digamma(mut x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trainers::unigram::word_lattices::WordLattices;
 
     #[test]
     fn digamma_known_values() {
@@ -150,7 +168,10 @@ mod tests {
             ("ab".into(), 0.4f64.ln()),
         ]);
         let words = vec![("abc".to_string(), 3), ("ab".to_string(), 1)];
-        let e = e_step(&model, &words);
+        let lattices = WordLattices::build(&words, &model);
+        let e = e_step(&model, &LatticeSource::Stored(&lattices), &words);
+        let trie = model.trie();
+        assert_eq!(e_step(&model, &LatticeSource::Trie(&trie), &words), e);
         let p_abc = 0.04 / 0.046;
         let p_ab = 0.4 / 0.46;
         assert!((e.counts[3] - (3.0 * p_abc + p_ab)).abs() < 1e-9);

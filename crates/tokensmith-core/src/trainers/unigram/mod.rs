@@ -9,7 +9,8 @@
 //!
 //! One concept per file: [`config`] (options and validation), [`piece_rules`] (which strings
 //! may be pieces, word splitting), [`sentences`] (the word table), [`seeds`], [`lattice`]
-//! (forward-backward and Viterbi on one word), [`em`], [`prune`], [`finalize`] and the driver
+//! (forward-backward and Viterbi on one word), [`word_lattices`] (every word's lattice, kept
+//! across rounds), [`em`], [`prune`], [`finalize`] and the driver
 //! [`trainer`]. `docs/unigram_trainer.md` gives the algorithm and what differs from
 //! sentencepiece.
 //!
@@ -33,19 +34,23 @@
 pub mod config;
 pub mod em;
 pub mod finalize;
+pub mod flat_trie;
 pub mod lattice;
 pub mod piece_rules;
 pub mod prune;
 pub mod seeds;
 pub mod sentences;
 pub mod trainer;
+pub mod word_lattices;
 
 pub use config::{Normalization, UnigramConfig};
 pub use em::{digamma, e_step, m_step, Expectation};
 pub use finalize::{build_proto, final_pieces, meta_pieces};
-pub use lattice::{Lattice, Node, TrainerModel, UNK};
+pub use flat_trie::FlatTrie;
+pub use lattice::{forward_backward, populate, viterbi, Lattice, Node, Scratch, TrainerModel, UNK};
 pub use piece_rules::{split_words, PieceRules, SPACE, UNK_CHAR};
 pub use prune::{prune, viterbi_frequencies};
 pub use seeds::seed_pieces;
 pub use sentences::{normalizer_spec, SentenceCounter, WordTable};
 pub use trainer::{required_chars, train, with_threads, Event};
+pub use word_lattices::{LatticeSource, WordLattices, REMOVED, WORDS_PER_BLOCK};

@@ -125,7 +125,17 @@ impl PieceRules {
         if !self.split_by_number && c.is_ascii_digit() {
             return Class::Any;
         }
-        match c.script() {
+        // ASCII needs no table lookup: letters are Latin, the rest Common.
+        let script = if c.is_ascii() {
+            if c.is_ascii_alphabetic() {
+                Script::Latin
+            } else {
+                Script::Common
+            }
+        } else {
+            c.script()
+        };
+        match script {
             Script::Hiragana | Script::Katakana | Script::Han => Class::Script(Script::Han),
             _ if c == '\u{30FC}' => Class::Script(Script::Han),
             Script::Inherited => prev,

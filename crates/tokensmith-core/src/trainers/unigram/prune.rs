@@ -15,10 +15,8 @@
 
 use rayon::prelude::*;
 
-use super::lattice::{Lattice, TrainerModel, UNK};
-
-/// Words per unit of parallel work.
-const WORDS_PER_TASK: usize = 256;
+use super::lattice::{viterbi, Lattice, Scratch, TrainerModel, UNK};
+use super::word_lattices::{WordLattices, REMOVED};
 
 /// What removing one piece would do.
 enum Fate {
@@ -30,15 +28,17 @@ enum Fate {
     Alternative(Vec<u32>),
 }
 
-/// The pieces that survive one pruning step, in sentencepiece's order: the kept characters
-/// first, then by decreasing loss.
+/// The pieces that survive one pruning step, in sentencepiece's order (the kept characters
+/// first, then by decreasing loss), and the map from old to new ids ([`REMOVED`] if gone).
 pub fn prune(
     model: &TrainerModel,
+    lattices: &WordLattices,
     words: &[(String, u64)],
     desired: usize,
     shrinking_factor: f64,
-) -> Vec<(String, f64)> {
+) -> (Vec<(String, f64)>, Vec<u32>) {
     let pieces = model.pieces();
+    let trie = model.trie();
     let fates: Vec<Fate> = pieces
         .par_iter()
         .enumerate()
@@ -46,8 +46,8 @@ pub fn prune(
             if piece.chars().nth(1).is_none() {
                 return Fate::NoAlternative;
             }
-            lattice.populate_with(model, piece, Some(id as u32));
-            let (alt_score, alt) = lattice.viterbi_scored();
+            lattice.populate_with(model, &trie, piece, Some(id as u32));
+            let (alt_score, alt) = lattice.viterbi(model);
             if alt.is_empty() || *score >= alt_score {
                 Fate::Alternative(alt)
             } else {
@@ -55,7 +55,7 @@ pub fn prune(
             }
         })
         .collect();
-    let freq = viterbi_frequencies(model, words);
+    let freq = viterbi_frequencies(model, lattices, words);
     let total_words: u64 = words.iter().map(|w| w.1).sum();
     let sum: f64 = freq.iter().map(|&f| f as f64).sum();
     let log_sum = sum.ln();
@@ -73,8 +73,8 @@ pub fn prune(
         match fate {
             _ if freq[i] == 0 => {}
             Fate::Removable => {}
-            Fate::NoAlternative => kept.push(pieces[i].clone()),
-            Fate::Alternative(alt) if alt.is_empty() => kept.push(pieces[i].clone()),
+            Fate::NoAlternative => kept.push(i),
+            Fate::Alternative(alt) if alt.is_empty() => kept.push(i),
             Fate::Alternative(alt) => {
                 let share = f / total_words as f64;
                 let logprob = f.ln() - log_sum;
@@ -90,31 +90,40 @@ pub fn prune(
         if kept.len() >= target {
             break;
         }
-        kept.push(pieces[i].clone());
+        kept.push(i);
     }
-    kept
+    let mut map = vec![REMOVED; pieces.len()];
+    for (new, &old) in kept.iter().enumerate() {
+        map[old] = new as u32;
+    }
+    (kept.into_iter().map(|i| pieces[i].clone()).collect(), map)
 }
 
 /// How often each piece is on the Viterbi path of the corpus.
-pub fn viterbi_frequencies(model: &TrainerModel, words: &[(String, u64)]) -> Vec<u64> {
+pub fn viterbi_frequencies(
+    model: &TrainerModel,
+    lattices: &WordLattices,
+    words: &[(String, u64)],
+) -> Vec<u64> {
     let n = model.len();
-    let tasks = words.len().div_ceil(WORDS_PER_TASK).max(1);
-    let min_len = tasks / (rayon::current_num_threads() * 4).max(1);
-    words
-        .par_chunks(WORDS_PER_TASK)
+    let blocks = lattices.blocks();
+    let min_len = blocks / (rayon::current_num_threads() * 4).max(1);
+    (0..blocks)
+        .into_par_iter()
         .with_min_len(min_len.max(1))
         .fold(
-            || (vec![0u64; n], Lattice::default()),
-            |(mut freq, mut lattice), chunk| {
-                for (word, count) in chunk {
-                    lattice.populate(model, word);
-                    for id in lattice.viterbi() {
+            || (vec![0u64; n], Scratch::default()),
+            |(mut freq, mut scratch), b| {
+                lattices.for_each_in_block(b, |i, nodes| {
+                    let (word, count) = &words[i];
+                    let (_, ids) = viterbi(model, nodes, word.len(), &mut scratch);
+                    for id in ids {
                         if id != UNK {
                             freq[id as usize] += count;
                         }
                     }
-                }
-                (freq, lattice)
+                });
+                (freq, scratch)
             },
         )
         .map(|(freq, _)| freq)
@@ -144,13 +153,15 @@ mod tests {
             ("z".into(), 0.01f64.ln()),
         ]);
         let words = vec![("ab".to_string(), 4), ("aba".to_string(), 1)];
-        let freq = viterbi_frequencies(&model, &words);
+        let lattices = WordLattices::build(&words, &model);
+        let freq = viterbi_frequencies(&model, &lattices, &words);
         // "ab" x4 -> [ab]; "aba" -> [ab, a].
         assert_eq!(freq, vec![1, 0, 5, 0, 0]);
         // Everything fits: "z" and "ba" (never used) and "b" (never used) go.
-        let kept = prune(&model, &words, 0, 0.75);
+        let (kept, map) = prune(&model, &lattices, &words, 0, 0.75);
         let names: Vec<&str> = kept.iter().map(|p| p.0.as_str()).collect();
         assert_eq!(names, ["a", "ab"]);
+        assert_eq!(map, [0, REMOVED, 1, REMOVED, REMOVED]);
     }
 
     #[test]
@@ -167,8 +178,10 @@ mod tests {
             ("ba".to_string(), 1),
             ("a".to_string(), 1),
         ];
+        let lattices = WordLattices::build(&words, &model);
         let names = |desired| -> Vec<String> {
-            prune(&model, &words, desired, 0.5)
+            prune(&model, &lattices, &words, desired, 0.5)
+                .0
                 .into_iter()
                 .map(|p| p.0)
                 .collect()

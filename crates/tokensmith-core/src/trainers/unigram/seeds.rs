@@ -28,8 +28,6 @@
 //! assert_eq!(names[3], "ab");
 //! ```
 
-use rustc_hash::FxHashSet;
-
 use super::piece_rules::PieceRules;
 use crate::error::{Error, Result};
 
@@ -64,33 +62,47 @@ pub fn seed_pieces(
             text.len()
         )));
     }
+    // The word of each byte (u32::MAX on the 0 after each word).
+    let mut word_of = vec![u32::MAX; text.len()];
+    for (w, &start) in starts.iter().enumerate() {
+        let len = words[w].0.len();
+        word_of[start as usize..start as usize + len].fill(w as u32);
+    }
     let weight_of = |pos: usize| -> u64 {
-        if text[pos] == 0 {
-            return 0;
+        match word_of[pos] {
+            u32::MAX => 0,
+            w => words[w as usize].1,
         }
-        let w = starts.partition_point(|&s| s <= pos as u64) - 1;
-        words[w].1
+    };
+    let to_end = |pos: usize| -> usize {
+        match word_of[pos] {
+            u32::MAX => 0,
+            w => (starts[w as usize] as usize + words[w as usize].0.len()) - pos,
+        }
     };
     let max_bytes = rules.max_piece_length.saturating_mul(4);
     let sa = suffix_array(&text);
     let lcp = lcp_array(&text, &sa, max_bytes);
     let room = seed_size.saturating_sub(chars.len());
     let mut queue = BoundedQueue::new(room);
-    let mut consider = |pos: usize, len: usize, freq: u64| {
-        if freq < 2 || len < 2 || (text[pos] & 0xC0) == 0x80 {
+    // `parent` is the depth of the node's parent: a string no longer than that is also the
+    // cut of the parent's string, which has at least as many occurrences, so it is left to
+    // the parent. Each string is thus offered once, by the node that holds all its
+    // occurrences.
+    let mut consider = |pos: usize, len: usize, parent: usize, freq: u64| {
+        if freq < 2 || len <= parent || (text[pos] & 0xC0) == 0x80 {
             return;
         }
-        let raw = &text[pos..(pos + len).min(pos + max_bytes)];
-        let raw = match raw.iter().position(|&b| b == 0) {
-            Some(end) => &raw[..end],
-            None => raw,
-        };
+        let raw = &text[pos..pos + len.min(max_bytes)];
         let s = match std::str::from_utf8(raw) {
             Ok(s) => s,
             // Cut inside a character: keep the whole characters.
             Err(e) => std::str::from_utf8(&raw[..e.valid_up_to()]).unwrap_or_default(),
         };
         let keep = rules.longest_valid_prefix(s);
+        if keep <= parent {
+            return;
+        }
         let n_chars = s[..keep].chars().count() as u64;
         if n_chars >= 2 {
             queue.push(
@@ -109,14 +121,18 @@ pub fn seed_pieces(
     for i in 0..n {
         let pos = sa[i] as usize;
         let w = weight_of(pos);
-        let to_end = text[pos..].iter().position(|&b| b == 0).unwrap_or(0);
-        consider(pos, to_end, w);
         let next = if i + 1 < n { lcp[i + 1] } else { 0 };
+        if w >= 2 {
+            // A leaf: the suffix up to its word's end; its parent is the deeper neighbour.
+            let parent = lcp[i].max(next) as usize;
+            consider(pos, to_end(pos), parent, w);
+        }
         let (mut lb, mut acc) = (i, w);
         while next < stack.last().map_or(0, |t| t.0) {
             let (depth, left, weight) = stack.pop().unwrap_or((0, 0, 0));
             let total = weight + acc;
-            consider(sa[left] as usize, depth as usize, total);
+            let parent = next.max(stack.last().map_or(0, |t| t.0));
+            consider(sa[left] as usize, depth as usize, parent as usize, total);
             lb = left;
             acc = total;
         }
@@ -130,16 +146,13 @@ pub fn seed_pieces(
         .iter()
         .map(|&(c, n)| (c.to_string(), n as f64))
         .collect();
-    let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
     for c in ranked {
         if seeds.len() >= seed_size {
             break;
         }
         let bytes = &text[c.start as usize..(c.start + c.len) as usize];
-        if seen.insert(bytes) {
-            let s = std::str::from_utf8(bytes).unwrap_or_default().to_string();
-            seeds.push((s, c.score as f64));
-        }
+        let s = std::str::from_utf8(bytes).unwrap_or_default().to_string();
+        seeds.push((s, c.score as f64));
     }
     let log_sum = seeds.iter().map(|s| s.1).sum::<f64>().ln();
     for s in &mut seeds {
@@ -183,11 +196,14 @@ fn lcp_array(text: &[u8], sa: &[i32], cap: usize) -> Vec<u32> {
     lcp
 }
 
-/// Keeps the best `size` candidates (by score, then bytes) while holding at most 4 × `size`.
+/// Keeps the best `size` candidates (by score, then bytes) while holding about 4 × `size`.
+///
+/// Overflow is cut by score alone with a linear-time selection; candidates tied with the cut
+/// score are all kept, so that the final order can break those ties by bytes.
 struct BoundedQueue {
     size: usize,
     items: Vec<Candidate>,
-    floor: Option<u64>,
+    floor: u64,
 }
 
 impl BoundedQueue {
@@ -195,35 +211,54 @@ impl BoundedQueue {
         Self {
             size,
             items: Vec::new(),
-            floor: None,
+            floor: 0,
         }
     }
 
     fn push(&mut self, c: Candidate, text: &[u8]) {
-        if self.size == 0 || self.floor.is_some_and(|f| c.score < f) {
+        if self.size == 0 || c.score < self.floor {
             return;
         }
         self.items.push(c);
         if self.items.len() > 4 * self.size {
-            self.shrink(text);
+            self.cut(text);
         }
     }
 
-    fn shrink(&mut self, text: &[u8]) {
+    fn cut(&mut self, text: &[u8]) {
+        if self.items.len() <= self.size {
+            return;
+        }
+        let k = self.size - 1;
+        self.items
+            .select_nth_unstable_by(k, |a, b| b.score.cmp(&a.score));
+        let kth = self.items[k].score;
+        let mut keep = self.size;
+        for i in self.size..self.items.len() {
+            if self.items[i].score == kth {
+                self.items.swap(keep, i);
+                keep += 1;
+            }
+        }
+        self.items.truncate(keep);
+        self.floor = kth;
+        if self.items.len() > 2 * self.size {
+            // A huge tie at the cut: settle it by bytes now.
+            self.sort(text);
+            self.items.truncate(self.size);
+        }
+    }
+
+    fn sort(&mut self, text: &[u8]) {
         let bytes = |c: &Candidate| &text[c.start as usize..(c.start + c.len) as usize];
         self.items
             .sort_unstable_by(|a, b| b.score.cmp(&a.score).then_with(|| bytes(a).cmp(bytes(b))));
-        // Duplicates (the same string from several nodes) would crowd out other strings.
-        let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
-        self.items.retain(|c| seen.insert(bytes(c)));
-        self.items.truncate(self.size);
-        if self.items.len() == self.size {
-            self.floor = self.items.last().map(|c| c.score);
-        }
     }
 
     fn finish(mut self, text: &[u8]) -> Vec<Candidate> {
-        self.shrink(text);
+        self.cut(text);
+        self.sort(text);
+        self.items.truncate(self.size);
         self.items
     }
 }
@@ -281,6 +316,22 @@ mod tests {
             assert!((logp - want).abs() < 1e-9, "{s}: {logp} vs {want}");
         }
         let names: Vec<&str> = seeds.iter().map(|(s, _)| s.as_str()).collect();
+        // Exactly the strings that no one-character extension with the same occurrences
+        // dominates (same frequency, longer, still valid), each once.
+        let dominated = |t: &str, f: u64| {
+            expected.iter().any(|(e, g)| {
+                *g == f && e.starts_with(t) && e.chars().count() == t.chars().count() + 1
+            })
+        };
+        let mut want: Vec<&str> = expected
+            .iter()
+            .filter(|(t, f)| !dominated(t, *f))
+            .map(|(t, _)| t.as_str())
+            .collect();
+        want.sort();
+        let mut got = names[1..].to_vec();
+        got.sort();
+        assert_eq!(got, want);
         assert!(names.contains(&"▁an"));
         assert!(names.contains(&"ana"));
         assert!(names.contains(&"▁banana"));

@@ -22,6 +22,7 @@ use super::piece_rules::{PieceRules, UNK_CHAR};
 use super::prune::prune;
 use super::seeds::seed_pieces;
 use super::sentences::WordTable;
+use super::word_lattices::{LatticeSource, WordLattices};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::ModelProto;
 
@@ -109,11 +110,22 @@ fn train_here(
         return Ok(None);
     }
     let mut model = TrainerModel::new(seeds);
+    // The first round looks pieces up in a trie of the seeds; the lattices are stored from
+    // the second round on, once the M-step has dropped most seeds.
+    let mut lattices: Option<WordLattices> = None;
     let mut round = 0;
     loop {
         for _ in 0..config.num_sub_iterations {
-            let expected = e_step(&model, &words);
-            model = TrainerModel::new(m_step(model.pieces(), &expected.counts));
+            let expected = match &lattices {
+                Some(stored) => e_step(&model, &LatticeSource::Stored(stored), &words),
+                None => e_step(&model, &LatticeSource::Trie(&model.trie()), &words),
+            };
+            let (pieces, map) = m_step(model.pieces(), &expected.counts);
+            model = TrainerModel::new(pieces);
+            match &mut lattices {
+                Some(stored) => stored.remap(&words, &map),
+                None => lattices = Some(WordLattices::build(&words, &model)),
+            }
             round += 1;
             let event = Event::EmRound {
                 round,
@@ -131,7 +143,10 @@ fn train_here(
         if model.len() <= desired {
             break;
         }
-        model = TrainerModel::new(prune(&model, &words, desired, config.shrinking_factor));
+        let stored = lattices.get_or_insert_with(|| WordLattices::build(&words, &model));
+        let (pieces, map) = prune(&model, stored, &words, desired, config.shrinking_factor);
+        model = TrainerModel::new(pieces);
+        stored.remap(&words, &map);
         if on_event(&Event::Pruned {
             pieces: model.len(),
         })
