@@ -24,22 +24,17 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
-import subprocess
 import sys
-import tempfile
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from _common import MB, cpu_model, git_revision, package_version
-from train import WORK_DIR, build_corpus, peak_rss_mib
+from train import RESULTS, WORK_DIR, arguments, build_corpus, child, run_with_usage
 
 TRAINERS = ("tokensmith", "sentencepiece")
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 THREADS = 2
 
 
@@ -68,36 +63,6 @@ def train_spm(corpus: Path, vocab: int) -> Any:
 
 
 CHILDREN = {"tokensmith": train_tokensmith, "sentencepiece": train_spm}
-
-
-def child(name: str, corpus: Path, heldout: Path, vocab: int) -> None:
-    start = time.perf_counter()
-    count_tokens = CHILDREN[name](corpus, vocab)
-    wall = time.perf_counter() - start
-    lines = heldout.read_text(encoding="utf-8").splitlines()
-    tokens = count_tokens(lines)
-    n_bytes = sum(len(x.encode("utf-8")) for x in lines)
-    report = {"wall": wall, "heldout_bytes_per_token": n_bytes / tokens, "rss_mib": peak_rss_mib()}
-    print(json.dumps(report))
-
-
-def run_with_usage(name: str, corpus: Path, heldout: Path, vocab: int) -> dict[str, Any]:
-    """Runs one child and reads its own CPU time from the kernel."""
-    env = dict(os.environ, RAYON_NUM_THREADS=str(THREADS))
-    cmd = [sys.executable, __file__, "--child", name, "--corpus", str(corpus)]
-    cmd += ["--heldout", str(heldout), "--vocab", str(vocab)]
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        if code != 0:
-            tail = err.read().decode(errors="replace").strip().splitlines()[-1:]
-            return {"error": " ".join(tail) or f"exit code {code}"}
-        report: dict[str, Any] = json.loads(out.read().decode().strip().splitlines()[-1])
-    report["cpu"] = usage.ru_utime + usage.ru_stime
-    return report
 
 
 def markdown(results: dict[str, dict[str, Any]], args: argparse.Namespace, corpus: Path) -> str:
@@ -140,29 +105,15 @@ def markdown(results: dict[str, dict[str, Any]], args: argparse.Namespace, corpu
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
-    parser.add_argument("--mb", type=float, default=50.0, help="training corpus size")
-    parser.add_argument("--vocab", type=int, default=32_000)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--trainers", nargs="*", default=list(TRAINERS), choices=TRAINERS)
-    parser.add_argument("--quick", action="store_true", help="5 MB, vocab 8,000")
-    parser.add_argument("--write", action="store_true", help=f"append to {RESULTS.name}")
-    parser.add_argument("--child", choices=TRAINERS, help=argparse.SUPPRESS)
-    parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--heldout", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = arguments(__doc__, TRAINERS)
     if args.child:
-        child(args.child, args.corpus, args.heldout, args.vocab)
+        child(args.child, args.corpus, args.heldout, args.vocab, CHILDREN)
         return
-    if args.quick:
-        args.mb, args.vocab = 5.0, 8_000
     corpus, heldout = build_corpus(args.mb, args.seed)
     results = {}
     for name in args.trainers:
         print(f"training {name} on {corpus.name} ...", file=sys.stderr, flush=True)
-        results[name] = run_with_usage(name, corpus, heldout, args.vocab)
+        results[name] = run_with_usage(name, corpus, heldout, args.vocab, script=__file__)
     report = markdown(results, args, corpus)
     print(report)
     if args.write:

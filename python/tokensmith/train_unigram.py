@@ -7,9 +7,9 @@ The result is a :class:`tokensmith.SentencePieceProcessor`.
 
 >>> import tokensmith
 >>> texts = ["the cat sat on the mat", "the dog sat on the log"] * 20
->>> sp = tokensmith.train_unigram(texts, vocab_size=30, seed_sentencepiece_size=1000)
+>>> sp = tokensmith.train_unigram(texts, vocab_size=20, seed_sentencepiece_size=1000)
 >>> sp.piece_size()
-30
+20
 >>> sp.decode(sp.encode("the cat"))
 'the cat'
 
@@ -23,7 +23,6 @@ Not handled yet: ``nmt_nfkc``/``nfkc`` normalization, ``model_type`` other than
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Literal
 
@@ -31,7 +30,7 @@ from tokensmith._core import train_unigram as _train_unigram
 from tokensmith.corpus import Corpus, Inputs
 from tokensmith.errors import InvalidTrainerOptionError, UnsupportedFeatureError
 from tokensmith.sentencepiece import SentencePieceProcessor
-from tokensmith.train import InvalidUtf8Warning
+from tokensmith.train import resolve_texts, warn_replaced
 
 __all__ = ["ProgressCallback", "train_unigram"]
 
@@ -120,19 +119,7 @@ def train_unigram(
         UnsupportedFeatureError: a normalization or model type not supported yet.
         KeyboardInterrupt: Ctrl-C, honoured at the end of the current EM round.
     """
-    if isinstance(texts, (str, bytes)):
-        raise TypeError(
-            "texts must be an iterable of strings, not a single string; "
-            "pass [text] to train on one text, or files=path to read a file"
-        )
-    corpus: Corpus | None = None
-    if files is not None:
-        if texts is not None:
-            raise TypeError("pass texts or files=, not both")
-        corpus = files if isinstance(files, Corpus) else Corpus(files, field=field, errors=errors)
-        texts = corpus
-    elif texts is None:
-        raise TypeError("train_unigram needs texts (an iterable of strings) or files=...")
+    texts, corpus = resolve_texts(texts, files, field, errors, "train_unigram")
     if model_type != "unigram":
         raise UnsupportedFeatureError(
             f"model_type={model_type!r} is not supported by train_unigram; use 'unigram'"
@@ -185,13 +172,7 @@ def train_unigram(
     finally:
         if bar is not None:
             bar.close()
-    if corpus is not None and corpus.stats.replaced:
-        warnings.warn(
-            f"{corpus.stats.replaced} invalid UTF-8 sequences in {corpus.stats.files} files "
-            "were replaced with U+FFFD; pass errors='strict' to stop at the first one",
-            InvalidUtf8Warning,
-            stacklevel=2,
-        )
+    warn_replaced(corpus)
     return SentencePieceProcessor._from_core(core)
 
 

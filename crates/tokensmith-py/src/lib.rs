@@ -1,5 +1,6 @@
 //! The compiled module `tokensmith._core`: PyO3 glue over `tokensmith-core` and nothing else.
 
+mod chunks;
 mod convert;
 mod encoding;
 mod errors;

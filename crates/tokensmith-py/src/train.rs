@@ -6,11 +6,12 @@
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyBytes;
 use tokensmith_core::pre_tokenizers::PreTokenizer;
 use tokensmith_core::trainers::{extend_bpe, BpeTrainer, Compat, TrainedBpe, WordCounts};
 
+use crate::chunks::for_each_chunk;
 use crate::encoding::CoreEncoding;
 
 use crate::errors::{new_error, IntoPyResult};
@@ -136,24 +137,10 @@ fn count_texts(
     chunk_size: usize,
 ) -> PyResult<WordCounts> {
     let mut counts = WordCounts::new();
-    let mut chunk: Vec<PyBackedStr> = Vec::with_capacity(chunk_size.max(1));
-    for (index, item) in texts.try_iter()?.enumerate() {
-        let item = item?;
-        let text: PyBackedStr = item.extract().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "texts[{index}] is a {}, not a str",
-                item.get_type()
-                    .name()
-                    .map_or_else(|_| "?".to_string(), |n| n.to_string())
-            ))
-        })?;
-        chunk.push(text);
-        if chunk.len() >= chunk_size.max(1) {
-            py.detach(|| counts.add_texts(pre, &chunk)).py_err(py)?;
-            chunk.clear();
-        }
-    }
-    py.detach(|| counts.add_texts(pre, &chunk)).py_err(py)?;
+    for_each_chunk(texts, chunk_size, |chunk| {
+        py.detach(|| counts.add_texts(pre, chunk)).py_err(py)?;
+        Ok(true)
+    })?;
     Ok(counts)
 }
 

@@ -13,15 +13,15 @@ use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyDict;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
 use tokensmith_core::trainers::unigram::{
     train, Event, Normalization, SentenceCounter, UnigramConfig, WordTable,
 };
 
+use crate::chunks::for_each_chunk;
 use crate::errors::IntoPyResult;
 use crate::sentencepiece::CoreSentencePiece;
 
@@ -124,28 +124,11 @@ fn count(
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start the thread pool: {e}")))?;
     let mut counter = SentenceCounter::new(config).py_err(py)?;
-    let mut chunk: Vec<PyBackedStr> = Vec::with_capacity(chunk_size.max(1));
-    for (index, item) in texts.try_iter()?.enumerate() {
-        let item = item?;
-        let text: PyBackedStr = item.extract().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "texts[{index}] is a {}, not a str",
-                item.get_type()
-                    .name()
-                    .map_or_else(|_| "?".to_string(), |n| n.to_string())
-            ))
-        })?;
-        chunk.push(text);
-        if chunk.len() >= chunk_size.max(1) {
-            py.detach(|| pool.install(|| counter.add_texts(&chunk)));
-            chunk.clear();
-            py.check_signals()?;
-            if counter.is_full() {
-                break;
-            }
-        }
-    }
-    py.detach(|| pool.install(|| counter.add_texts(&chunk)));
+    for_each_chunk(texts, chunk_size, |chunk| {
+        py.detach(|| pool.install(|| counter.add_texts(chunk)));
+        py.check_signals()?;
+        Ok(!counter.is_full())
+    })?;
     Ok(py.detach(|| pool.install(|| counter.finish())))
 }
 

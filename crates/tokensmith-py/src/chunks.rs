@@ -1,0 +1,37 @@
+//! Pulling texts from any Python iterable in chunks: each chunk is borrowed (no copy) while the
+//! GIL is held, handed to Rust, then dropped, so memory holds one chunk of text at a time.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+
+/// Calls `f` on consecutive chunks of `texts` (the last one may be short or empty); `f`
+/// returns false to stop early. A non-string item is a `TypeError` naming its index.
+pub fn for_each_chunk(
+    texts: &Bound<'_, PyAny>,
+    chunk_size: usize,
+    mut f: impl FnMut(&[PyBackedStr]) -> PyResult<bool>,
+) -> PyResult<()> {
+    let mut chunk: Vec<PyBackedStr> = Vec::with_capacity(chunk_size.max(1));
+    for (index, item) in texts.try_iter()?.enumerate() {
+        let item = item?;
+        let text: PyBackedStr = item.extract().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "texts[{index}] is a {}, not a str",
+                item.get_type()
+                    .name()
+                    .map_or_else(|_| "?".to_string(), |n| n.to_string())
+            ))
+        })?;
+        chunk.push(text);
+        if chunk.len() >= chunk_size.max(1) {
+            let more = f(&chunk)?;
+            chunk.clear();
+            if !more {
+                return Ok(());
+            }
+        }
+    }
+    f(&chunk)?;
+    Ok(())
+}
