@@ -207,20 +207,25 @@ def run_with_usage(
     return report
 
 
-def markdown(results: dict[str, dict[str, Any]], args: argparse.Namespace, corpus: Path) -> str:
-    versions = ", ".join(
-        f"{d} {package_version(d) or 'missing'}"
-        for d in ("tokensmith", "tokenizers", "sentencepiece")
-    )
+def markdown(
+    results: dict[str, dict[str, Any]],
+    args: argparse.Namespace,
+    corpus: Path,
+    script: str = "train.py",
+    libraries: tuple[str, ...] = ("tokensmith", "tokenizers", "sentencepiece"),
+    model: str = "",
+) -> str:
+    """The RESULTS.md section of a run: settings, then one table row per trainer."""
+    versions = ", ".join(f"{d} {package_version(d) or 'missing'}" for d in libraries)
     lines = [
-        f"## train.py, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"## {script}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
         "",
         f"- command: `{shlex.join([Path(sys.executable).name, *sys.argv])}`",
         f"- machine: {cpu_model()}, {os.cpu_count()} logical CPUs",
         f"- tokensmith tree: {git_revision()}",
         f"- versions: {versions}",
-        f"- corpus: {corpus.stat().st_size / MB:.1f} MB ({corpus.name}), vocab {args.vocab:,}, "
-        "2 threads, each trainer in its own process",
+        f"- corpus: {corpus.stat().st_size / MB:.1f} MB ({corpus.name}), {model}vocab "
+        f"{args.vocab:,}, 2 threads, each trainer in its own process",
         "",
         "| trainer | wall | CPU | peak RSS | held-out bytes/token | wall × tokensmith |",
         "|---|---|---|---|---|---|",

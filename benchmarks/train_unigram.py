@@ -24,15 +24,12 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import os
-import shlex
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from _common import MB, cpu_model, git_revision, package_version
 from train import RESULTS, WORK_DIR, arguments, build_corpus, child, run_with_usage
+from train import markdown as train_markdown
 
 TRAINERS = ("tokensmith", "sentencepiece")
 THREADS = 2
@@ -66,42 +63,22 @@ CHILDREN = {"tokensmith": train_tokensmith, "sentencepiece": train_spm}
 
 
 def markdown(results: dict[str, dict[str, Any]], args: argparse.Namespace, corpus: Path) -> str:
-    versions = ", ".join(
-        f"{d} {package_version(d) or 'missing'}" for d in ("tokensmith", "sentencepiece")
+    report = train_markdown(
+        results,
+        args,
+        corpus,
+        script="train_unigram.py",
+        libraries=("tokensmith", "sentencepiece"),
+        model="Unigram, identity normalization, ",
     )
-    lines = [
-        f"## train_unigram.py, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
-        "",
-        f"- command: `{shlex.join([Path(sys.executable).name, *sys.argv])}`",
-        f"- machine: {cpu_model()}, {os.cpu_count()} logical CPUs",
-        f"- tokensmith tree: {git_revision()}",
-        f"- versions: {versions}",
-        f"- corpus: {corpus.stat().st_size / MB:.1f} MB ({corpus.name}), Unigram, vocab "
-        f"{args.vocab:,}, identity normalization, {THREADS} threads, each trainer in its own "
-        "process",
-        "",
-        "| trainer | wall | CPU | peak RSS | held-out bytes/token | wall ÷ tokensmith's |",
-        "|---|---|---|---|---|---|",
-    ]
-    ours = results.get("tokensmith", {}).get("wall")
-    for name, r in results.items():
-        if "error" in r:
-            lines.append(f"| {name} | failed: {r['error']} | | | | |")
-            continue
-        ratio = f"{r['wall'] / ours:.2f}×" if ours else ""
-        lines.append(
-            f"| {name} | {r['wall']:.1f} s | {r['cpu']:.1f} s | {r['rss_mib']:.0f} MiB | "
-            f"{r['heldout_bytes_per_token']:.3f} | {ratio} |"
-        )
     ts, sp = results.get("tokensmith", {}), results.get("sentencepiece", {})
     if "wall" in ts and "wall" in sp:
-        lines += [
-            "",
-            f"tokensmith: {sp['wall'] / ts['wall']:.2f}× faster, peak RSS "
+        report += (
+            f"\ntokensmith: {sp['wall'] / ts['wall']:.2f}× faster, peak RSS "
             f"{ts['rss_mib'] / sp['rss_mib']:.2f}× sentencepiece's, held-out bytes/token "
-            f"{ts['heldout_bytes_per_token'] / sp['heldout_bytes_per_token'] - 1:+.2%}.",
-        ]
-    return "\n".join(lines) + "\n"
+            f"{ts['heldout_bytes_per_token'] / sp['heldout_bytes_per_token'] - 1:+.2%}.\n"
+        )
+    return report
 
 
 def main() -> None:
