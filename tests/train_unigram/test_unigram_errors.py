@@ -102,6 +102,11 @@ def test_ctrl_c_between_em_rounds_raises_keyboard_interrupt() -> None:
             # main thread waits on the trainer with the GIL released.
             threading.Thread(target=os.kill, args=(os.getpid(), signal.SIGINT)).start()
 
-    with pytest.raises(KeyboardInterrupt):
-        tokensmith.train_unigram(lines, vocab_size=4000, progress=progress)
+    # Python's own Ctrl-C handler, whatever an earlier test (Ray) installed.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tokensmith.train_unigram(lines, vocab_size=4000, progress=progress)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert "finished" not in seen
