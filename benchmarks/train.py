@@ -158,9 +158,12 @@ def train_spm(corpus: Path, vocab: int) -> Any:
 CHILDREN = {"tokensmith": train_tokensmith, "hf-tokenizers": train_hf, "sentencepiece": train_spm}
 
 
-def child(name: str, corpus: Path, heldout: Path, vocab: int) -> None:
+def child(
+    name: str, corpus: Path, heldout: Path, vocab: int, children: dict[str, Any] | None = None
+) -> None:
+    """Trains with ``children[name]`` and prints its report as JSON (in the child process)."""
     start = time.perf_counter()
-    count_tokens = CHILDREN[name](corpus, vocab)
+    count_tokens = (children or CHILDREN)[name](corpus, vocab)
     wall = time.perf_counter() - start
     lines = heldout.read_text(encoding="utf-8").splitlines()
     tokens = count_tokens(lines)
@@ -183,10 +186,12 @@ def peak_rss_mib() -> float:
 # ------------------------------------------------------------------------------------------------
 
 
-def run_with_usage(name: str, corpus: Path, heldout: Path, vocab: int) -> dict[str, Any]:
-    """Runs one child and reads its own CPU time and peak RSS from the kernel."""
+def run_with_usage(
+    name: str, corpus: Path, heldout: Path, vocab: int, script: str = __file__
+) -> dict[str, Any]:
+    """Runs one child (``script --child name``) and reads its own CPU time from the kernel."""
     env = dict(os.environ, RAYON_NUM_THREADS="2", TOKENIZERS_PARALLELISM="true")
-    cmd = [sys.executable, __file__, "--child", name, "--corpus", str(corpus)]
+    cmd = [sys.executable, script, "--child", name, "--corpus", str(corpus)]
     cmd += ["--heldout", str(heldout), "--vocab", str(vocab)]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
@@ -202,20 +207,25 @@ def run_with_usage(name: str, corpus: Path, heldout: Path, vocab: int) -> dict[s
     return report
 
 
-def markdown(results: dict[str, dict[str, Any]], args: argparse.Namespace, corpus: Path) -> str:
-    versions = ", ".join(
-        f"{d} {package_version(d) or 'missing'}"
-        for d in ("tokensmith", "tokenizers", "sentencepiece")
-    )
+def markdown(
+    results: dict[str, dict[str, Any]],
+    args: argparse.Namespace,
+    corpus: Path,
+    script: str = "train.py",
+    libraries: tuple[str, ...] = ("tokensmith", "tokenizers", "sentencepiece"),
+    model: str = "",
+) -> str:
+    """The RESULTS.md section of a run: settings, then one table row per trainer."""
+    versions = ", ".join(f"{d} {package_version(d) or 'missing'}" for d in libraries)
     lines = [
-        f"## train.py, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
+        f"## {script}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
         "",
         f"- command: `{shlex.join([Path(sys.executable).name, *sys.argv])}`",
         f"- machine: {cpu_model()}, {os.cpu_count()} logical CPUs",
         f"- tokensmith tree: {git_revision()}",
         f"- versions: {versions}",
-        f"- corpus: {corpus.stat().st_size / MB:.1f} MB ({corpus.name}), vocab {args.vocab:,}, "
-        "2 threads, each trainer in its own process",
+        f"- corpus: {corpus.stat().st_size / MB:.1f} MB ({corpus.name}), {model}vocab "
+        f"{args.vocab:,}, 2 threads, each trainer in its own process",
         "",
         "| trainer | wall | CPU | peak RSS | held-out bytes/token | wall × tokensmith |",
         "|---|---|---|---|---|---|",
@@ -233,25 +243,29 @@ def markdown(results: dict[str, dict[str, Any]], args: argparse.Namespace, corpu
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
-    )
+def arguments(doc: str | None, trainers: tuple[str, ...]) -> argparse.Namespace:
+    """The command line shared by the training benchmarks."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("--mb", type=float, default=50.0, help="training corpus size")
     parser.add_argument("--vocab", type=int, default=32_000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--trainers", nargs="*", default=list(TRAINERS), choices=TRAINERS)
+    parser.add_argument("--trainers", nargs="*", default=list(trainers), choices=trainers)
     parser.add_argument("--quick", action="store_true", help="5 MB, vocab 8,000")
     parser.add_argument("--write", action="store_true", help=f"append to {RESULTS.name}")
-    parser.add_argument("--child", choices=TRAINERS, help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=trainers, help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--heldout", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.quick:
+        args.mb, args.vocab = 5.0, 8_000
+    return args
+
+
+def main() -> None:
+    args = arguments(__doc__, TRAINERS)
     if args.child:
         child(args.child, args.corpus, args.heldout, args.vocab)
         return
-    if args.quick:
-        args.mb, args.vocab = 5.0, 8_000
     corpus, heldout = build_corpus(args.mb, args.seed)
     results = {}
     for name in args.trainers:

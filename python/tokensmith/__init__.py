@@ -44,6 +44,7 @@ from tokensmith.registry import (
 from tokensmith.sentencepiece import SentencePieceProcessor
 from tokensmith.sentencepiece_backend import SentencePieceTokenizer
 from tokensmith.train import train_bpe
+from tokensmith.train_unigram import train_unigram
 
 # Importing the submodule ``tokensmith.load`` binds that name to the module; the function wins.
 load = _load
@@ -84,4 +85,5 @@ __all__ = [
     "load_tiktoken_bpe",
     "save",
     "train_bpe",
+    "train_unigram",
 ]

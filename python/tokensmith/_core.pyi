@@ -1,6 +1,7 @@
 """Type stubs for the compiled module ``tokensmith._core`` (the Rust engine)."""
 
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 from typing import Literal
 
@@ -111,6 +112,35 @@ def extend_bpe_bytes(
     min_frequency: int = 0,
     chunk_size: int = 4096,
 ) -> tuple[list[tuple[bytes, int]], list[tuple[str, int]], list[tuple[bytes, bytes]]]: ...
+
+def train_unigram(
+    texts: Iterable[str],
+    *,
+    vocab_size: int,
+    character_coverage: float = 0.9995,
+    byte_fallback: bool = False,
+    split_digits: bool = False,
+    max_piece_length: int = 16,
+    user_defined_symbols: Sequence[str] = ...,
+    control_symbols: Sequence[str] = ...,
+    input_sentence_size: int = 0,
+    shuffle_input_sentence: bool = True,
+    seed: int = 0,
+    shrinking_factor: float = 0.75,
+    num_sub_iterations: int = 2,
+    seed_sentencepiece_size: int = 1_000_000,
+    max_sentence_length: int = 4192,
+    split_by_whitespace: bool = True,
+    split_by_unicode_script: bool = True,
+    split_by_number: bool = True,
+    treat_whitespace_as_suffix: bool = False,
+    add_dummy_prefix: bool = True,
+    remove_extra_whitespaces: bool = True,
+    normalization: str = "identity",
+    num_threads: int = 0,
+    progress: Callable[[str, Mapping[str, float]], None] | None = None,
+    chunk_size: int = 4096,
+) -> CoreSentencePiece: ...
 
 class CoreSentencePiece:
     @staticmethod

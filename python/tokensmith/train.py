@@ -221,19 +221,7 @@ def train_bpe(
         InvalidTrainerOptionError: an option cannot work (the message says which and why).
         PatternError: ``pat_str`` does not compile.
     """
-    if isinstance(texts, (str, bytes)):
-        raise TypeError(
-            "texts must be an iterable of strings, not a single string; "
-            "pass [text] to train on one text, or files=path to read a file"
-        )
-    corpus: Corpus | None = None
-    if files is not None:
-        if texts is not None:
-            raise TypeError("pass texts or files=, not both")
-        corpus = files if isinstance(files, Corpus) else Corpus(files, field=field, errors=errors)
-        texts = corpus
-    elif texts is None:
-        raise TypeError("train_bpe needs texts (an iterable of strings) or files=...")
+    texts, corpus = resolve_texts(texts, files, field, errors, "train_bpe")
     if isinstance(special_tokens, str):
         raise TypeError("special_tokens must be a sequence of strings, not one string")
     if show_progress:
@@ -276,7 +264,7 @@ def train_bpe(
             replacement=replacement, prepend_scheme=prepend_scheme,
             byte_fallback=byte_fallback, progress=progress,
         )
-        _warn_replaced(corpus)
+        warn_replaced(corpus)
         return tokenizer
     if kind != "byte":
         raise InvalidTrainerOptionError(
@@ -345,7 +333,7 @@ def train_bpe(
         special_tokens=dict(special_ids),
     )
     encoding._bpe_merges = list(merges)
-    _warn_replaced(corpus)
+    warn_replaced(corpus)
     return encoding
 
 
@@ -371,6 +359,30 @@ def _both(
         second(n)
 
     return call
+
+
+def resolve_texts(
+    texts: Iterable[str] | None,
+    files: Inputs | Corpus | None,
+    field: str,
+    errors: Literal["replace", "strict"],
+    caller: str,
+) -> tuple[Iterable[str], Corpus | None]:
+    """The texts a trainer reads: ``texts``, or a :class:`Corpus` over ``files`` (returned
+    too, for its statistics). Exactly one of them must be given."""
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(
+            "texts must be an iterable of strings, not a single string; "
+            "pass [text] to train on one text, or files=path to read a file"
+        )
+    if files is not None:
+        if texts is not None:
+            raise TypeError("pass texts or files=, not both")
+        corpus = files if isinstance(files, Corpus) else Corpus(files, field=field, errors=errors)
+        return corpus, corpus
+    if texts is None:
+        raise TypeError(f"{caller} needs texts (an iterable of strings) or files=...")
+    return texts, None
 
 
 # Texts per Ray counting task, and how many partial counts one merge task sums.
@@ -402,7 +414,8 @@ def _count_with_ray(texts: Iterable[str], pattern: str, address: str | None) -> 
     return blob
 
 
-def _warn_replaced(corpus: Corpus | None) -> None:
+def warn_replaced(corpus: Corpus | None) -> None:
+    """Warns (for the trainer's caller) about invalid UTF-8 replaced while reading files."""
     if corpus is not None and corpus.stats.replaced:
         warnings.warn(
             f"{corpus.stats.replaced} invalid UTF-8 sequences in {corpus.stats.files} files "
@@ -458,5 +471,5 @@ def _extend(
     base_merges = base._bpe_merges
     if base_merges is not None:
         encoding._bpe_merges = [*base_merges, *merges]
-    _warn_replaced(corpus)
+    warn_replaced(corpus)
     return encoding

@@ -37,8 +37,9 @@ pub fn count_words_bounded<'py>(
     };
     let pre = PreTokenizer::new(&pattern).py_err(py)?;
     let mut counter = BoundedCounter::new(max_memory, mode, &spill_dir);
-    crate::text_chunks::for_each_chunk(py, texts, chunk_size, |py, chunk| {
-        py.detach(|| counter.add_texts(&pre, chunk)).py_err(py)
+    crate::chunks::for_each_chunk(texts, chunk_size, |chunk| {
+        py.detach(|| counter.add_texts(&pre, chunk)).py_err(py)?;
+        Ok(true)
     })?;
     let (spills, prunes) = (counter.spills(), counter.prunes());
     let (lost, total) = (counter.lost_pairs(), counter.total());

@@ -1,14 +1,15 @@
 //! The compiled module `tokensmith._core`: PyO3 glue over `tokensmith-core` and nothing else.
 
 mod bounded;
+mod chunks;
 mod convert;
 mod encoding;
 mod errors;
 mod hf_tokenizer;
 mod sentencepiece;
-mod text_chunks;
 mod train;
 mod train_chars;
+mod train_unigram;
 
 use pyo3::prelude::*;
 
@@ -40,6 +41,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(train::merge_word_counts, m)?)?;
     m.add_function(wrap_pyfunction!(bounded::count_words_bounded, m)?)?;
     m.add_function(wrap_pyfunction!(train_chars::train_bpe_chars, m)?)?;
+    m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;
     m.add(
         "R50K_PATTERN",
         tokensmith_core::pre_tokenizers::R50K_PATTERN,

@@ -361,3 +361,12 @@ impl CoreSentencePiece {
         (u, b, e, p)
     }
 }
+
+impl CoreSentencePiece {
+    /// Wraps a processor built in Rust (a trained model).
+    pub(crate) fn from_processor(inner: SentencePieceProcessor) -> Self {
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+}

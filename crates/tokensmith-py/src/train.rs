@@ -11,6 +11,7 @@ use pyo3::types::PyBytes;
 use tokensmith_core::pre_tokenizers::PreTokenizer;
 use tokensmith_core::trainers::{extend_bpe, BpeTrainer, Compat, TrainedBpe, WordCounts};
 
+use crate::chunks::for_each_chunk;
 use crate::encoding::CoreEncoding;
 
 use crate::errors::{new_error, IntoPyResult};
@@ -201,8 +202,9 @@ pub(crate) fn count_texts(
     add: impl Fn(&mut WordCounts, &[PyBackedStr]) -> tokensmith_core::Result<()> + Sync,
 ) -> PyResult<WordCounts> {
     let mut counts = WordCounts::new();
-    crate::text_chunks::for_each_chunk(py, texts, chunk_size, |py, chunk| {
-        py.detach(|| add(&mut counts, chunk)).py_err(py)
+    for_each_chunk(texts, chunk_size, |chunk| {
+        py.detach(|| add(&mut counts, chunk)).py_err(py)?;
+        Ok(true)
     })?;
     Ok(counts)
 }

@@ -1,22 +1,17 @@
-//! Pulling strings from any Python iterable in chunks: each chunk is borrowed (no copy) while
-//! the GIL is held, then handed to Rust work that runs with the GIL released.
+//! Pulling texts from any Python iterable in chunks: each chunk is borrowed (no copy) while the
+//! GIL is held, handed to Rust, then dropped, so memory holds one chunk of text at a time.
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
-/// Calls `work` on successive chunks of at most `chunk_size` strings of `texts` (the last one
-/// possibly empty), each with the GIL released. A non-`str` item is a `TypeError` naming its
-/// index and type.
-pub fn for_each_chunk<F>(
-    py: Python<'_>,
+/// Calls `f` on consecutive chunks of `texts` (the last one may be short or empty); `f`
+/// returns false to stop early. A non-string item is a `TypeError` naming its index.
+pub fn for_each_chunk(
     texts: &Bound<'_, PyAny>,
     chunk_size: usize,
-    mut work: F,
-) -> PyResult<()>
-where
-    F: FnMut(Python<'_>, &[PyBackedStr]) -> PyResult<()>,
-{
+    mut f: impl FnMut(&[PyBackedStr]) -> PyResult<bool>,
+) -> PyResult<()> {
     let mut chunk: Vec<PyBackedStr> = Vec::with_capacity(chunk_size.max(1));
     for (index, item) in texts.try_iter()?.enumerate() {
         let item = item?;
@@ -30,9 +25,13 @@ where
         })?;
         chunk.push(text);
         if chunk.len() >= chunk_size.max(1) {
-            work(py, &chunk)?;
+            let more = f(&chunk)?;
             chunk.clear();
+            if !more {
+                return Ok(());
+            }
         }
     }
-    work(py, &chunk)
+    f(&chunk)?;
+    Ok(())
 }

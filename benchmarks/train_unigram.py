@@ -1,0 +1,102 @@
+"""Train a Unigram model with tokensmith and sentencepiece on the same corpus, in one run.
+
+Method
+------
+The corpus is the one ``benchmarks/train.py`` builds (``--mb``, default 50 MB of real
+multilingual text and code, shuffled with a fixed seed, every 50th line held out), and the two
+trainers read the same file. Each trainer runs in its own fresh process (``--child``) with 2
+threads: it reports its own peak RSS (``VmHWM``), and the parent reads its CPU time from
+``os.wait4``. Wall time covers reading the corpus and training, not imports or saving.
+Held-out compression is the UTF-8 bytes of the held-out lines over the tokens the trained
+model gives them (each model encodes with its own library).
+
+Settings, the same for both: ``model_type=unigram``, vocabulary ``--vocab`` (default
+32,000), identity normalization (the only one tokensmith's trainer has yet; sentencepiece's
+default is nmt_nfkc), character_coverage 0.9995, every other option at sentencepiece's
+default, 2 threads.
+
+Usage::
+
+    python benchmarks/train_unigram.py --quick     # 5 MB, vocab 8,000
+    python benchmarks/train_unigram.py --write     # 50 MB, appended to benchmarks/RESULTS.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from train import RESULTS, WORK_DIR, arguments, build_corpus, child, run_with_usage
+from train import markdown as train_markdown
+
+TRAINERS = ("tokensmith", "sentencepiece")
+THREADS = 2
+
+
+def train_tokensmith(corpus: Path, vocab: int) -> Any:
+    import tokensmith
+
+    sp = tokensmith.train_unigram(files=[str(corpus)], vocab_size=vocab, num_threads=THREADS)
+    return lambda lines: sum(len(sp.encode(line)) for line in lines)
+
+
+def train_spm(corpus: Path, vocab: int) -> Any:
+    import sentencepiece as spm
+
+    prefix = WORK_DIR / "spm-unigram"
+    spm.SentencePieceTrainer.train(
+        input=str(corpus),
+        model_prefix=str(prefix),
+        vocab_size=vocab,
+        model_type="unigram",
+        normalization_rule_name="identity",
+        num_threads=THREADS,
+        minloglevel=2,
+    )
+    sp = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
+    return lambda lines: sum(len(ids) for ids in sp.encode(lines))
+
+
+CHILDREN = {"tokensmith": train_tokensmith, "sentencepiece": train_spm}
+
+
+def markdown(results: dict[str, dict[str, Any]], args: argparse.Namespace, corpus: Path) -> str:
+    report = train_markdown(
+        results,
+        args,
+        corpus,
+        script="train_unigram.py",
+        libraries=("tokensmith", "sentencepiece"),
+        model="Unigram, identity normalization, ",
+    )
+    ts, sp = results.get("tokensmith", {}), results.get("sentencepiece", {})
+    if "wall" in ts and "wall" in sp:
+        report += (
+            f"\ntokensmith: {sp['wall'] / ts['wall']:.2f}× faster, peak RSS "
+            f"{ts['rss_mib'] / sp['rss_mib']:.2f}× sentencepiece's, held-out bytes/token "
+            f"{ts['heldout_bytes_per_token'] / sp['heldout_bytes_per_token'] - 1:+.2%}.\n"
+        )
+    return report
+
+
+def main() -> None:
+    args = arguments(__doc__, TRAINERS)
+    if args.child:
+        child(args.child, args.corpus, args.heldout, args.vocab, CHILDREN)
+        return
+    corpus, heldout = build_corpus(args.mb, args.seed)
+    results = {}
+    for name in args.trainers:
+        print(f"training {name} on {corpus.name} ...", file=sys.stderr, flush=True)
+        results[name] = run_with_usage(name, corpus, heldout, args.vocab, script=__file__)
+    report = markdown(results, args, corpus)
+    print(report)
+    if args.write:
+        with RESULTS.open("a", encoding="utf-8") as f:
+            f.write("\n" + report)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,347 @@
+//! From raw sentences to the (word, count) table the Unigram trainer learns from.
+//!
+//! A sentence's line ending (`\n` or `\r\n`) is dropped first. Each sentence then goes through what sentencepiece's `TrainerInterface::LoadSentences` does:
+//! sentences longer than `max_sentence_length` bytes, or holding the reserved U+2585, are
+//! skipped; every meta piece (`<unk>`, `<s>`, `</s>`, control and user-defined symbols, byte
+//! pieces) is replaced by a space, so that none is learned as an ordinary piece; the rest is
+//! normalized (`▁` for spaces, dummy prefix) and split into words at each `▁`.
+//!
+//! Memory holds the distinct words and their counts, never the corpus: batches are normalized
+//! and counted in parallel and then dropped. Only `input_sentence_size` keeps sentences, at
+//! most that many (a reservoir sample, so every sentence has the same chance to be kept).
+//!
+//! Counts are sums, so the table does not depend on the thread count or on batch sizes.
+//!
+//! ```
+//! use tokensmith_core::trainers::unigram::{SentenceCounter, UnigramConfig};
+//! let mut counter = SentenceCounter::new(&UnigramConfig::new(100)).unwrap();
+//! counter.add_texts(&["the cat", "the  dog"]);
+//! let words = counter.finish();
+//! assert_eq!(words.get("▁the"), 2);
+//! assert_eq!(words.sentences, 2);
+//! ```
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::config::UnigramConfig;
+use super::piece_rules::{split_words, UNK_CHAR};
+use crate::error::{Error, Result};
+use crate::formats::sentencepiece_model::NormalizerSpec;
+use crate::normalizers::sentencepiece::SentencePieceNormalizer;
+
+/// Sentences per rayon task.
+const SENTENCES_PER_TASK: usize = 512;
+
+/// The distinct words of a corpus with their counts, ordered by count (descending), then by
+/// word (ascending), as sentencepiece orders them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WordTable {
+    pub words: Vec<(String, u64)>,
+    /// Sentences that were counted.
+    pub sentences: u64,
+    /// Sentences skipped for being longer than `max_sentence_length` or holding U+2585.
+    pub skipped: u64,
+}
+
+impl WordTable {
+    /// A table from `(word, count)` pairs (summing repeated words).
+    pub fn from_counts<S: AsRef<str>>(pairs: impl IntoIterator<Item = (S, u64)>) -> Self {
+        let mut map: FxHashMap<String, u64> = FxHashMap::default();
+        for (w, n) in pairs {
+            *map.entry(w.as_ref().to_string()).or_insert(0) += n;
+        }
+        Self {
+            words: sorted(map),
+            sentences: 0,
+            skipped: 0,
+        }
+    }
+
+    /// The count of `word` (0 if absent). Linear: for tests and examples.
+    pub fn get(&self, word: &str) -> u64 {
+        self.words
+            .iter()
+            .find(|(w, _)| w == word)
+            .map_or(0, |&(_, n)| n)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+}
+
+fn sorted(map: FxHashMap<String, u64>) -> Vec<(String, u64)> {
+    let mut words: Vec<(String, u64)> = map.into_iter().collect();
+    words.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    words
+}
+
+/// Counts the words of sentences fed batch by batch. See the module documentation.
+pub struct SentenceCounter {
+    normalizer: SentencePieceNormalizer,
+    meta: AhoCorasick,
+    suffix: bool,
+    split_by_whitespace: bool,
+    max_sentence_length: usize,
+    limit: usize,
+    shuffle: bool,
+    rng: SplitMix64,
+    reservoir: Vec<String>,
+    seen: u64,
+    counts: FxHashMap<String, u64>,
+    sentences: u64,
+    skipped: u64,
+}
+
+impl SentenceCounter {
+    pub fn new(config: &UnigramConfig) -> Result<Self> {
+        config.validate()?;
+        let spec = normalizer_spec(config);
+        let normalizer =
+            SentencePieceNormalizer::new(&spec, config.treat_whitespace_as_suffix, &[])?;
+        let mut meta: Vec<String> = ["<unk>", "<s>", "</s>", "<pad>"]
+            .iter()
+            .zip([config.unk_id, config.bos_id, config.eos_id, config.pad_id])
+            .filter(|(_, id)| *id >= 0)
+            .map(|(s, _)| s.to_string())
+            .collect();
+        meta.extend(config.control_symbols.iter().cloned());
+        meta.extend(config.user_defined_symbols.iter().cloned());
+        if config.byte_fallback {
+            meta.extend((0..=255u8).map(crate::sentencepiece::byte_piece));
+        }
+        let meta = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&meta)
+            .map_err(|e| Error::InvalidOption(format!("the meta pieces cannot be matched: {e}")))?;
+        Ok(Self {
+            normalizer,
+            meta,
+            suffix: config.treat_whitespace_as_suffix,
+            split_by_whitespace: config.split_by_whitespace,
+            max_sentence_length: config.max_sentence_length,
+            limit: config.input_sentence_size,
+            shuffle: config.shuffle_input_sentence,
+            rng: SplitMix64(config.seed),
+            reservoir: Vec::new(),
+            seen: 0,
+            counts: FxHashMap::default(),
+            sentences: 0,
+            skipped: 0,
+        })
+    }
+
+    /// True once `input_sentence_size` sentences were taken without shuffling: later
+    /// sentences would be ignored, so the caller may stop reading.
+    pub fn is_full(&self) -> bool {
+        self.limit > 0 && !self.shuffle && self.seen >= self.limit as u64
+    }
+
+    /// Adds a batch of sentences.
+    pub fn add_texts<S: AsRef<str> + Sync>(&mut self, texts: &[S]) {
+        let max_len = self.max_sentence_length;
+        let usable = move |t: &str| t.len() <= max_len && !t.contains(UNK_CHAR);
+        if self.limit == 0 {
+            let skipped = texts.iter().filter(|t| !usable(line(t.as_ref()))).count() as u64;
+            self.skipped += skipped;
+            self.count(texts, usable);
+            return;
+        }
+        for text in texts {
+            let text = line(text.as_ref());
+            if !usable(text) {
+                self.skipped += 1;
+                continue;
+            }
+            let k = self.seen;
+            self.seen += 1;
+            if (k as usize) < self.limit {
+                self.reservoir.push(text.to_string());
+            } else if self.shuffle {
+                let j = self.rng.below(k + 1) as usize;
+                if j < self.limit {
+                    self.reservoir[j] = text.to_string();
+                }
+            }
+        }
+    }
+
+    fn count<S: AsRef<str> + Sync>(&mut self, texts: &[S], usable: impl Fn(&str) -> bool + Sync) {
+        let partial: Vec<(FxHashMap<String, u64>, u64)> = texts
+            .par_chunks(SENTENCES_PER_TASK)
+            .map(|chunk| {
+                let mut local: FxHashMap<String, u64> = FxHashMap::default();
+                let mut n = 0u64;
+                for text in chunk {
+                    let text = line(text.as_ref());
+                    if !usable(text) {
+                        continue;
+                    }
+                    let normalized = self.normalize(text);
+                    if normalized.is_empty() {
+                        continue;
+                    }
+                    n += 1;
+                    if self.split_by_whitespace {
+                        for w in split_words(&normalized, self.suffix) {
+                            bump(&mut local, w, 1);
+                        }
+                    } else {
+                        bump(&mut local, &normalized, 1);
+                    }
+                }
+                (local, n)
+            })
+            .collect();
+        for (local, n) in partial {
+            self.sentences += n;
+            for (w, c) in local {
+                bump(&mut self.counts, &w, c);
+            }
+        }
+    }
+
+    fn normalize(&self, text: &str) -> String {
+        if self.meta.is_match(text) {
+            let spaces = vec![" "; self.meta.patterns_len()];
+            return self
+                .normalizer
+                .normalize(&self.meta.replace_all(text, &spaces));
+        }
+        self.normalizer.normalize(text)
+    }
+
+    /// The word table of everything added.
+    pub fn finish(mut self) -> WordTable {
+        let kept = std::mem::take(&mut self.reservoir);
+        self.count(&kept, |_| true);
+        WordTable {
+            words: sorted(std::mem::take(&mut self.counts)),
+            sentences: self.sentences,
+            skipped: self.skipped,
+        }
+    }
+}
+
+/// A text without its line ending (files give lines with `\n`; sentencepiece reads lines).
+fn line(text: &str) -> &str {
+    let text = text.strip_suffix('\n').unwrap_or(text);
+    text.strip_suffix('\r').unwrap_or(text)
+}
+
+fn bump(map: &mut FxHashMap<String, u64>, word: &str, n: u64) {
+    match map.get_mut(word) {
+        Some(c) => *c += n,
+        None => {
+            map.insert(word.to_string(), n);
+        }
+    }
+}
+
+/// The `NormalizerSpec` the trainer normalizes with, and writes into the model.
+pub fn normalizer_spec(config: &UnigramConfig) -> NormalizerSpec {
+    NormalizerSpec {
+        name: config.normalization.name().to_string(),
+        precompiled_charsmap: Vec::new(),
+        add_dummy_prefix: config.add_dummy_prefix,
+        remove_extra_whitespaces: config.remove_extra_whitespaces,
+        escape_whitespaces: true,
+        has_rule_tsv: false,
+    }
+}
+
+/// A small seeded generator (SplitMix64): the same seed samples the same sentences on every
+/// machine.
+#[derive(Debug, Clone)]
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform integer in `0..n` (n > 0), without modulo bias.
+    fn below(&mut self, n: u64) -> u64 {
+        let zone = u64::MAX - u64::MAX % n;
+        loop {
+            let x = self.next();
+            if x < zone {
+                return x % n;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(config: &UnigramConfig, texts: &[&str]) -> WordTable {
+        let mut c = SentenceCounter::new(config).unwrap();
+        c.add_texts(texts);
+        c.finish()
+    }
+
+    #[test]
+    fn words_are_counted_and_sorted() {
+        let t = table(&UnigramConfig::new(100), &["a b a", " b  c ", "", "   "]);
+        assert_eq!(
+            t.words,
+            vec![("▁a".into(), 2), ("▁b".into(), 2), ("▁c".into(), 1)]
+        );
+        assert_eq!(t.sentences, 2);
+    }
+
+    #[test]
+    fn meta_pieces_become_spaces_and_long_lines_are_skipped() {
+        let config = UnigramConfig {
+            user_defined_symbols: vec!["<sep>".into()],
+            max_sentence_length: 16,
+            ..UnigramConfig::new(100)
+        };
+        let t = table(
+            &config,
+            &["x<sep>y</s>z", "this line is too long", "a\u{2585}"],
+        );
+        assert_eq!(t.get("▁x"), 1);
+        assert_eq!(t.get("▁y"), 1);
+        assert_eq!(t.get("▁z"), 1);
+        assert_eq!(t.skipped, 2);
+    }
+
+    #[test]
+    fn sampling_is_seeded_and_bounded() {
+        let texts: Vec<String> = (0..1000).map(|i| format!("w{i}")).collect();
+        let sample = |seed, shuffle| {
+            let config = UnigramConfig {
+                input_sentence_size: 10,
+                shuffle_input_sentence: shuffle,
+                seed,
+                ..UnigramConfig::new(100)
+            };
+            let mut c = SentenceCounter::new(&config).unwrap();
+            for batch in texts.chunks(77) {
+                c.add_texts(batch);
+            }
+            assert_eq!(c.is_full(), !shuffle);
+            let mut words: Vec<String> = c.finish().words.into_iter().map(|w| w.0).collect();
+            words.sort();
+            words
+        };
+        assert_eq!(sample(1, true).len(), 10);
+        assert_eq!(sample(1, true), sample(1, true));
+        assert_ne!(sample(1, true), sample(2, true));
+        let first: Vec<String> = {
+            let mut v: Vec<String> = (0..10).map(|i| format!("▁w{i}")).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(sample(1, false), first);
+    }
+}

@@ -1,0 +1,248 @@
+//! The Unigram training loop, in sentencepiece's order:
+//!
+//! ```text
+//! words ─► required characters (character_coverage) ─► rare characters become U+2585
+//!       ─► seed pieces ─► repeat { EM × num_sub_iterations; stop at 1.1 × vocab; prune }
+//!       ─► final pieces ─► ModelProto
+//! ```
+//!
+//! Everything runs on a pool of `num_threads` threads, and the result does not depend on that
+//! number. `on_event` is called after each stage and each EM round; returning
+//! `ControlFlow::Break` stops training, and then `train` returns `Ok(None)`.
+
+use std::ops::ControlFlow;
+
+use rustc_hash::FxHashMap;
+
+use super::config::UnigramConfig;
+use super::em::{e_step, m_step};
+use super::finalize::{build_proto, final_pieces};
+use super::lattice::TrainerModel;
+use super::piece_rules::{PieceRules, UNK_CHAR};
+use super::prune::prune;
+use super::seeds::seed_pieces;
+use super::sentences::WordTable;
+use super::word_lattices::{LatticeSource, WordLattices};
+use crate::error::{Error, Result};
+use crate::formats::sentencepiece_model::ModelProto;
+
+/// Progress reports, in the order they happen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Seeds are ready; `rounds` estimates the EM rounds to come.
+    Seeded {
+        words: usize,
+        required_chars: usize,
+        pieces: usize,
+        rounds: usize,
+    },
+    /// One EM round (E-step and M-step) is done.
+    EmRound {
+        round: usize,
+        pieces: usize,
+        objective: f64,
+        tokens: u64,
+    },
+    /// One pruning step is done.
+    Pruned { pieces: usize },
+    /// The final vocabulary is chosen.
+    Finished { pieces: usize },
+}
+
+/// Runs `f` on a rayon pool of `threads` threads (0: one per core).
+pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> Result<R> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::InvalidOption(format!("cannot start {threads} threads: {e}")))?;
+    Ok(pool.install(f))
+}
+
+/// Trains a Unigram model on `words`. See the module documentation.
+pub fn train(
+    config: &UnigramConfig,
+    words: WordTable,
+    on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
+) -> Result<Option<ModelProto>> {
+    config.validate()?;
+    if words.is_empty() {
+        return Err(Error::EmptyCorpus);
+    }
+    with_threads(config.num_threads, || {
+        train_here(config, words.words, on_event)
+    })?
+}
+
+fn train_here(
+    config: &UnigramConfig,
+    words: Vec<(String, u64)>,
+    on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
+) -> Result<Option<ModelProto>> {
+    let meta = config.meta_piece_count();
+    let required = required_chars(&words, config.character_coverage);
+    if required.len() + meta >= config.vocab_size {
+        return Err(Error::InvalidOption(format!(
+            "vocab_size={} is too small: the corpus needs {} characters (character_coverage={}) \
+             plus {meta} meta pieces; use vocab_size > {}, or lower character_coverage",
+            config.vocab_size,
+            required.len(),
+            config.character_coverage,
+            required.len() + meta
+        )));
+    }
+    let words = replace_rare_chars(words, &required);
+    let rules = PieceRules::from_config(config);
+    let seeds = seed_pieces(&words, &required, &rules, config.seed_sentencepiece_size)?;
+    let learnable = config.vocab_size - meta;
+    if seeds.len() < learnable {
+        return Err(too_large(config, seeds.len() + meta));
+    }
+    let desired = (config.vocab_size as f64 * 1.1) as usize;
+    let rounds = estimate_rounds(seeds.len(), desired, config);
+    if on_event(&Event::Seeded {
+        words: words.len(),
+        required_chars: required.len(),
+        pieces: seeds.len(),
+        rounds,
+    })
+    .is_break()
+    {
+        return Ok(None);
+    }
+    let mut model = TrainerModel::new(seeds);
+    // The first round looks pieces up in a trie of the seeds; the lattices are stored from
+    // the second round on, once the M-step has dropped most seeds.
+    let mut lattices: Option<WordLattices> = None;
+    let mut round = 0;
+    loop {
+        for _ in 0..config.num_sub_iterations {
+            let expected = match &lattices {
+                Some(stored) => e_step(&model, &LatticeSource::Stored(stored), &words),
+                None => e_step(&model, &LatticeSource::Trie(&model.trie()), &words),
+            };
+            let (pieces, map) = m_step(model.pieces(), &expected.counts);
+            model = TrainerModel::new(pieces);
+            match &mut lattices {
+                Some(stored) => stored.remap(&words, &map),
+                None => lattices = Some(WordLattices::build(&words, &model)),
+            }
+            round += 1;
+            let event = Event::EmRound {
+                round,
+                pieces: model.len(),
+                objective: expected.objective,
+                tokens: expected.tokens,
+            };
+            if model.is_empty() {
+                return Err(too_large(config, meta + required.len()));
+            }
+            if on_event(&event).is_break() {
+                return Ok(None);
+            }
+        }
+        if model.len() <= desired {
+            break;
+        }
+        let stored = lattices.get_or_insert_with(|| WordLattices::build(&words, &model));
+        let (pieces, map) = prune(&model, stored, &words, desired, config.shrinking_factor);
+        model = TrainerModel::new(pieces);
+        stored.remap(&words, &map);
+        if on_event(&Event::Pruned {
+            pieces: model.len(),
+        })
+        .is_break()
+        {
+            return Ok(None);
+        }
+    }
+    let learned = final_pieces(&model, &required, learnable);
+    if learned.len() < learnable {
+        return Err(too_large(config, learned.len() + meta));
+    }
+    let proto = build_proto(config, learned);
+    let _ = on_event(&Event::Finished {
+        pieces: proto.pieces.len(),
+    });
+    Ok(Some(proto))
+}
+
+fn too_large(config: &UnigramConfig, achievable: usize) -> Error {
+    Error::InvalidOption(format!(
+        "vocab_size={} is too large for this corpus: it yields at most {achievable} pieces \
+         (meta pieces included); use vocab_size <= {achievable} or give more text",
+        config.vocab_size
+    ))
+}
+
+/// EM rounds if each pruning step keeps exactly `shrinking_factor` of the pieces.
+fn estimate_rounds(seeds: usize, desired: usize, config: &UnigramConfig) -> usize {
+    let mut size = seeds;
+    let mut steps = 1;
+    while size > desired {
+        size = desired.max((size as f64 * config.shrinking_factor) as usize);
+        steps += 1;
+    }
+    steps * config.num_sub_iterations
+}
+
+/// The characters that cover `coverage` of all character occurrences, most frequent first
+/// (ties by code point), as sentencepiece chooses them. Spaces and NUL never count.
+pub fn required_chars(words: &[(String, u64)], coverage: f64) -> Vec<(char, u64)> {
+    let mut counts: FxHashMap<char, u64> = FxHashMap::default();
+    for (w, n) in words {
+        for c in w.chars() {
+            if c != ' ' && c != '\0' && c != UNK_CHAR {
+                *counts.entry(c).or_insert(0) += n;
+            }
+        }
+    }
+    let all: u64 = counts.values().sum();
+    let mut sorted: Vec<(char, u64)> = counts.into_iter().collect();
+    sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut accumulated = 0u64;
+    let mut required = Vec::new();
+    for (c, n) in sorted {
+        if accumulated as f64 / all as f64 >= coverage {
+            break;
+        }
+        accumulated += n;
+        required.push((c, n));
+    }
+    required
+}
+
+/// Words with every character outside `required` replaced by U+2585 (equal words merged),
+/// ordered by count (descending), then by word.
+fn replace_rare_chars(words: Vec<(String, u64)>, required: &[(char, u64)]) -> Vec<(String, u64)> {
+    let keep: rustc_hash::FxHashSet<char> = required.iter().map(|c| c.0).collect();
+    if words
+        .iter()
+        .all(|(w, _)| w.chars().all(|c| keep.contains(&c)))
+    {
+        return words;
+    }
+    let replaced = words.into_iter().map(|(w, n)| {
+        let w: String = w
+            .chars()
+            .map(|c| if keep.contains(&c) { c } else { UNK_CHAR })
+            .collect();
+        (w, n)
+    });
+    WordTable::from_counts(replaced).words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coverage_picks_the_frequent_characters() {
+        let words = vec![("aaaab".to_string(), 100), ("c".to_string(), 1)];
+        let all = required_chars(&words, 1.0);
+        assert_eq!(all, vec![('a', 400), ('b', 100), ('c', 1)]);
+        // After 'a' and 'b', 500 / 501 = 0.998 >= 0.995 is covered.
+        assert_eq!(required_chars(&words, 0.995).len(), 2);
+        let replaced = replace_rare_chars(words, &all[..2]);
+        assert_eq!(replaced[1], ("\u{2585}".to_string(), 1));
+    }
+}

@@ -1,0 +1,255 @@
+//! `tokensmith._core.train_unigram`: the Unigram trainer, GIL released while Rust works.
+//!
+//! Texts are pulled from any Python iterable in chunks; each chunk is borrowed while the GIL is
+//! held and counted on the thread pool with the GIL released, then dropped. Training runs on a
+//! worker thread while this (the calling, usually main) thread waits with the GIL released,
+//! waking for each progress event and every 100 ms to run Python's signal handlers: Ctrl-C
+//! (or an exception from the progress callback) stops training at the end of the current EM
+//! round, and the exception is raised here.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use tokensmith_core::sentencepiece::SentencePieceProcessor;
+use tokensmith_core::trainers::unigram::{
+    train, Event, Normalization, SentenceCounter, UnigramConfig, WordTable,
+};
+
+use crate::chunks::for_each_chunk;
+use crate::errors::IntoPyResult;
+use crate::sentencepiece::CoreSentencePiece;
+
+/// Trains a Unigram SentencePiece model; returns the loaded model.
+///
+/// `progress(kind, info)` is called with kind "counted", "seeded", "em_round", "pruned" or
+/// "finished" and a dict of numbers; an exception it raises stops training.
+#[pyfunction]
+#[pyo3(signature = (
+    texts, *, vocab_size, character_coverage=0.9995, byte_fallback=false, split_digits=false,
+    max_piece_length=16, user_defined_symbols=Vec::new(), control_symbols=Vec::new(),
+    input_sentence_size=0, shuffle_input_sentence=true, seed=0, shrinking_factor=0.75,
+    num_sub_iterations=2, seed_sentencepiece_size=1_000_000, max_sentence_length=4192,
+    split_by_whitespace=true, split_by_unicode_script=true, split_by_number=true,
+    treat_whitespace_as_suffix=false, add_dummy_prefix=true, remove_extra_whitespaces=true,
+    normalization="identity", num_threads=0, progress=None, chunk_size=4096
+))]
+#[allow(clippy::too_many_arguments)]
+pub fn train_unigram(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    vocab_size: usize,
+    character_coverage: f64,
+    byte_fallback: bool,
+    split_digits: bool,
+    max_piece_length: usize,
+    user_defined_symbols: Vec<String>,
+    control_symbols: Vec<String>,
+    input_sentence_size: usize,
+    shuffle_input_sentence: bool,
+    seed: u64,
+    shrinking_factor: f64,
+    num_sub_iterations: usize,
+    seed_sentencepiece_size: usize,
+    max_sentence_length: usize,
+    split_by_whitespace: bool,
+    split_by_unicode_script: bool,
+    split_by_number: bool,
+    treat_whitespace_as_suffix: bool,
+    add_dummy_prefix: bool,
+    remove_extra_whitespaces: bool,
+    normalization: &str,
+    num_threads: usize,
+    progress: Option<Py<PyAny>>,
+    chunk_size: usize,
+) -> PyResult<CoreSentencePiece> {
+    let config = UnigramConfig {
+        vocab_size,
+        character_coverage,
+        byte_fallback,
+        split_digits,
+        max_piece_length,
+        user_defined_symbols,
+        control_symbols,
+        input_sentence_size,
+        shuffle_input_sentence,
+        seed,
+        shrinking_factor,
+        num_sub_iterations,
+        seed_sentencepiece_size,
+        max_sentence_length,
+        split_by_whitespace,
+        split_by_unicode_script,
+        split_by_number,
+        treat_whitespace_as_suffix,
+        add_dummy_prefix,
+        remove_extra_whitespaces,
+        normalization: Normalization::parse(normalization).py_err(py)?,
+        num_threads,
+        ..UnigramConfig::new(vocab_size)
+    };
+    config.validate().py_err(py)?;
+    let words = count(py, texts, &config, chunk_size)?;
+    report(
+        py,
+        progress.as_ref(),
+        "counted",
+        &[
+            ("sentences", words.sentences as f64),
+            ("skipped", words.skipped as f64),
+            ("words", words.words.len() as f64),
+        ],
+    )?;
+    let proto = run_training(py, &config, words, progress.as_ref())?;
+    let processor = py
+        .detach(|| SentencePieceProcessor::from_proto(proto))
+        .py_err(py)?;
+    Ok(CoreSentencePiece::from_processor(processor))
+}
+
+/// The word table of every text, one chunk at a time.
+fn count(
+    py: Python<'_>,
+    texts: &Bound<'_, PyAny>,
+    config: &UnigramConfig,
+    chunk_size: usize,
+) -> PyResult<WordTable> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(config.num_threads)
+        .build()
+        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the thread pool: {e}")))?;
+    let mut counter = SentenceCounter::new(config).py_err(py)?;
+    for_each_chunk(texts, chunk_size, |chunk| {
+        py.detach(|| pool.install(|| counter.add_texts(chunk)));
+        py.check_signals()?;
+        Ok(!counter.is_full())
+    })?;
+    Ok(py.detach(|| pool.install(|| counter.finish())))
+}
+
+/// Trains on a worker thread; this thread relays progress and watches for signals.
+fn run_training(
+    py: Python<'_>,
+    config: &UnigramConfig,
+    words: WordTable,
+    progress: Option<&Py<PyAny>>,
+) -> PyResult<tokensmith_core::formats::sentencepiece_model::ModelProto> {
+    let (tx, rx) = channel::<Event>();
+    // A receiver is not Sync; the lock lets the GIL-free wait borrow it.
+    let rx = Mutex::new(rx);
+    let stop = AtomicBool::new(false);
+    let mut pending: Option<PyErr> = None;
+    let outcome = std::thread::scope(|scope| {
+        let worker = scope.spawn(|| {
+            let tx = tx;
+            let mut on_event = |event: &Event| {
+                let _ = tx.send(event.clone());
+                if stop.load(Ordering::Relaxed) {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            };
+            train(config, words, &mut on_event)
+        });
+        loop {
+            match py.detach(|| {
+                rx.lock()
+                    .map_err(|_| RecvTimeoutError::Disconnected)?
+                    .recv_timeout(Duration::from_millis(100))
+            }) {
+                Ok(event) if pending.is_none() => {
+                    if let Err(e) = deliver(py, progress, &event) {
+                        pending = Some(e);
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                Ok(_) | Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+            if pending.is_none() {
+                if let Err(e) = py.check_signals() {
+                    pending = Some(e);
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        py.detach(|| worker.join())
+    });
+    if let Some(e) = pending {
+        return Err(e);
+    }
+    let result = outcome.map_err(|_| PyRuntimeError::new_err("the Unigram trainer crashed"))?;
+    match result.py_err(py)? {
+        Some(proto) => Ok(proto),
+        None => Err(PyRuntimeError::new_err("training was stopped")),
+    }
+}
+
+fn deliver(py: Python<'_>, progress: Option<&Py<PyAny>>, event: &Event) -> PyResult<()> {
+    match *event {
+        Event::Seeded {
+            words,
+            required_chars,
+            pieces,
+            rounds,
+        } => report(
+            py,
+            progress,
+            "seeded",
+            &[
+                ("words", words as f64),
+                ("required_chars", required_chars as f64),
+                ("pieces", pieces as f64),
+                ("rounds", rounds as f64),
+            ],
+        ),
+        Event::EmRound {
+            round,
+            pieces,
+            objective,
+            tokens,
+        } => report(
+            py,
+            progress,
+            "em_round",
+            &[
+                ("round", round as f64),
+                ("pieces", pieces as f64),
+                ("objective", objective),
+                ("tokens", tokens as f64),
+            ],
+        ),
+        Event::Pruned { pieces } => report(py, progress, "pruned", &[("pieces", pieces as f64)]),
+        Event::Finished { pieces } => {
+            report(py, progress, "finished", &[("pieces", pieces as f64)])
+        }
+    }
+}
+
+fn report(
+    py: Python<'_>,
+    progress: Option<&Py<PyAny>>,
+    kind: &str,
+    values: &[(&str, f64)],
+) -> PyResult<()> {
+    let Some(callback) = progress else {
+        return Ok(());
+    };
+    let info = PyDict::new(py);
+    for (key, value) in values {
+        // Counts go to Python as ints, the objective as a float.
+        if value.fract() == 0.0 && *key != "objective" {
+            info.set_item(key, *value as i64)?;
+        } else {
+            info.set_item(key, value)?;
+        }
+    }
+    callback.call1(py, (kind, info))?;
+    Ok(())
+}
