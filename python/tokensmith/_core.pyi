@@ -1,6 +1,5 @@
 """Type stubs for the compiled module ``tokensmith._core`` (the Rust engine)."""
 
-from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 from typing import Literal
