@@ -1,4 +1,5 @@
-"""``tokensmith quickstart``: train a tokenizer on bundled text and compare it with o200k/cl100k.
+"""``tokensmith quickstart``: train a byte-level BPE and a Unigram tokenizer on bundled text and
+compare them with o200k/cl100k.
 
 Needs no user data and no network: the package ships a multilingual sample
 (``data/sample_multilingual.txt``) and a small parallel sample (``data/parallel/``, 15
@@ -20,12 +21,14 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 import tokensmith
 from tokensmith.cli_compare import run_with_progress, write_outputs
 from tokensmith.cli_eval import err_console, user_errors
-from tokensmith.eval import TiktokenLikeAdapter, TokenizerAdapter, load_tokenizer, read_parallel
-from tokensmith.report import Corpus, parallel_corpus
-
-UNIGRAM_NOTE = (
-    "Unigram training is not available in tokensmith yet, so only a byte-level BPE was trained."
+from tokensmith.eval import (
+    SentencePieceAdapter,
+    TiktokenLikeAdapter,
+    TokenizerAdapter,
+    load_tokenizer,
+    read_parallel,
 )
+from tokensmith.report import Corpus, parallel_corpus
 
 
 def split_sample(lines: list[str], exclude: set[str]) -> tuple[list[str], list[str]]:
@@ -63,16 +66,20 @@ def quickstart(
         Path, typer.Option("--out", "-o", help="Directory for report.html and report.json.")
     ] = Path("tokensmith-report"),
     vocab_size: Annotated[
-        int, typer.Option(min=512, max=16384, help="Vocabulary size of the trained BPE.")
+        int,
+        typer.Option(
+            min=3000, max=16384, help="Vocabulary size of the trained BPE and Unigram."
+        ),
     ] = 6000,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the JSON report instead of the tables.")
     ] = False,
 ) -> None:
-    """Train a BPE on bundled text and compare it with o200k_base and cl100k_base.
+    """Train a BPE and a Unigram on bundled text and compare them with o200k_base and cl100k_base.
 
     Needs no data or network: trains on the bundled multilingual sample, measures on held-out
-    lines and a bundled parallel sample, prints the table and writes the HTML report to --out.
+    lines and a bundled parallel sample, prints the table and writes the HTML report and the
+    two trained tokenizers (bpe.json, unigram.model) to --out.
 
     Example: tokensmith quickstart --out tokensmith-report
     """
@@ -81,20 +88,28 @@ def quickstart(
     with user_errors():
         train, held_out, parallel = bundled_corpora()
         encoding = train_with_spinner(train, vocab_size)
+        unigram = tokensmith.train_unigram(
+            train, vocab_size=vocab_size, byte_fallback=True, show_progress=not as_json
+        )
         trained = f"bpe-{vocab_size} (trained)"
-        tokenizers: dict[str, TokenizerAdapter] = {trained: TiktokenLikeAdapter(encoding)}
+        trained_unigram = f"unigram-{vocab_size} (trained)"
+        tokenizers: dict[str, TokenizerAdapter] = {
+            trained: TiktokenLikeAdapter(encoding),
+            trained_unigram: SentencePieceAdapter(unigram, name=trained_unigram),
+        }
         tokenizers |= {name: load_tokenizer(name) for name in ("o200k_base", "cl100k_base")}
         corpora = [Corpus("sample (held out)", {"all": held_out}), parallel]
         report = run_with_progress(
             tokenizers, corpora, sweep=True, samples=None, title="tokensmith quickstart"
         )
         report.notes += [
-            f"{trained}: byte-level BPE trained on {len(train):,} lines of the bundled "
-            f"multilingual sample; measured on {len(held_out):,} held-out lines and on the "
-            "bundled parallel sample, neither of which it saw in training.",
-            UNIGRAM_NOTE,
+            f"{trained} and {trained_unigram}: a byte-level BPE and a Unigram (SentencePiece "
+            f"style, byte fallback) trained on {len(train):,} lines of the bundled multilingual "
+            f"sample; measured on {len(held_out):,} held-out lines and on the bundled parallel "
+            "sample, neither of which they saw in training.",
         ]
-        if not as_json:
-            console.print(f"[yellow]note:[/yellow] {UNIGRAM_NOTE}", highlight=False)
+        out.mkdir(parents=True, exist_ok=True)
+        encoding.save(out / "bpe.json")
+        unigram.save(out / "unigram.model")
         write_outputs(report, out, "-" if as_json else None, console)
     err_console.print(f"quickstart took {time.perf_counter() - start:.1f} s", highlight=False)

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import tokensmith
 from html_checks import decode_png, parse_report
 from tokensmith.cli import app
 from tokensmith.report import validate_report_json
@@ -114,15 +115,33 @@ def test_show_json() -> None:
 
 def test_quickstart_trains_compares_and_writes_the_report(tmp_path: Path) -> None:
     out = tmp_path / "report"
-    result = run("quickstart", "--out", str(out), "--vocab-size", "2000", "--json")
+    result = run("quickstart", "--out", str(out), "--vocab-size", "3000", "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.stdout)
     assert validate_report_json(doc) == []
-    assert list(doc["tokenizers"]) == ["bpe-2000 (trained)", "o200k_base", "cl100k_base"]
-    assert doc["tokenizers"]["bpe-2000 (trained)"]["vocab_size"] == 2000
+    assert list(doc["tokenizers"]) == [
+        "bpe-3000 (trained)",
+        "unigram-3000 (trained)",
+        "o200k_base",
+        "cl100k_base",
+    ]
+    assert doc["tokenizers"]["bpe-3000 (trained)"]["vocab_size"] == 3000
+    assert doc["tokenizers"]["unigram-3000 (trained)"]["vocab_size"] == 3000
     parallel = doc["results"]["o200k_base"]["parallel sample"]
     assert len(parallel) == 16  # English and the 15 bundled languages
     assert any("Unigram" in note for note in doc["notes"])
+    # The trained tokenizers are saved, and read back they give the ids the report measured.
+    import sentencepiece
+    from tokenizers import Tokenizer
+
+    text = "Quickstart tokenizers, read back: ¿qué tal? 東京"
+    bpe = Tokenizer.from_file(str(out / "bpe.json"))
+    assert bpe.get_vocab_size() == 3000
+    assert tokensmith.load(out / "bpe.json").encode(text) == bpe.encode(text).ids
+    spm = sentencepiece.SentencePieceProcessor(model_file=str(out / "unigram.model"))
+    assert spm.get_piece_size() == 3000
+    ours = tokensmith.SentencePieceProcessor(model_file=str(out / "unigram.model"))
+    assert ours.encode(text) == spm.encode(text)
     images, _ = parse_report((out / "report.html").read_text(encoding="utf-8"))
     assert len(images) == 4
     for src in images:
