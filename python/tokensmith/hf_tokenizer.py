@@ -23,10 +23,14 @@ raises :class:`~tokensmith.errors.UnsupportedComponentError` naming it. Truncati
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from tokensmith._core import CoreHfTokenizer
+
+if TYPE_CHECKING:
+    from tokensmith.pretrained import TokenizerConfig
 
 
 @dataclass(frozen=True)
@@ -52,11 +56,106 @@ class EncodingResult:
 class Tokenizer:
     """A loaded ``tokenizer.json``. Immutable; ``encode`` and ``decode`` release the GIL."""
 
-    __slots__ = ("_core", "_json")
+    __slots__ = ("_core", "_json", "_config")
 
     def __init__(self, core: CoreHfTokenizer, json: str | None = None) -> None:
         self._core = core
         self._json = json
+        self._config: TokenizerConfig | None = None
+
+    @classmethod
+    def from_pretrained_dir(cls, folder: str | os.PathLike[str]) -> Tokenizer:
+        """Loads a folder as transformers saves it: ``tokenizer.json`` with
+        ``tokenizer_config.json`` (special tokens, chat template), never the network.
+
+        Raises:
+            InputNotFoundError: the folder or its ``tokenizer.json`` is missing.
+            TokenizerJsonError: a file is malformed (the message names it and the field).
+        """
+        from tokensmith.errors import InputNotFoundError
+        from tokensmith.pretrained import read_config
+
+        path = os.path.join(os.fspath(folder), "tokenizer.json")
+        config = read_config(folder)
+        if not os.path.exists(path):
+            raise InputNotFoundError(f"{path}: no such file (a tokenizer folder holds one)")
+        tok = cls.from_file(path)
+        tok._config = config
+        return tok
+
+    @property
+    def config(self) -> TokenizerConfig:
+        """The folder's configuration (empty for a tokenizer loaded from a file alone)."""
+        from tokensmith.pretrained import TokenizerConfig
+
+        return self._config or TokenizerConfig()
+
+    def apply_chat_template(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        add_generation_prompt: bool = False,
+        tokenize: bool = True,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        chat_template: str | None = None,
+        **kwargs: Any,
+    ) -> list[int] | str:
+        """Renders ``messages`` with the folder's chat template (or ``chat_template``: Jinja2
+        text or a built-in name such as ``chatml``), as transformers does, then encodes it
+        without adding special tokens; the template's special tokens are matched as added
+        tokens. ``kwargs`` are template variables; they override the folder's special tokens.
+
+        Raises:
+            ChatTemplateError: no template is known, or it fails to render.
+            ChatTemplateSecurityError: the template reached for something the sandbox forbids.
+        """
+        from tokensmith.chat import render_chat, resolve_template
+        from tokensmith.errors import ChatTemplateError
+
+        config = self.config
+        source = chat_template or config.chat_template
+        if source is None:
+            raise ChatTemplateError(
+                "this tokenizer has no chat template (tokenizer_config.json sets none); "
+                "pass chat_template='chatml' (or another built-in name, or Jinja2 text)"
+            )
+        chosen = resolve_template(config.chat_templates.get(source, source))
+        text = render_chat(
+            chosen.source,
+            messages,
+            add_generation_prompt=add_generation_prompt,
+            tools=tools,
+            **{**chosen.variables, **config.special_tokens, **kwargs},
+        )
+        if not tokenize:
+            return text
+        return self.encode(text, add_special_tokens=False).ids
+
+    def to_transformers(self) -> Any:
+        """A ``transformers.PreTrainedTokenizerFast`` for the same tokenizer.json, with the
+        folder's special tokens and chat template.
+
+        Raises:
+            MissingDependencyError: transformers (or tokenizers) is not installed.
+        """
+        from tokensmith.errors import MissingDependencyError
+
+        try:
+            from tokenizers import Tokenizer as HfTokenizer
+            from transformers import PreTrainedTokenizerFast
+        except ImportError as e:
+            raise MissingDependencyError(
+                "to_transformers() needs transformers: pip install transformers"
+            ) from e
+        config = self.config
+        fast = PreTrainedTokenizerFast(
+            tokenizer_object=HfTokenizer.from_str(self.to_str()), **config.special_tokens
+        )
+        if config.chat_template is not None:
+            fast.chat_template = config.chat_template
+        if config.model_max_length is not None:
+            fast.model_max_length = config.model_max_length
+        return fast
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> Tokenizer:
