@@ -148,7 +148,7 @@ class Tokenizer:
                 "to_transformers() needs transformers: pip install transformers"
             ) from e
         config = self.config
-        fast = PreTrainedTokenizerFast(
+        fast: Any = PreTrainedTokenizerFast(  # type: ignore[no-untyped-call]
             tokenizer_object=HfTokenizer.from_str(self.to_str()), **config.special_tokens
         )
         if config.chat_template is not None:

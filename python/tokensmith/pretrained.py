@@ -86,7 +86,9 @@ def _templates(value: Any, path: str) -> dict[str, str]:
     if isinstance(value, str):
         return {"default": value}
     if isinstance(value, list) and all(
-        isinstance(t, dict) and isinstance(t.get("name"), str) and isinstance(t.get("template"), str)
+        isinstance(t, dict)
+        and isinstance(t.get("name"), str)
+        and isinstance(t.get("template"), str)
         for t in value
     ):
         return {t["name"]: t["template"] for t in value}
