@@ -41,6 +41,7 @@ def register(app: typer.Typer) -> None:
         address: Annotated[
             str | None, typer.Option(help="The Ray cluster to join; default: start one.")
         ] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
     ) -> None:
         """Encode documents into shards an LLM trainer reads; resumable and deterministic.
 
@@ -68,5 +69,6 @@ def register(app: typer.Typer) -> None:
             verify=verify,
             engine=eng,
             address=address,
+            as_json=as_json,
         )
         raise typer.Exit(code)

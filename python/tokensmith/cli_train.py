@@ -11,6 +11,7 @@ Registered in :mod:`tokensmith.cli` as the ``train`` group.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import warnings
@@ -247,6 +248,7 @@ def bpe(
             "file tokensmith.load reads): its ids stay, new merges fill up to --vocab-size."
         ),
     ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
 ) -> None:
     """Train a BPE on FILES and save it to --out.
 
@@ -303,6 +305,21 @@ def bpe(
     stats = corpus.stats
     n_vocab = enc.get_vocab_size() if isinstance(enc, tokensmith.Tokenizer) else enc.n_vocab
     elapsed = time.perf_counter() - start
+    if as_json:
+        summary = {
+            "name": tok_name,
+            "kind": kind,
+            "vocab_size": n_vocab,
+            "files": stats.files,
+            "lines": stats.lines,
+            "bytes": stats.bytes,
+            "replaced_utf8": stats.replaced,
+            "seconds": round(elapsed, 3),
+            "peak_rss_bytes": peak_rss_bytes(),
+            "written": [os.fspath(p) for p in written],
+        }
+        print(json.dumps(summary))
+        return
     _out.print(
         f"trained {tok_name!r}: {n_vocab:,} tokens from {stats.files} files, "
         f"{stats.lines:,} lines, {stats.bytes / 1e6:.1f} MB in {elapsed:.1f} s, "

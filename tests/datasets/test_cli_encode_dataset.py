@@ -40,3 +40,20 @@ def test_invalid_utf8_stops_or_is_replaced_and_counted(tmp_path):
     assert replaced.exit_code == 0, replaced.output
     assert "1 sequences replaced with U+FFFD" in replaced.output
     assert "peak RSS" in replaced.output
+
+
+def test_json_summary_counts_what_the_shards_hold(tmp_path):
+    import json
+
+    lines = [t for t in (DATA / "multilingual.txt").read_text(encoding="utf-8").splitlines() if t]
+    src = tmp_path / "docs.txt"
+    src.write_text("\n".join(lines[:300]) + "\n", encoding="utf-8")
+    out = tmp_path / "shards"
+    args = ["encode-dataset", str(src), "-t", "cl100k_base", "-o", str(out), "--json"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    enc = tokensmith.get_encoding("cl100k_base")
+    ds = IndexedDataset(str(sorted(out.glob("*.idx"))[0].with_suffix("")))
+    assert summary["documents"] == len(ds) == 300
+    assert summary["tokens"] == sum(len(enc.encode_ordinary(t)) for t in lines[:300])

@@ -148,3 +148,19 @@ def test_kind_options_are_checked(tmp_path: Path) -> None:
     )  # fmt: skip
     assert code == 2 and "--base is for --kind byte" in output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_json_summary(tmp_path: Path) -> None:
+    import json
+
+    out = tmp_path / "tok.json"
+    result = CliRunner().invoke(
+        train_app,
+        ["bpe", str(DATA / "multilingual.txt"), "-v", "400", "-o", str(out), "--json"],
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    text = (DATA / "multilingual.txt").read_bytes()
+    assert summary["vocab_size"] == tokensmith.load(out).n_vocab == 400
+    assert summary["lines"] == text.count(b"\n") and summary["bytes"] == len(text)
+    assert summary["written"] == [str(out)] and summary["peak_rss_bytes"] > 0

@@ -8,6 +8,8 @@ occupied output directory, a missing optional package); the message says how to 
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,11 +27,13 @@ def main_encode_dataset(
     out: str,
     progress: bool = True,
     console: Console | None = None,
+    as_json: bool = False,
     **options: Any,
 ) -> int:
     """Runs ``encode-dataset``; returns the exit code (0 ok, 1 verify failed, 2 refused).
 
-    ``options`` are :func:`~tokensmith.datasets.encode_dataset`'s keyword arguments.
+    ``options`` are :func:`~tokensmith.datasets.encode_dataset`'s keyword arguments. With
+    ``as_json`` the summary's fields are printed to stdout as one JSON object.
     """
     console = console or Console(stderr=True)
     try:
@@ -37,6 +41,9 @@ def main_encode_dataset(
     except (TokensmithError, ValueError) as e:
         console.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
         return 2
+    if as_json:
+        print(json.dumps(dataclasses.asdict(s), default=str))
+        return 1 if s.verify_failures else 0
     table = Table(title=f"encode-dataset -> {s.out_dir}", show_header=False)
     table.add_row("format", f"{s.format} ({s.dtype})")
     table.add_row("documents", f"{s.documents:,}")
