@@ -26,7 +26,9 @@ def _hf_trained(lines: list[str], vocab_size: int, **options: Any) -> Any:
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=options.pop("lowercase", True))
+    tok.normalizer = normalizers.BertNormalizer(
+        lowercase=options.pop("lowercase", True), strip_accents=options.pop("strip_accents", None)
+    )
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     trainer = trainers.WordPieceTrainer(
         vocab_size=vocab_size, special_tokens=SPECIALS, show_progress=False, **options
@@ -43,7 +45,11 @@ def _variants(vocab: dict[str, int]) -> list[str]:
 
 @pytest.mark.parametrize(
     ("vocab_size", "options"),
-    [(8000, {}), (5000, {"min_frequency": 3, "lowercase": False})],
+    [
+        (8000, {}),
+        (5000, {"min_frequency": 3, "lowercase": False}),
+        (6000, {"initial_alphabet": ["☃", "Ω"], "strip_accents": True, "lowercase": False}),
+    ],
 )
 def test_vocab_and_encodings_identical_to_hf(
     multilingual_lines: list[str], vocab_size: int, options: dict[str, Any]
@@ -51,7 +57,7 @@ def test_vocab_and_encodings_identical_to_hf(
     from tokenizers import Tokenizer
     from transformers import PreTrainedTokenizerFast
 
-    hf = _hf_trained(multilingual_lines, vocab_size, **options)
+    hf = _hf_trained(multilingual_lines, vocab_size, **dict(options))
     hf_vocab = hf.get_vocab()
     ours = tokensmith.train_wordpiece(
         multilingual_lines,
