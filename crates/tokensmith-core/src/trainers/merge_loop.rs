@@ -479,4 +479,30 @@ mod tests {
         // "ab" is learned; "abc" and "cab" would be 3 bytes, and no other pair is left.
         assert_eq!(n, 1);
     }
+
+    #[test]
+    fn scores_compare_exactly_and_beyond_128_bits() {
+        // 1/3 against 2/6: equal, which floats would not promise in general.
+        assert_eq!(score_order(1, 3, 2, 6), Ordering::Equal);
+        assert_eq!(score_order(2, 5, 1, 3), Ordering::Greater);
+        // 2^63 * 2^70 is past 2^128, so floats decide: 2^63 / 2^100 = 2^-37 > 1 / 2^70.
+        assert_eq!(
+            score_order(1 << 63, 1 << 100, 1, 1 << 70),
+            Ordering::Greater
+        );
+        assert_eq!(score_order(1, 1 << 70, 1 << 63, 1 << 100), Ordering::Less);
+        assert_eq!(score_order(5, 0, 1, 1), Ordering::Greater);
+    }
+
+    #[test]
+    fn symbol_counts_follow_merges() {
+        // "aab" x2: a 4, b 2. Likelihood: (a, a) 2/16, (a, b) 2/8 -> "ab" first; then
+        // a 2, ab 2: (a, ab) 2/4.
+        let mut m = loop_over(&[("aab", 2)]);
+        let first = m.step_by_likelihood(0).unwrap();
+        assert_eq!(m.tokens()[first.merged as usize], b"ab");
+        let second = m.step_by_likelihood(0).unwrap();
+        assert_eq!(m.tokens()[second.merged as usize], b"aab");
+        assert!(m.step_by_likelihood(0).is_none());
+    }
 }
