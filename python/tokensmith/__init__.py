@@ -45,6 +45,7 @@ from tokensmith.sentencepiece import SentencePieceProcessor
 from tokensmith.sentencepiece_backend import SentencePieceTokenizer
 from tokensmith.train import train_bpe
 from tokensmith.train_unigram import train_unigram
+from tokensmith.train_wordpiece import train_wordpiece
 
 # Importing the submodule ``tokensmith.load`` binds that name to the module; the function wins.
 load = _load
@@ -86,4 +87,5 @@ __all__ = [
     "save",
     "train_bpe",
     "train_unigram",
+    "train_wordpiece",
 ]

@@ -23,6 +23,7 @@ from tokensmith.cli_dataset import register as register_dataset_command
 from tokensmith.cli_eval import register as register_eval_commands
 from tokensmith.cli_train import train_app
 from tokensmith.cli_train_unigram import unigram as _train_unigram_command  # noqa: F401
+from tokensmith.cli_train_wordpiece import wordpiece as _train_wordpiece_command  # noqa: F401
 
 app = typer.Typer(
     help="tokensmith: train, run, convert and evaluate LLM tokenizers.",

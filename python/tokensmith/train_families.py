@@ -91,6 +91,19 @@ def _char_decoder(prefix: str | None, suffix: str | None) -> dict[str, Any] | No
     return None
 
 
+def special_added_tokens(vocab: Sequence[str], specials: Sequence[str]) -> list[dict[str, Any]]:
+    """The ``added_tokens`` entries of a trained file's special tokens (ids: positions).
+
+    >>> special_added_tokens(["a", "[UNK]"], ["[UNK]"])[0]["id"]
+    1
+    """
+    return [
+        {"id": vocab.index(s), "content": s, "single_word": False, "lstrip": False,
+         "rstrip": False, "normalized": False, "special": True}
+        for s in specials
+    ]
+
+
 def tokenizer_json(
     vocab: Sequence[str],
     merges: Sequence[tuple[str, str]],
@@ -101,11 +114,7 @@ def tokenizer_json(
     decoder: dict[str, Any] | None,
 ) -> str:
     """The text of an HF ``tokenizer.json`` for a trained BPE (ids are list positions)."""
-    added = [
-        {"id": vocab.index(s), "content": s, "single_word": False, "lstrip": False,
-         "rstrip": False, "normalized": False, "special": True}
-        for s in specials
-    ]
+    added = special_added_tokens(vocab, specials)
     doc = {
         "version": "1.0",
         "truncation": None,

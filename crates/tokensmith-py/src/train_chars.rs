@@ -3,11 +3,11 @@
 //! `tokenizer.json` cut text the same way. The GIL is released while Rust counts and merges.
 
 use pyo3::prelude::*;
-use tokensmith_core::hf::json::pre_tokenizer_from_json;
+use tokensmith_core::hf::json::{normalizer_from_json, pre_tokenizer_from_json};
 use tokensmith_core::hf::NormalizedString;
-use tokensmith_core::trainers::CharBpeTrainer;
+use tokensmith_core::trainers::{CharBpeTrainer, Scoring};
 
-use crate::errors::IntoPyResult;
+use crate::errors::{new_error, IntoPyResult};
 use crate::train::{count_texts, parse_compat, Progress};
 
 /// Every token by id, and the merges in order.
@@ -20,7 +20,8 @@ type Trained = (Vec<String>, Vec<(String, String)>);
     texts, *, pre_tokenizer, vocab_size, min_frequency=0, special_tokens=Vec::new(),
     reserved=Vec::new(), limit_alphabet=None, initial_alphabet=Vec::new(),
     max_token_length=None, continuing_subword_prefix=None, end_of_word_suffix=None,
-    variant_order=Vec::new(), compat="hf", chunk_size=4096, progress=None, progress_every=100
+    variant_order=Vec::new(), compat="hf", chunk_size=4096, progress=None, progress_every=100,
+    normalizer=None, scoring="frequency"
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_bpe_chars(
@@ -41,8 +42,11 @@ pub fn train_bpe_chars(
     chunk_size: usize,
     progress: Option<Py<PyAny>>,
     progress_every: usize,
+    normalizer: Option<&str>,
+    scoring: &str,
 ) -> PyResult<Trained> {
     let compat = parse_compat(py, compat)?;
+    let scoring = parse_scoring(py, scoring)?;
     let mut trainer = CharBpeTrainer::new(vocab_size)
         .min_frequency(min_frequency)
         .special_tokens(special_tokens)
@@ -51,7 +55,8 @@ pub fn train_bpe_chars(
         .initial_alphabet(initial_alphabet)
         .max_token_length(max_token_length)
         .variant_order(variant_order)
-        .compat(compat);
+        .compat(compat)
+        .scoring(scoring);
     if let Some(p) = continuing_subword_prefix {
         trainer = trainer.continuing_subword_prefix(p);
     }
@@ -60,9 +65,17 @@ pub fn train_bpe_chars(
     }
     trainer.validate().py_err(py)?;
     let pre = pre_tokenizer_from_json(pre_tokenizer).py_err(py)?;
+    let norm = normalizer
+        .map(normalizer_from_json)
+        .transpose()
+        .py_err(py)?;
     let counts = count_texts(py, texts, chunk_size, |counts, chunk| {
         counts.add_texts_with(chunk, |text, emit| {
-            for word in pre.pre_tokenize(NormalizedString::new(text)) {
+            let mut text = NormalizedString::new(text);
+            if let Some(n) = &norm {
+                n.normalize(&mut text);
+            }
+            for word in pre.pre_tokenize(text) {
                 emit(&word.text());
             }
         })
@@ -73,4 +86,16 @@ pub fn train_bpe_chars(
         .py_err(py)?;
     ticker.finish()?;
     Ok((trained.vocab, trained.merges))
+}
+
+fn parse_scoring(py: Python<'_>, scoring: &str) -> PyResult<Scoring> {
+    match scoring {
+        "frequency" => Ok(Scoring::Frequency),
+        "likelihood" => Ok(Scoring::Likelihood),
+        other => Err(new_error(
+            py,
+            "InvalidTrainerOptionError",
+            format!("scoring={other:?} is not known; use \"frequency\" or \"likelihood\""),
+        )),
+    }
 }

@@ -36,7 +36,7 @@
 //! a learned token (the learned one keeps its own id).
 
 use super::bpe::{check_specials_and_length, Compat};
-use super::merge_loop::{LengthRule, MergeLoop, Sym};
+use super::merge_loop::{LengthRule, MergeLoop, Scoring, Sym};
 use super::word_counts::WordCounts;
 use crate::error::{Error, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -64,6 +64,7 @@ pub struct CharBpeTrainer {
     suffix: Option<String>,
     variant_order: Vec<String>,
     compat: Compat,
+    scoring: Scoring,
 }
 
 impl CharBpeTrainer {
@@ -81,6 +82,7 @@ impl CharBpeTrainer {
             suffix: None,
             variant_order: Vec::new(),
             compat: Compat::Hf,
+            scoring: Scoring::Frequency,
         }
     }
 
@@ -156,6 +158,13 @@ impl CharBpeTrainer {
         self
     }
 
+    /// How each merge is chosen (see [`Scoring`]).
+    #[must_use]
+    pub fn scoring(mut self, scoring: Scoring) -> Self {
+        self.scoring = scoring;
+        self
+    }
+
     /// Checks the options on their own, before any counting.
     pub fn validate(&self) -> Result<()> {
         check_specials_and_length(
@@ -214,6 +223,9 @@ impl CharBpeTrainer {
             )));
         }
         let mut state = self.start(&words, &alphabet);
+        if self.scoring == Scoring::Likelihood {
+            state.use_likelihood();
+        }
         let merges = state.run(self.vocab_size - fixed, self.min_frequency, progress);
         let text = |id: Sym| -> String {
             // Every token is a concatenation of whole characters and the prefix/suffix.
@@ -376,6 +388,23 @@ mod tests {
         assert_eq!(&t.vocab[3..], ["##b", "##c", "ab", "abc"]);
         assert_eq!(t.merges[0], ("a".into(), "##b".into()));
         assert_eq!(t.merges[1], ("ab".into(), "##c".into()));
+    }
+
+    #[test]
+    fn likelihood_scoring_prefers_pairs_of_rare_symbols() {
+        // Symbols: "ab" x10 is a ##b, "xya" x1 is x ##y ##a. Counts: a 10, ##b 10, x 1,
+        // ##y 1, ##a 1. Frequency picks (a, ##b), seen 10 times. Likelihood scores
+        // (a, ##b) 10/(10*10) = 0.1, (x, ##y) 1/(1*1) = 1, (##y, ##a) 1/(1*1) = 1: a tie at
+        // 1, won by the smaller ids. Ids: a b x y (0..3), then ##a ##b ##y (4..6), so
+        // (x=2, ##y=6) < (##y=6, ##a=4).
+        let words = counts(&[("ab", 10), ("xya", 1)]);
+        let trainer = CharBpeTrainer::new(9).continuing_subword_prefix("##");
+        let freq = trainer.clone().train(&words).unwrap();
+        assert_eq!(freq.merges[0], ("a".into(), "##b".into()));
+        let lik = trainer.scoring(Scoring::Likelihood).train(&words).unwrap();
+        assert_eq!(lik.merges[0], ("x".into(), "##y".into()));
+        // Now xy 1, ##a 1: (xy, ##a) scores 1/(1*1) = 1 > (a, ##b) = 10/(10*10).
+        assert_eq!(lik.merges[1], ("xy".into(), "##a".into()));
     }
 
     #[test]

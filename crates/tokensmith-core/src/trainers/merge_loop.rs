@@ -19,6 +19,14 @@
 //! order (see [`super::Compat`]). A merge whose result equals an existing token (`a`+`bc` and
 //! `ab`+`c`) reuses that token's id, as HF does.
 //!
+//! **Likelihood scoring** ([`MergeLoop::step_by_likelihood`], WordPiece's original rule):
+//! the pair with the largest `count(ab) / (count(a) · count(b))` wins, where `count(x)` is how
+//! often symbol `x` occurs in the words now. A merge elsewhere lowers `count(a)` and so raises
+//! the scores of other pairs, which a lazy max-heap cannot follow; this step scans every pair
+//! instead (slower, used only when asked for). Symbol counts are updated once per merge, from
+//! the number of occurrences merged, so the default count-ordered path does no extra work per
+//! occurrence beyond one addition. Ties go to the smaller pair of ids, as above.
+//!
 //! Not handled here: parallel merging within one step (words are updated on one thread).
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -29,6 +37,16 @@ use std::collections::BinaryHeap;
 pub type Sym = u32;
 /// An adjacent pair of symbols.
 pub type Pair = (Sym, Sym);
+
+/// How the next merge is chosen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Scoring {
+    /// The most frequent pair (BPE, and HF's `WordPieceTrainer`).
+    #[default]
+    Frequency,
+    /// The pair of largest `count(ab) / (count(a) · count(b))` (WordPiece's original rule).
+    Likelihood,
+}
 
 /// Which merged lengths may become tokens. Lengths are counted in units: bytes for
 /// byte-level training, initial symbols (characters, prefix and suffix excluded) for
@@ -106,6 +124,8 @@ pub struct MergeLoop {
     where_: FxHashMap<Pair, Vec<u32>>,
     heap: BinaryHeap<Entry>,
     rule: LengthRule,
+    /// How often each symbol occurs in the words (kept only for likelihood scoring).
+    sym_counts: Option<Vec<u64>>,
 }
 
 impl MergeLoop {
@@ -142,6 +162,7 @@ impl MergeLoop {
             where_: FxHashMap::default(),
             heap: BinaryHeap::new(),
             rule,
+            sym_counts: None,
         };
         state.count_initial_pairs();
         state
@@ -228,6 +249,9 @@ impl MergeLoop {
 
     /// Learns one merge whose count is at least `min_count` (and at least 1).
     pub fn step(&mut self, min_count: u64) -> Option<Merge> {
+        if self.sym_counts.is_some() {
+            return self.step_by_likelihood(min_count);
+        }
         let top = loop {
             let mut top = self.heap.pop()?;
             let current = self.pair_counts.get(&top.pair).copied().unwrap_or(0).max(0) as u64;
@@ -240,7 +264,55 @@ impl MergeLoop {
         if top.count < min_count.max(1) {
             return None;
         }
-        let (a, b) = top.pair;
+        Some(self.merge(top.pair, top.count))
+    }
+
+    /// Switches [`step`](Self::step) to likelihood scoring (see the module docs).
+    pub fn use_likelihood(&mut self) {
+        let mut counts = vec![0u64; self.tokens.len()];
+        for (word, &n) in self.words.iter().zip(&self.counts) {
+            for &s in word {
+                counts[s as usize] += n;
+            }
+        }
+        self.sym_counts = Some(counts);
+        self.heap.clear();
+    }
+
+    /// Learns the merge of highest likelihood score among pairs seen at least `min_count`
+    /// times (and at least once). Switches to likelihood scoring if not already on.
+    pub fn step_by_likelihood(&mut self, min_count: u64) -> Option<Merge> {
+        if self.sym_counts.is_none() {
+            self.use_likelihood();
+        }
+        let syms = self.sym_counts.as_deref().unwrap_or_default();
+        let floor = min_count.max(1) as i64;
+        let mut best: Option<(Pair, u64, u128)> = None;
+        for (&pair, &c) in &self.pair_counts {
+            if c < floor {
+                continue;
+            }
+            let c = c as u64;
+            let d = u128::from(syms[pair.0 as usize]) * u128::from(syms[pair.1 as usize]);
+            let better = match best {
+                None => true,
+                Some((p, bc, bd)) => match score_order(c, d, bc, bd) {
+                    Ordering::Greater => true,
+                    Ordering::Equal => pair < p,
+                    Ordering::Less => false,
+                },
+            };
+            if better {
+                best = Some((pair, c, d));
+            }
+        }
+        let (pair, count, _) = best?;
+        Some(self.merge(pair, count))
+    }
+
+    /// Merges `pair` (seen `count` times) into a token, new or existing.
+    fn merge(&mut self, pair: Pair, count: u64) -> Merge {
+        let (a, b) = pair;
         let mut bytes = self.tokens[a as usize].clone();
         let right = &self.tokens[b as usize];
         bytes.extend_from_slice(right.strip_prefix(self.prefix.as_slice()).unwrap_or(right));
@@ -255,21 +327,30 @@ impl MergeLoop {
                 id
             }
         };
-        self.apply(top.pair, merged);
-        Some(Merge {
+        let occurrences = self.apply(pair, merged);
+        if let Some(syms) = self.sym_counts.as_mut() {
+            syms.resize(self.tokens.len(), 0);
+            syms[a as usize] -= occurrences;
+            syms[b as usize] -= occurrences;
+            syms[merged as usize] += occurrences;
+        }
+        Merge {
             left: a,
             right: b,
             merged,
-            count: top.count,
-        })
+            count,
+        }
     }
 
-    fn apply(&mut self, pair: Pair, merged: Sym) {
+    /// Merges `pair` in every word holding it; returns the occurrences merged (word counts
+    /// included).
+    fn apply(&mut self, pair: Pair, merged: Sym) -> u64 {
         let mut word_ids = self.where_.remove(&pair).unwrap_or_default();
         word_ids.sort_unstable();
         word_ids.dedup();
         let mut grown: FxHashSet<Pair> = FxHashSet::default();
         let merged_len = self.lens[merged as usize];
+        let mut occurrences = 0u64;
         for w in word_ids {
             let count = self.counts[w as usize] as i64;
             let word = std::mem::take(&mut self.words[w as usize]);
@@ -292,6 +373,7 @@ impl MergeLoop {
                         }
                     }
                     out.push(merged);
+                    occurrences += count as u64;
                     i += 2;
                 } else {
                     out.push(word[i]);
@@ -303,15 +385,18 @@ impl MergeLoop {
         // Only leftovers of overlapping runs ("aaa" -> "aa a") are still counted, and none of
         // them is adjacent any more.
         self.pair_counts.remove(&pair);
-        for pair in grown {
-            let count = self.pair_counts[&pair];
-            if count > 0 {
-                self.heap.push(Entry {
-                    count: count as u64,
-                    pair,
-                });
+        if self.sym_counts.is_none() {
+            for pair in grown {
+                let count = self.pair_counts[&pair];
+                if count > 0 {
+                    self.heap.push(Entry {
+                        count: count as u64,
+                        pair,
+                    });
+                }
             }
         }
+        occurrences
     }
 
     fn change(&mut self, pair: Pair, delta: i64) {
@@ -324,6 +409,24 @@ impl MergeLoop {
         if list.last() != Some(&w) {
             list.push(w);
         }
+    }
+}
+
+/// Compares the scores `c1 / d1` and `c2 / d2` (a zero denominator scores highest), exactly
+/// while the cross products fit in 128 bits.
+fn score_order(c1: u64, d1: u128, c2: u64, d2: u128) -> Ordering {
+    match (d1 == 0, d2 == 0) {
+        (true, true) => return c1.cmp(&c2),
+        (true, false) => return Ordering::Greater,
+        (false, true) => return Ordering::Less,
+        (false, false) => {}
+    }
+    match (
+        u128::from(c1).checked_mul(d2),
+        u128::from(c2).checked_mul(d1),
+    ) {
+        (Some(x), Some(y)) => x.cmp(&y),
+        _ => (c1 as f64 / d1 as f64).total_cmp(&(c2 as f64 / d2 as f64)),
     }
 }
 
@@ -375,5 +478,31 @@ mod tests {
         }
         // "ab" is learned; "abc" and "cab" would be 3 bytes, and no other pair is left.
         assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn scores_compare_exactly_and_beyond_128_bits() {
+        // 1/3 against 2/6: equal, which floats would not promise in general.
+        assert_eq!(score_order(1, 3, 2, 6), Ordering::Equal);
+        assert_eq!(score_order(2, 5, 1, 3), Ordering::Greater);
+        // 2^63 * 2^70 is past 2^128, so floats decide: 2^63 / 2^100 = 2^-37 > 1 / 2^70.
+        assert_eq!(
+            score_order(1 << 63, 1 << 100, 1, 1 << 70),
+            Ordering::Greater
+        );
+        assert_eq!(score_order(1, 1 << 70, 1 << 63, 1 << 100), Ordering::Less);
+        assert_eq!(score_order(5, 0, 1, 1), Ordering::Greater);
+    }
+
+    #[test]
+    fn symbol_counts_follow_merges() {
+        // "aab" x2: a 4, b 2. Likelihood: (a, a) 2/16, (a, b) 2/8 -> "ab" first; then
+        // a 2, ab 2: (a, ab) 2/4.
+        let mut m = loop_over(&[("aab", 2)]);
+        let first = m.step_by_likelihood(0).unwrap();
+        assert_eq!(m.tokens()[first.merged as usize], b"ab");
+        let second = m.step_by_likelihood(0).unwrap();
+        assert_eq!(m.tokens()[second.merged as usize], b"aab");
+        assert!(m.step_by_likelihood(0).is_none());
     }
 }

@@ -33,6 +33,7 @@ pub use bounded_counts::{BoundedCounter, CountMode};
 pub use bpe::{BpeTrainer, Compat, TrainedBpe};
 pub use char_bpe::{CharBpeTrainer, TrainedCharBpe};
 pub use extend::extend_bpe;
+pub use merge_loop::Scoring;
 pub use word_counts::WordCounts;
 
 use crate::error::Result;

@@ -177,11 +177,26 @@ fn section<'a, T>(
 /// Parses one pre-tokenizer given as JSON (the value of a file's `pre_tokenizer`), as the
 /// trainers use it to cut their corpus exactly as the trained file will.
 pub fn pre_tokenizer_from_json(json: &str) -> Result<crate::hf::pre_tokenizers::PreTokenizer> {
-    let value: Value = serde_json::from_str(json)
-        .map_err(|e| err("pre_tokenizer", format!("not valid JSON: {e}")))?;
-    pre_tokenizer(Node {
+    component_from_json(json, "pre_tokenizer", pre_tokenizer)
+}
+
+/// Parses one normalizer given as JSON (the value of a file's `normalizer`), as the trainers
+/// use it to normalize their corpus exactly as the trained file will.
+pub fn normalizer_from_json(json: &str) -> Result<crate::hf::normalizers::Normalizer> {
+    component_from_json(json, "normalizer", normalizer)
+}
+
+/// Parses one component given as JSON, errors naming it by `path`.
+fn component_from_json<T>(
+    json: &str,
+    path: &str,
+    parse: impl Fn(Node<'_>) -> Result<T>,
+) -> Result<T> {
+    let value: Value =
+        serde_json::from_str(json).map_err(|e| err(path, format!("not valid JSON: {e}")))?;
+    parse(Node {
         value: &value,
-        path: "pre_tokenizer",
+        path,
     })
 }
 
