@@ -113,7 +113,6 @@ def extend_bpe_bytes(
     min_frequency: int = 0,
     chunk_size: int = 4096,
 ) -> tuple[list[tuple[bytes, int]], list[tuple[str, int]], list[tuple[bytes, bytes]]]: ...
-
 def train_unigram(
     texts: Iterable[str],
     *,
@@ -182,6 +181,40 @@ class CoreSentencePiece:
     def piece_type(self, id: int) -> str: ...
     def special_ids(self) -> tuple[int, int, int, int]: ...
 
+class EncodingResult:
+    """One encoded sequence (or pair): every list has one entry per token.
+
+    ``offsets`` are ``(start, end)`` in characters of the sequence the token came from, and
+    ``(0, 0)`` for special tokens; ``word_ids`` is ``None`` for special tokens. Each list is
+    built when it is read.
+    """
+
+    def __init__(
+        self,
+        ids: Sequence[int],
+        tokens: Sequence[str],
+        offsets: Sequence[tuple[int, int]],
+        type_ids: Sequence[int],
+        attention_mask: Sequence[int],
+        special_tokens_mask: Sequence[int],
+        word_ids: Sequence[int | None],
+    ) -> None: ...
+    @property
+    def ids(self) -> list[int]: ...
+    @property
+    def tokens(self) -> list[str]: ...
+    @property
+    def offsets(self) -> list[tuple[int, int]]: ...
+    @property
+    def type_ids(self) -> list[int]: ...
+    @property
+    def attention_mask(self) -> list[int]: ...
+    @property
+    def special_tokens_mask(self) -> list[int]: ...
+    @property
+    def word_ids(self) -> list[int | None]: ...
+    def __len__(self) -> int: ...
+
 class CoreHfTokenizer:
     """A tokenizer.json pipeline (BERT-style components). Immutable; releases the GIL."""
 
@@ -189,17 +222,13 @@ class CoreHfTokenizer:
     def from_file(path: str | PathLike[str]) -> CoreHfTokenizer: ...
     @staticmethod
     def from_str(json: str) -> CoreHfTokenizer: ...
-    def encode(
-        self, text: str, pair: str | None, add_special_tokens: bool
-    ) -> tuple[
-        list[int],
-        list[str],
-        list[tuple[int, int]],
-        list[int],
-        list[int],
-        list[int],
-        list[int | None],
-    ]: ...
+    def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> EncodingResult: ...
+    def encode_batch(
+        self, inputs: list[tuple[str, str | None]], add_special_tokens: bool, threads: int
+    ) -> list[EncodingResult]: ...
+    def decode_batch(
+        self, sequences: list[list[int]], skip_special_tokens: bool, threads: int
+    ) -> list[str]: ...
     def decode(self, ids: Sequence[int], skip_special_tokens: bool) -> str: ...
     def token_to_id(self, token: str) -> int | None: ...
     def id_to_token(self, id: int) -> str | None: ...

@@ -18,39 +18,33 @@ Strip, Replace (string patterns), ByteLevel and Sequence decoders. Any other com
 raises :class:`~tokensmith.errors.UnsupportedComponentError` naming it. Truncation
 (LongestFirst, stride 0) and padding are applied as the file configures them; the
 ``overflowing`` part of a truncated input is not returned.
+
+An :class:`EncodingResult` keeps the encoding in Rust and builds each list (``ids``,
+``tokens``, ``offsets``, ``type_ids``, ``attention_mask``, ``special_tokens_mask``,
+``word_ids``) when it is read, so keeping many results, or reading only ``ids``, is cheap.
+``encode_batch`` and ``decode_batch`` run on several threads with the GIL released:
+
+>>> [e.ids for e in tok.encode_batch(["his", ("hi", "his")], add_special_tokens=False)]
+[[1, 2], [1, 1, 2]]
+>>> tok.decode_batch([[1, 2], [1]])
+['hi ##s', 'hi']
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from tokensmith._core import CoreHfTokenizer
+from tokensmith._core import CoreHfTokenizer, EncodingResult
 
 if TYPE_CHECKING:
     from tokensmith.pretrained import TokenizerConfig
 
+__all__ = ["EncodingResult", "Tokenizer"]
 
-@dataclass(frozen=True)
-class EncodingResult:
-    """One encoded sequence (or pair): every list has one entry per token.
-
-    ``offsets`` are ``(start, end)`` in characters of the sequence the token came from, and
-    ``(0, 0)`` for special tokens; ``word_ids`` is ``None`` for special tokens.
-    """
-
-    ids: list[int]
-    tokens: list[str]
-    offsets: list[tuple[int, int]]
-    type_ids: list[int]
-    attention_mask: list[int]
-    special_tokens_mask: list[int]
-    word_ids: list[int | None]
-
-    def __len__(self) -> int:
-        return len(self.ids)
+# ``encode_batch`` and ``decode_batch`` use one thread per core unless told otherwise.
+_DEFAULT_THREADS = os.cpu_count() or 1
 
 
 class Tokenizer:
@@ -187,11 +181,37 @@ class Tokenizer:
         self, text: str, pair: str | None = None, add_special_tokens: bool = True
     ) -> EncodingResult:
         """Encodes ``text`` (and ``pair`` after it) as HF ``tokenizers`` does."""
-        return EncodingResult(*self._core.encode(text, pair, add_special_tokens))
+        return self._core.encode(text, pair, add_special_tokens)
+
+    def encode_batch(
+        self,
+        inputs: Sequence[str | tuple[str, str]],
+        add_special_tokens: bool = True,
+        *,
+        num_threads: int = _DEFAULT_THREADS,
+    ) -> list[EncodingResult]:
+        """Encodes each input (a text, or a ``(text, pair)`` tuple) as :meth:`encode` does,
+        on up to ``num_threads`` threads with the GIL released; results keep input order."""
+        pairs: list[tuple[str, str | None]] = [
+            (x, None) if isinstance(x, str) else (x[0], x[1]) for x in inputs
+        ]
+        return self._core.encode_batch(pairs, add_special_tokens, num_threads)
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         """The text of ``ids``; ids with no token are skipped, as in HF."""
         return self._core.decode(list(ids), skip_special_tokens)
+
+    def decode_batch(
+        self,
+        sequences: Sequence[Sequence[int]],
+        skip_special_tokens: bool = True,
+        *,
+        num_threads: int = _DEFAULT_THREADS,
+    ) -> list[str]:
+        """Decodes each id list as :meth:`decode` does, on up to ``num_threads`` threads."""
+        return self._core.decode_batch(
+            [list(s) for s in sequences], skip_special_tokens, num_threads
+        )
 
     def token_to_id(self, token: str) -> int | None:
         return self._core.token_to_id(token)

@@ -30,6 +30,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from tokensmith._core import EncodingResult
 from tokensmith.hf_tokenizer import Tokenizer
 from tokensmith.sentencepiece import SentencePieceProcessor
 
@@ -43,9 +44,9 @@ class _SentencePieceCore:
 
     def __init__(self, sp: SentencePieceProcessor) -> None:
         self.sp = sp
-        self._suffix = sp.normalize(" a").endswith(_SPACE) and not sp.normalize(
-            " a"
-        ).startswith(_SPACE)
+        self._suffix = sp.normalize(" a").endswith(_SPACE) and not sp.normalize(" a").startswith(
+            _SPACE
+        )
 
     def _word_ids(self, tokens: list[str], first: int) -> list[int | None]:
         out: list[int | None] = []
@@ -61,7 +62,7 @@ class _SentencePieceCore:
             out.append(word)
         return out
 
-    def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> tuple[Any, ...]:
+    def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> EncodingResult:
         del add_special_tokens  # a .model has no post-processor
         model = self.sp._model
         tokens, ids = model.encode(text)
@@ -76,11 +77,23 @@ class _SentencePieceCore:
         control = [model.piece_type(i) == "control" for i in ids]
         special = [int(c) for c in control]
         word_ids = [None if c else w for c, w in zip(control, word_ids, strict=True)]
-        return ids, tokens, [], type_ids, [1] * len(ids), special, word_ids
+        return EncodingResult(ids, tokens, [], type_ids, [1] * len(ids), special, word_ids)
+
+    def encode_batch(
+        self, inputs: list[tuple[str, str | None]], add_special_tokens: bool, threads: int
+    ) -> list[EncodingResult]:
+        del threads  # one at a time: the pieces' types and word ids are found in Python
+        return [self.encode(text, pair, add_special_tokens) for text, pair in inputs]
 
     def decode(self, ids: list[int], skip_special_tokens: bool) -> str:
         del skip_special_tokens  # control pieces never show in sentencepiece's decode
         return self.sp._model.decode(ids)
+
+    def decode_batch(
+        self, sequences: list[list[int]], skip_special_tokens: bool, threads: int
+    ) -> list[str]:
+        del threads
+        return [self.decode(ids, skip_special_tokens) for ids in sequences]
 
     def token_to_id(self, token: str) -> int | None:
         return self.sp._model.piece_id(token)

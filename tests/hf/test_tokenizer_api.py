@@ -82,3 +82,36 @@ def test_errors(tmp_path: Path) -> None:
     assert "Precompiled" in str(unsupported.value)
     assert isinstance(unsupported.value, NotImplementedError)
     assert isinstance(unsupported.value, ValueError)
+
+
+def test_encoding_result_behaves_as_a_value(tok: tokensmith.Tokenizer) -> None:
+    import copy
+    import pickle
+
+    enc = tok.encode("HELLO", pair="you x")
+    assert isinstance(enc, tokensmith.EncodingResult)
+    assert enc == tok.encode("hello", pair="YOU x")
+    assert enc != tok.encode("hello")
+    assert enc != enc.ids
+    assert pickle.loads(pickle.dumps(enc)) == enc
+    assert copy.deepcopy(enc) == enc
+    with pytest.raises(AttributeError):
+        enc.ids = [1]  # type: ignore[misc]
+    short = tok.encode("he", add_special_tokens=False)
+    assert repr(short) == (
+        "EncodingResult(ids=[3], tokens=['he'], offsets=[(0, 2)], type_ids=[0], "
+        "attention_mask=[1], special_tokens_mask=[0], word_ids=[0])"
+    )
+    # Each read gives a fresh list: changing it does not change the result.
+    ids = enc.ids
+    ids.append(9)
+    assert len(enc.ids) == len(enc) == 7
+
+
+def test_encoding_result_from_lists() -> None:
+    enc = tokensmith.EncodingResult([5, 6], ["a", "b"], [], [0, 1], [1, 1], [0, 0], [0, None])
+    assert (enc.ids, enc.tokens, enc.offsets, enc.word_ids) == ([5, 6], ["a", "b"], [], [0, None])
+    assert len(enc) == 2
+    # Ids are unsigned 32-bit, as in the Rust encoding.
+    with pytest.raises(OverflowError):
+        tokensmith.EncodingResult([-1], [], [], [], [], [], [])

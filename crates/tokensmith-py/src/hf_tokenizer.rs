@@ -5,24 +5,15 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
 use tokensmith_core::hf::HfTokenizer;
+use tokensmith_core::parallel;
 
 use crate::errors::IntoPyResult;
+use crate::hf_encoding::EncodingResult;
 
 #[pyclass(frozen, name = "CoreHfTokenizer", module = "tokensmith._core")]
 pub struct CoreHfTokenizer {
     inner: HfTokenizer,
 }
-
-/// `(ids, tokens, offsets, type_ids, attention_mask, special_tokens_mask, word_ids)`.
-type EncodingTuple = (
-    Vec<u32>,
-    Vec<String>,
-    Vec<(usize, usize)>,
-    Vec<u32>,
-    Vec<u32>,
-    Vec<u32>,
-    Vec<Option<u32>>,
-);
 
 #[pymethods]
 impl CoreHfTokenizer {
@@ -45,17 +36,42 @@ impl CoreHfTokenizer {
         text: &str,
         pair: Option<&str>,
         add_special_tokens: bool,
-    ) -> EncodingTuple {
-        let e = py.detach(|| self.inner.encode(text, pair, add_special_tokens));
-        (
-            e.ids,
-            e.tokens,
-            e.offsets,
-            e.type_ids,
-            e.attention_mask,
-            e.special_tokens_mask,
-            e.word_ids,
-        )
+    ) -> EncodingResult {
+        py.detach(|| self.inner.encode(text, pair, add_special_tokens))
+            .into()
+    }
+
+    /// Encodes every `(text, pair)` on up to `threads` threads, in input order.
+    #[pyo3(signature = (inputs, add_special_tokens, threads))]
+    fn encode_batch(
+        &self,
+        py: Python<'_>,
+        inputs: Vec<(String, Option<String>)>,
+        add_special_tokens: bool,
+        threads: usize,
+    ) -> Vec<EncodingResult> {
+        let encodings = py.detach(|| {
+            parallel::map(&inputs, threads, |(text, pair)| {
+                self.inner.encode(text, pair.as_deref(), add_special_tokens)
+            })
+        });
+        encodings.into_iter().map(EncodingResult::from).collect()
+    }
+
+    /// Decodes every id list on up to `threads` threads, in input order.
+    #[pyo3(signature = (sequences, skip_special_tokens, threads))]
+    fn decode_batch(
+        &self,
+        py: Python<'_>,
+        sequences: Vec<Vec<u32>>,
+        skip_special_tokens: bool,
+        threads: usize,
+    ) -> Vec<String> {
+        py.detach(|| {
+            parallel::map(&sequences, threads, |ids| {
+                self.inner.decode(ids, skip_special_tokens)
+            })
+        })
     }
 
     fn decode(&self, py: Python<'_>, ids: Vec<u32>, skip_special_tokens: bool) -> String {

@@ -5,6 +5,7 @@ mod chunks;
 mod convert;
 mod encoding;
 mod errors;
+mod hf_encoding;
 mod hf_tokenizer;
 mod sentencepiece;
 mod train;
@@ -33,6 +34,7 @@ fn read_tiktoken(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<encoding::CoreEncoding>()?;
     m.add_class::<hf_tokenizer::CoreHfTokenizer>()?;
+    m.add_class::<hf_encoding::EncodingResult>()?;
     m.add_class::<sentencepiece::CoreSentencePiece>()?;
     m.add_function(wrap_pyfunction!(read_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(train::train_bpe_bytes, m)?)?;

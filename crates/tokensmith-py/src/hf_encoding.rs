@@ -1,0 +1,137 @@
+//! `tokensmith.EncodingResult`: one encoded sequence (or pair), kept as Rust vectors.
+//!
+//! Each property builds its Python list when it is read, so a caller that keeps only `ids`
+//! never pays for the tokens, offsets and masks, and a kept result holds no Python objects
+//! for the garbage collector to traverse.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+use tokensmith_core::hf::HfEncoding;
+
+/// One encoded sequence (or pair): every list has one entry per token.
+///
+/// `offsets` are `(start, end)` in characters of the sequence the token came from, and
+/// `(0, 0)` for special tokens; `word_ids` is `None` for special tokens.
+#[pyclass(frozen, name = "EncodingResult", module = "tokensmith")]
+pub struct EncodingResult {
+    pub inner: HfEncoding,
+}
+
+impl From<HfEncoding> for EncodingResult {
+    fn from(inner: HfEncoding) -> Self {
+        Self { inner }
+    }
+}
+
+#[pymethods]
+impl EncodingResult {
+    #[new]
+    #[pyo3(signature = (ids, tokens, offsets, type_ids, attention_mask, special_tokens_mask, word_ids))]
+    fn new(
+        ids: Vec<u32>,
+        tokens: Vec<String>,
+        offsets: Vec<(usize, usize)>,
+        type_ids: Vec<u32>,
+        attention_mask: Vec<u32>,
+        special_tokens_mask: Vec<u32>,
+        word_ids: Vec<Option<u32>>,
+    ) -> Self {
+        Self {
+            inner: HfEncoding {
+                ids,
+                tokens,
+                offsets,
+                type_ids,
+                special_tokens_mask,
+                attention_mask,
+                word_ids,
+            },
+        }
+    }
+
+    #[getter]
+    fn ids(&self) -> Vec<u32> {
+        self.inner.ids.clone()
+    }
+
+    #[getter]
+    fn tokens(&self) -> Vec<String> {
+        self.inner.tokens.clone()
+    }
+
+    #[getter]
+    fn offsets(&self) -> Vec<(usize, usize)> {
+        self.inner.offsets.clone()
+    }
+
+    #[getter]
+    fn type_ids(&self) -> Vec<u32> {
+        self.inner.type_ids.clone()
+    }
+
+    #[getter]
+    fn attention_mask(&self) -> Vec<u32> {
+        self.inner.attention_mask.clone()
+    }
+
+    #[getter]
+    fn special_tokens_mask(&self) -> Vec<u32> {
+        self.inner.special_tokens_mask.clone()
+    }
+
+    #[getter]
+    fn word_ids(&self) -> Vec<Option<u32>> {
+        self.inner.word_ids.clone()
+    }
+
+    fn __len__(&self) -> usize {
+        self.inner.ids.len()
+    }
+
+    /// Equal when every list is equal; anything that is not an `EncodingResult` is not equal.
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Self>()
+            .is_ok_and(|o| o.get().inner == self.inner)
+    }
+
+    /// The seven lists, in constructor order (so `pickle` and `copy` rebuild the result).
+    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let e = &self.inner;
+        (
+            e.ids.clone(),
+            e.tokens.clone(),
+            e.offsets.clone(),
+            e.type_ids.clone(),
+            e.attention_mask.clone(),
+            e.special_tokens_mask.clone(),
+            e.word_ids.clone(),
+        )
+            .into_pyobject(py)
+    }
+
+    /// `EncodingResult(ids=[...], tokens=[...], ...)`, every field with its Python repr.
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let e = &self.inner;
+        let fields: [(&str, Bound<'_, PyAny>); 7] = [
+            ("ids", PyList::new(py, &e.ids)?.into_any()),
+            ("tokens", PyList::new(py, &e.tokens)?.into_any()),
+            ("offsets", PyList::new(py, &e.offsets)?.into_any()),
+            ("type_ids", PyList::new(py, &e.type_ids)?.into_any()),
+            (
+                "attention_mask",
+                PyList::new(py, &e.attention_mask)?.into_any(),
+            ),
+            (
+                "special_tokens_mask",
+                PyList::new(py, &e.special_tokens_mask)?.into_any(),
+            ),
+            ("word_ids", PyList::new(py, &e.word_ids)?.into_any()),
+        ];
+        let mut parts = Vec::with_capacity(fields.len());
+        for (name, value) in fields {
+            parts.push(format!("{name}={}", value.repr()?));
+        }
+        Ok(format!("EncodingResult({})", parts.join(", ")))
+    }
+}
