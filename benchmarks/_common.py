@@ -326,3 +326,14 @@ def package_version(distribution: str) -> str | None:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
         return None
+
+
+RESULTS_FILE = Path(__file__).resolve().parent / "RESULTS.md"
+
+
+def publish(report: str, write: bool) -> None:
+    """Prints a run's report and, with ``write``, appends it to RESULTS.md."""
+    print(report)
+    if write:
+        with RESULTS_FILE.open("a", encoding="utf-8") as f:
+            f.write("\n" + report)

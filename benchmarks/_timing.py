@@ -267,3 +267,20 @@ def throughput_table(
         named = ", ".join(f"{label} ({kind})" for kind, label in sorted(best.items()) if label)
         notes.append(f"{w.name}: {named or 'none'}")
     return table(["library", "out", *[w.name for w in workloads]], body), notes
+
+
+def paired(a: Callable[[], object], b: Callable[[], object], rounds: int) -> tuple[float, float]:
+    """Median seconds of ``a()`` and ``b()``, timed back to back, alternating which goes first.
+
+    The results are kept until the timer stops, so freeing them is not timed but building them
+    (and the garbage collector's work while they pile up) is."""
+    ta: list[float] = []
+    tb: list[float] = []
+    for r in range(rounds):
+        order = [(a, ta), (b, tb)] if r % 2 == 0 else [(b, tb), (a, ta)]
+        for fn, times in order:
+            start = time.perf_counter()
+            kept = fn()
+            times.append(time.perf_counter() - start)
+            del kept
+    return statistics.median(ta), statistics.median(tb)

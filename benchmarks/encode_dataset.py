@@ -49,14 +49,22 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from _common import DOC_BYTES, MB, cpu_model, git_revision, package_version, tiktoken_encoding
+from _common import (
+    DOC_BYTES,
+    MB,
+    cpu_model,
+    git_revision,
+    package_version,
+    publish,
+    tiktoken_encoding,
+)
 from _peers import hf_tokenizer_json
 from train import corpus_lines, peak_rss_mib
 
 ENCODING = "o200k_base"
 JOBS = ("tokensmith-local", "tokensmith-ray", "hf-datasets-tokenizers", "tiktoken-datasets")
 WORK_DIR = Path(tempfile.gettempdir()) / "tokensmith-bench" / "encode_dataset"
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+RESULTS = RESULTS_FILE
 NUM_PROC = 2
 
 
@@ -331,13 +339,6 @@ def main() -> None:
         print(f"  {results[name]}", file=sys.stderr, flush=True)
     publish(markdown(results, args, facts), args.write)
 
-
-def publish(report: str, write: bool) -> None:
-    """Prints a run's report and, with ``write``, appends it to RESULTS.md."""
-    print(report)
-    if write:
-        with RESULTS.open("a", encoding="utf-8") as f:
-            f.write("\n" + report)
 
 
 if __name__ == "__main__":

@@ -26,16 +26,14 @@ import argparse
 import datetime
 import json
 import platform
-import statistics
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import tokensmith
-from _common import MB, cpu_model, git_revision, package_version
+from _common import MB, cpu_model, git_revision, package_version, publish
+from _timing import paired
 from tokenizers import (
     Tokenizer,
     decoders,
@@ -47,7 +45,6 @@ from tokenizers import (
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
-RESULTS_FILE = Path(__file__).resolve().parent / "RESULTS.md"
 
 
 def real_bert() -> str:
@@ -122,21 +119,6 @@ def llama2_style(lines: list[str]) -> str:
     }
     return json.dumps(doc, ensure_ascii=False)
 
-
-def paired(a: Callable[[], object], b: Callable[[], object], rounds: int) -> tuple[float, float]:
-    """Median seconds of ``a()`` and ``b()``, timed back to back, alternating which goes first.
-
-    The results are kept until the timer stops, so freeing them is not timed but building them
-    (and the garbage collector's work while they pile up) is."""
-    ta, tb = [], []
-    for r in range(rounds):
-        order = [(a, ta), (b, tb)] if r % 2 == 0 else [(b, tb), (a, ta)]
-        for fn, times in order:
-            start = time.perf_counter()
-            kept = fn()
-            times.append(time.perf_counter() - start)
-            del kept
-    return statistics.median(ta), statistics.median(tb)
 
 
 def run(args: argparse.Namespace) -> str:
@@ -217,11 +199,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--write", action="store_true", help="append to benchmarks/RESULTS.md")
     args = parser.parse_args()
-    report = run(args)
-    print(report)
-    if args.write:
-        with RESULTS_FILE.open("a", encoding="utf-8") as f:
-            f.write("\n" + report)
+    publish(run(args), args.write)
 
 
 if __name__ == "__main__":

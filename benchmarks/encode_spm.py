@@ -23,18 +23,16 @@ import argparse
 import datetime
 import io
 import platform
-import statistics
 import sys
-import time
 from pathlib import Path
 
 import sentencepiece as spm
 import tokensmith
-from _common import MB, cpu_model, git_revision, package_version
+from _common import MB, cpu_model, git_revision, package_version, publish
+from _timing import paired
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
-RESULTS_FILE = Path(__file__).resolve().parent / "RESULTS.md"
 
 
 def train(model_type: str) -> bytes:
@@ -68,17 +66,6 @@ def corpus(mb: float) -> list[str]:
     size = sum(len(x.encode()) for x in lines)
     return lines * max(1, round(mb * MB / size))
 
-
-def paired(a, b, rounds: int) -> tuple[float, float]:
-    """Median seconds of ``a()`` and ``b()``, timed back to back, alternating which goes first."""
-    ta, tb = [], []
-    for r in range(rounds):
-        order = [(a, ta), (b, tb)] if r % 2 == 0 else [(b, tb), (a, ta)]
-        for fn, times in order:
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-    return statistics.median(ta), statistics.median(tb)
 
 
 def run(args: argparse.Namespace) -> str:
@@ -134,11 +121,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--write", action="store_true", help="append to benchmarks/RESULTS.md")
     args = parser.parse_args()
-    report = run(args)
-    print(report)
-    if args.write:
-        with RESULTS_FILE.open("a", encoding="utf-8") as f:
-            f.write("\n" + report)
+    publish(run(args), args.write)
 
 
 if __name__ == "__main__":

@@ -32,8 +32,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from _common import MB, cpu_model, git_revision, package_version
-from encode_dataset import publish
+from _common import MB, cpu_model, git_revision, package_version, publish
 from train import build_corpus, peak_rss_mib
 
 RUNS = ("unbounded", "exact", "approximate")
