@@ -52,6 +52,7 @@ from typing import Any
 from _common import (
     DOC_BYTES,
     MB,
+    RESULTS_FILE,
     cpu_model,
     git_revision,
     package_version,
@@ -64,7 +65,7 @@ from train import corpus_lines, peak_rss_mib
 ENCODING = "o200k_base"
 JOBS = ("tokensmith-local", "tokensmith-ray", "hf-datasets-tokenizers", "tiktoken-datasets")
 WORK_DIR = Path(tempfile.gettempdir()) / "tokensmith-bench" / "encode_dataset"
-RESULTS = RESULTS_FILE
+
 NUM_PROC = 2
 
 
@@ -322,7 +323,7 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=200.0, help="text in the corpus")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", nargs="*", default=list(JOBS), choices=JOBS)
-    parser.add_argument("--write", action="store_true", help=f"append to {RESULTS.name}")
+    parser.add_argument("--write", action="store_true", help=f"append to {RESULTS_FILE.name}")
     parser.add_argument("--child", choices=JOBS, help=argparse.SUPPRESS)
     parser.add_argument("--src", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
