@@ -156,15 +156,19 @@ class _ReadThenMerge:
             self.progress.update(self.merging, completed=n)
 
 
+# The corpus argument every `train` command takes.
+FilesArgument = Annotated[
+    list[str],
+    typer.Argument(
+        metavar="FILES...",
+        help="Text, JSONL or Parquet files, plain, .gz or .zst; globs such as 'data/*.gz'.",
+    ),
+]
+
+
 @train_app.command("bpe")
 def bpe(
-    files: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="FILES...",
-            help="Text or JSONL files, plain, .gz or .zst; globs such as 'data/*.gz'.",
-        ),
-    ],
+    files: FilesArgument,
     vocab_size: Annotated[
         int, typer.Option("--vocab-size", "-v", min=256, help="Tokens in all, specials included.")
     ],

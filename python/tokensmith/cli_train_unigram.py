@@ -28,7 +28,7 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 
 import tokensmith
 from tokensmith._atomic import write_text_atomic
-from tokensmith.cli_train import train_app
+from tokensmith.cli_train import FilesArgument, train_app
 from tokensmith.corpus import Corpus
 from tokensmith.sentencepiece import SentencePieceProcessor
 from tokensmith.train import InvalidUtf8Warning
@@ -95,13 +95,7 @@ class _Display:
 
 @train_app.command("unigram")
 def unigram(
-    files: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="FILES...",
-            help="Text or JSONL files, plain, .gz or .zst; globs such as 'data/*.gz'.",
-        ),
-    ],
+    files: FilesArgument,
     vocab_size: Annotated[
         int, typer.Option("--vocab-size", "-v", min=1, help="Pieces in all, meta pieces included.")
     ],

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 
 import tokensmith
-from tokensmith.cli_train import train_app
+from tokensmith.cli_train import FilesArgument, train_app
 from tokensmith.corpus import Corpus
 from tokensmith.train import InvalidUtf8Warning
 from tokensmith.train_wordpiece import BERT_SPECIAL_TOKENS
@@ -34,13 +34,7 @@ _err = Console(stderr=True)
 
 @train_app.command("wordpiece")
 def wordpiece(
-    files: Annotated[
-        list[str],
-        typer.Argument(
-            metavar="FILES...",
-            help="Text or JSONL files, plain, .gz or .zst; globs such as 'data/*.gz'.",
-        ),
-    ],
+    files: FilesArgument,
     vocab_size: Annotated[
         int, typer.Option("--vocab-size", "-v", min=1, help="Tokens in all, specials included.")
     ],
