@@ -164,18 +164,8 @@ def unigram(
         vocab_path = out.with_suffix(".vocab")
         out.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(vocab_path, vocab_text(sp))
-        written = [vocab_path]
-        save = getattr(sp, "save", None)
-        if save is None:
-            _err.print(
-                f"[red]error:[/red] wrote {escape(str(vocab_path))}, but this build of tokensmith "
-                "cannot write .model files yet (SentencePieceProcessor.save is missing)",
-                highlight=False,
-                soft_wrap=True,
-            )
-            raise typer.Exit(2)
-        save(out)
-        written.append(out)
+        sp.save(out)
+        written = [vocab_path, out]
     except tokensmith.TokensmithError as e:
         _err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None

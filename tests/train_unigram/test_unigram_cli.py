@@ -33,17 +33,13 @@ def test_trains_and_writes_the_vocab(tmp_path: Path) -> None:
     piece, score = vocab[100].split("\t")
     assert piece == same.id_to_piece(100)
     assert float(score) == pytest.approx(same.get_score(100), rel=1e-5)
-    if hasattr(tokensmith.SentencePieceProcessor, "save"):
-        assert code == 0, stderr
-        summary = json.loads(stdout)
-        assert summary["pieces"] == 3000 and summary["lines"] == len(lines)
-        assert summary["written"] == [str(tmp_path / "m.vocab"), str(out)]
-        ref = spm.SentencePieceProcessor(model_file=str(out))
-        assert ref.encode(lines[:50]) == [same.encode(x) for x in lines[:50]]
-    else:
-        assert code == 2
-        assert "cannot write .model files yet" in stderr
-        assert not out.exists()
+    assert code == 0, stderr
+    summary = json.loads(stdout)
+    assert summary["pieces"] == 3000 and summary["lines"] == len(lines)
+    assert summary["written"] == [str(tmp_path / "m.vocab"), str(out)]
+    # sentencepiece loads the written .model and segments as the trained model does.
+    ref = spm.SentencePieceProcessor(model_file=str(out))
+    assert ref.encode(lines[:300]) == [same.encode(x) for x in lines[:300]]
 
 
 def test_bad_input_exits_2_with_the_reason(tmp_path: Path) -> None:
