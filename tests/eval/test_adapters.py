@@ -198,3 +198,40 @@ def test_toy_encoding_splits_as_designed() -> None:
     enc = toy_encoding()
     pieces = [enc.decode_single_token_bytes(t) for t in enc.encode_ordinary("hello world")]
     assert pieces == [b"hello", b" world"]
+
+
+def test_other_tokenizer_json_runs_on_tokensmith_tokenizer_with_hf_ids(tmp_path: Path) -> None:
+    """A non-byte-level file (character BPE, Whitespace, [UNK]) runs on tokensmith.Tokenizer,
+    and every metric input (ids, spans, token bytes) equals what the HF adapter gives."""
+    lines = read_lines("multilingual.txt")
+    hf = hf_with_unk(lines[:300])
+    path = tmp_path / "char.json"
+    hf.save(str(path))
+    ours = ev.load_tokenizer(path)
+    assert isinstance(ours, ev.HFTokenizerAdapter)
+    assert isinstance(ours.tokenizer, tokensmith.Tokenizer)
+    theirs = ev.load_tokenizer(hf)
+    sample = lines[300:700]
+    a, b = ours.encode_batch(sample), theirs.encode_batch(sample)
+    assert a.ids.tolist() == b.ids.tolist() and a.offsets.tolist() == b.offsets.tolist()
+    assert a.starts.tolist() == b.starts.tolist() and a.ends.tolist() == b.ends.tolist()
+    assert ours.vocab_size == theirs.vocab_size
+    assert ours.unknown_ids().tolist() == theirs.unknown_ids().tolist() == [0]
+    some_ids = sorted(set(a.ids.tolist()))[:50]
+    assert [ours.token_bytes(i) for i in some_ids] == [theirs.token_bytes(i) for i in some_ids]
+    assert ours.decode(a.ids[:20].tolist()) == theirs.decode(a.ids[:20].tolist())
+
+
+def test_tokenizer_json_with_a_component_tokensmith_lacks_runs_on_hf(tmp_path: Path) -> None:
+    from tokenizers import normalizers
+
+    hf = hf_with_unk(read_lines("multilingual.txt")[:100])
+    hf.normalizer = normalizers.Nmt()  # not a component tokensmith's Tokenizer runs
+    path = tmp_path / "nmt.json"
+    hf.save(str(path))
+    with pytest.raises(TokensmithError, match="Nmt"):
+        tokensmith.Tokenizer.from_file(path)
+    adapter = ev.load_tokenizer(path)
+    assert isinstance(adapter, ev.HFTokenizerAdapter)
+    assert not isinstance(adapter.tokenizer, tokensmith.Tokenizer)
+    assert adapter.encode("hello world") == hf.encode("hello world", add_special_tokens=False).ids

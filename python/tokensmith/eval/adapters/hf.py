@@ -1,4 +1,5 @@
-"""Adapter for Hugging Face ``tokenizers.Tokenizer`` (what ``tokenizer.json`` loads into).
+"""Adapter for a ``tokenizer.json`` pipeline: HF ``tokenizers.Tokenizer`` or tokensmith's own
+:class:`tokensmith.Tokenizer` (the two share the method names the adapter uses).
 
 HF token strings are not bytes: byte-level models spell bytes with GPT-2's printable alphabet
 (``Ġ`` is a space), SentencePiece-style models write the space as ``▁``, WordPiece marks
@@ -54,7 +55,7 @@ def _types(component: Any) -> Iterator[str]:
 
 
 class HFTokenizerAdapter:
-    """Wraps a ``tokenizers.Tokenizer``.
+    """Wraps a ``tokenizers.Tokenizer`` or a :class:`tokensmith.Tokenizer`.
 
     Args:
         tokenizer: The tokenizer.
@@ -63,7 +64,7 @@ class HFTokenizerAdapter:
 
     def __init__(self, tokenizer: Any, *, name: str = "tokenizers") -> None:
         if not hasattr(tokenizer, "encode_batch") or not hasattr(tokenizer, "to_str"):
-            raise TypeError(f"{type(tokenizer).__name__} is not a tokenizers.Tokenizer")
+            raise TypeError(f"{type(tokenizer).__name__} is not a tokenizer.json pipeline")
         self._tok = tokenizer
         self._name = name
         spec = json.loads(tokenizer.to_str())
@@ -94,7 +95,10 @@ class HFTokenizerAdapter:
 
     @property
     def vocab_size(self) -> int:
-        return int(self._tok.get_vocab_size(with_added_tokens=True))
+        try:
+            return int(self._tok.get_vocab_size(with_added_tokens=True))
+        except TypeError:  # tokensmith.Tokenizer counts added tokens always
+            return int(self._tok.get_vocab_size())
 
     def encode(self, text: str) -> list[int]:
         return list(self._tok.encode(text, add_special_tokens=False).ids)

@@ -8,8 +8,9 @@ Accepted specs, tried in this order:
 - a ``sentencepiece.SentencePieceProcessor``;
 - a bundled encoding name (``"o200k_base"``, ``"cl100k_base"``, ...);
 - a path: ``*.tiktoken`` / ``*.tiktoken.gz`` (split with ``pat_str``, o200k's by default),
-  ``*.json`` (a ``tokenizer.json``: byte-level BPE files run on tokensmith's own encoder, any
-  other pipeline on HF ``tokenizers``), ``*.model`` (:class:`tokensmith.SentencePieceProcessor`).
+  ``*.json`` (a ``tokenizer.json``: byte-level BPE files run on tokensmith's own encoder, other
+  pipelines on :class:`tokensmith.Tokenizer`, and HF ``tokenizers`` only for a component
+  tokensmith does not run), ``*.model`` (:class:`tokensmith.SentencePieceProcessor`).
 
 >>> load_tokenizer("cl100k_base").vocab_size
 100277
@@ -62,13 +63,19 @@ def _from_path(path: str, *, pat_str: str | None, name: str | None) -> Tokenizer
 
 
 def _tokenizer_json(path: str, label: str) -> TokenizerAdapter:
-    """A ``tokenizer.json``: tokensmith's encoder when it reads the file as a byte-level BPE
-    (the loader refuses any component that would change ids), HF ``tokenizers`` otherwise.
+    """A ``tokenizer.json``, on the fastest engine that gives HF's ids for it.
+
+    1. tokensmith's tiktoken-style encoder, when the file reads as a plain byte-level BPE (the
+       loader refuses any component that would change ids);
+    2. tokensmith's own :class:`~tokensmith.Tokenizer` (the full HF pipeline in Rust), when it
+       supports every component of the file;
+    3. HF ``tokenizers`` otherwise (a :class:`~tokensmith.errors.TokenizerJsonError` names the
+       component tokensmith lacks).
 
     Text is encoded without matching added tokens, as for every tiktoken-style encoding.
     """
-    from tokensmith import Encoding
-    from tokensmith.errors import TokensmithError
+    from tokensmith import Encoding, Tokenizer
+    from tokensmith.errors import TokenizerJsonError, TokensmithError
     from tokensmith.io import load
 
     try:
@@ -77,9 +84,13 @@ def _tokenizer_json(path: str, label: str) -> TokenizerAdapter:
         enc = None
     if isinstance(enc, Encoding):
         return TiktokenLikeAdapter(enc)
-    from tokenizers import Tokenizer
+    try:
+        return HFTokenizerAdapter(Tokenizer.from_file(path), name=label)
+    except TokenizerJsonError:
+        pass
+    from tokenizers import Tokenizer as HFTokenizer
 
-    return HFTokenizerAdapter(Tokenizer.from_file(path), name=label)
+    return HFTokenizerAdapter(HFTokenizer.from_file(path), name=label)
 
 
 def load_tokenizer(
