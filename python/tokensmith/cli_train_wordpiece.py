@@ -53,6 +53,21 @@ def wordpiece(
         int | None, typer.Option(min=1, help="Keep at most this many characters.")
     ] = None,
     lowercase: Annotated[bool, typer.Option(help="Lowercase (BERT normalizer).")] = True,
+    strip_accents: Annotated[
+        bool | None,
+        typer.Option(
+            "--strip-accents/--no-strip-accents",
+            help="Strip accents (BERT normalizer; default: follow --lowercase, as BERT does).",
+            show_default=False,
+        ),
+    ] = None,
+    initial_alphabet: Annotated[
+        str,
+        typer.Option(help="Characters always in the alphabet, given as one string (e.g. 'ΩЖ☃')."),
+    ] = "",
+    prefix: Annotated[
+        str, typer.Option("--prefix", help="The continuing-subword prefix.")
+    ] = "##",
     scoring: Annotated[
         str, typer.Option(help="frequency (HF WordPieceTrainer) or likelihood.")
     ] = "frequency",
@@ -78,6 +93,9 @@ def wordpiece(
                 special_tokens=special_token or list(BERT_SPECIAL_TOKENS),
                 limit_alphabet=limit_alphabet,
                 lowercase=lowercase,
+                strip_accents=strip_accents,
+                initial_alphabet=list(initial_alphabet),
+                continuing_subword_prefix=prefix,
                 scoring=scoring,  # type: ignore[arg-type]  # checked by train_wordpiece
                 show_progress=not as_json,
             )

@@ -148,3 +148,26 @@ def test_cli_trains_and_writes_tokenizer_json(
     assert saved.get_vocab() == same.get_vocab()
     bad = CliRunner().invoke(app, [*args, "--scoring", "best"])
     assert bad.exit_code == 2 and "scoring='best' is not known" in bad.output
+
+
+def test_cli_normalizer_alphabet_and_prefix_options(
+    tmp_path: Path, multilingual_lines: list[str]
+) -> None:
+    """--no-lowercase --strip-accents --initial-alphabet --prefix reach the trainer: the saved
+    file equals the API's with the same options (the API is parity-tested against HF above)."""
+    out = tmp_path / "tokenizer.json"
+    args = ["train", "wordpiece", str(DATA / "multilingual.txt"), "--vocab-size", "3000",
+            "--out", str(out), "--no-lowercase", "--strip-accents", "--initial-alphabet", "☃Ω",
+            "--prefix", "@@"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    saved = tokensmith.Tokenizer.from_file(str(out))
+    same = tokensmith.train_wordpiece(
+        multilingual_lines, vocab_size=3000, lowercase=False, strip_accents=True,
+        initial_alphabet=["☃", "Ω"], continuing_subword_prefix="@@",
+    )
+    assert saved.get_vocab() == same.get_vocab()
+    assert "☃" in saved.get_vocab() and "Ω" in saved.get_vocab()
+    assert not any(t.startswith("##") for t in saved.get_vocab())
+    tokens = saved.encode("Café Über", add_special_tokens=False).tokens
+    assert "".join(t.removeprefix("@@") for t in tokens) == "CafeUber"  # no accents, case kept
