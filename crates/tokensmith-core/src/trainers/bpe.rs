@@ -27,6 +27,7 @@
 //! `initial_alphabet`, vocabulary extension, and parallel merging within a step.
 
 use super::merge_loop::{LengthRule, MergeLoop, Sym};
+use super::setters::shared_setters;
 use super::word_counts::WordCounts;
 use crate::encoding::Encoding;
 use crate::error::{Error, Result};
@@ -75,6 +76,8 @@ pub struct BpeTrainer {
     compat: Compat,
 }
 
+shared_setters!(BpeTrainer, "bytes");
+
 impl BpeTrainer {
     /// A trainer for a vocabulary of `vocab_size` tokens (bytes + learned + specials).
     pub fn new(vocab_size: usize) -> Self {
@@ -85,32 +88,6 @@ impl BpeTrainer {
             max_token_length: None,
             compat: Compat::default(),
         }
-    }
-
-    /// Pairs seen fewer times than this are never merged (training stops there).
-    #[must_use]
-    pub fn min_frequency(mut self, n: u64) -> Self {
-        self.min_frequency = n;
-        self
-    }
-
-    #[must_use]
-    pub fn special_tokens<S: Into<String>>(mut self, tokens: impl IntoIterator<Item = S>) -> Self {
-        self.special_tokens = tokens.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// The longest token, in bytes (see [`Compat`] for HF's exact rule).
-    #[must_use]
-    pub fn max_token_length(mut self, n: Option<usize>) -> Self {
-        self.max_token_length = n;
-        self
-    }
-
-    #[must_use]
-    pub fn compat(mut self, compat: Compat) -> Self {
-        self.compat = compat;
-        self
     }
 
     /// Checks the options on their own, before any counting.

@@ -37,6 +37,7 @@
 
 use super::bpe::{check_specials_and_length, Compat};
 use super::merge_loop::{LengthRule, MergeLoop, Scoring, Sym};
+use super::setters::shared_setters;
 use super::word_counts::WordCounts;
 use crate::error::{Error, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -67,6 +68,8 @@ pub struct CharBpeTrainer {
     scoring: Scoring,
 }
 
+shared_setters!(CharBpeTrainer, "characters, prefix and suffix not counted");
+
 impl CharBpeTrainer {
     /// A trainer for `vocab_size` tokens in all.
     pub fn new(vocab_size: usize) -> Self {
@@ -84,20 +87,6 @@ impl CharBpeTrainer {
             compat: Compat::Hf,
             scoring: Scoring::Frequency,
         }
-    }
-
-    /// Pairs seen fewer times than this are never merged (training stops there).
-    #[must_use]
-    pub fn min_frequency(mut self, n: u64) -> Self {
-        self.min_frequency = n;
-        self
-    }
-
-    /// Special tokens, given the first ids.
-    #[must_use]
-    pub fn special_tokens<S: Into<String>>(mut self, tokens: impl IntoIterator<Item = S>) -> Self {
-        self.special_tokens = tokens.into_iter().map(Into::into).collect();
-        self
     }
 
     /// Tokens given the ids right after the specials that words never use (byte fallback).
@@ -122,14 +111,6 @@ impl CharBpeTrainer {
         self
     }
 
-    /// The longest token in characters, prefix and suffix not counted (under
-    /// [`Compat::Hf`], learned tokens of more than 2 characters stay strictly shorter).
-    #[must_use]
-    pub fn max_token_length(mut self, n: Option<usize>) -> Self {
-        self.max_token_length = n;
-        self
-    }
-
     /// The prefix of every symbol that does not start its word (`##`).
     #[must_use]
     pub fn continuing_subword_prefix(mut self, prefix: impl Into<String>) -> Self {
@@ -148,13 +129,6 @@ impl CharBpeTrainer {
     #[must_use]
     pub fn variant_order<S: Into<String>>(mut self, order: impl IntoIterator<Item = S>) -> Self {
         self.variant_order = order.into_iter().map(Into::into).collect();
-        self
-    }
-
-    /// How `max_token_length` is applied (see [`Compat`]).
-    #[must_use]
-    pub fn compat(mut self, compat: Compat) -> Self {
-        self.compat = compat;
         self
     }
 
