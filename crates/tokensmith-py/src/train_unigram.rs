@@ -112,7 +112,7 @@ pub fn train_unigram(
     Ok(CoreSentencePiece::from_processor(processor))
 }
 
-/// The word table of every text, one chunk at a time.
+/// The word table of every text, one chunk at a time; or the table in a word-count buffer.
 fn count(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
@@ -123,6 +123,13 @@ fn count(
         .num_threads(config.num_threads)
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start the thread pool: {e}")))?;
+    if let Ok(blob) = texts.cast::<pyo3::types::PyBytes>() {
+        // Counts made elsewhere (`count_unigram_words`, summed by `merge_word_counts`).
+        let blob = blob.as_bytes();
+        return py
+            .detach(|| crate::unigram_counts::word_table(blob))
+            .py_err(py);
+    }
     let mut counter = SentenceCounter::new(config).py_err(py)?;
     for_each_chunk(texts, chunk_size, |chunk| {
         py.detach(|| pool.install(|| counter.add_texts(chunk)));
