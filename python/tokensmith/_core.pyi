@@ -114,7 +114,7 @@ def extend_bpe_bytes(
     chunk_size: int = 4096,
 ) -> tuple[list[tuple[bytes, int]], list[tuple[str, int]], list[tuple[bytes, bytes]]]: ...
 def train_unigram(
-    texts: Iterable[str] | bytes,
+    texts: Iterable[str] | tuple[bytes, int, int],
     *,
     vocab_size: int,
     character_coverage: float = 0.9995,

@@ -31,6 +31,8 @@ __all__ = ["count_on_ray"]
 CHUNK_TEXTS = 50_000
 BATCH_ROWS = 65_536
 FAN_IN = 4
+# What counting saw: sentences counted, and skipped (too long, or holding U+2585).
+_COUNTED = ("sentences", "too_long")
 
 
 def count_on_ray(
@@ -38,11 +40,12 @@ def count_on_ray(
     corpus: Corpus | None,
     options: dict[str, Any],
     address: str | None,
-) -> bytes:
+) -> tuple[bytes, int, int]:
     """The Unigram word table of ``texts`` (or of ``corpus``' files), counted on Ray with the
-    counting ``options`` of ``_core.count_unigram_words``, as a word-count buffer that
-    ``_core.train_unigram`` takes in place of texts. What the workers read (lines, bytes,
-    replaced UTF-8, skipped records) is added to ``corpus.stats``."""
+    counting ``options`` of ``_core.count_unigram_words``, as ``(word-count buffer, sentences,
+    sentences skipped)``, which ``_core.train_unigram`` takes in place of texts. What the
+    workers read (lines, bytes, replaced UTF-8, skipped records) is added to
+    ``corpus.stats``."""
     from tokensmith._ray import ray_module, unwrap
     from tokensmith.datasets.ray_read import add_stats
 
@@ -65,8 +68,7 @@ def count_on_ray(
     if corpus is not None and corpus.dataset is None:
         add_stats(corpus.stats, row)
         corpus.stats.files += len(corpus.files)
-    blob: bytes = row["counts"]
-    return blob
+    return row["counts"], row["sentences"], row["too_long"]
 
 
 def check_options(input_sentence_size: int) -> None:
@@ -122,8 +124,9 @@ def _count_chunk(
     from tokensmith._core import count_unigram_words
     from tokensmith.datasets.ray_read import STATS
 
-    blob, _sentences, _too_long = count_unigram_words(texts, num_threads=1, **options)
-    return _row(blob, stats or {**dict.fromkeys(STATS, 0), "first_skip": None})
+    blob, sentences, too_long = count_unigram_words(texts, num_threads=1, **options)
+    stats = stats or {**dict.fromkeys(STATS, 0), "first_skip": None}
+    return _row(blob, {**stats, "sentences": sentences, "too_long": too_long})
 
 
 def _merge(*tables: Any) -> Any:
@@ -134,7 +137,10 @@ def _merge(*tables: Any) -> Any:
     from tokensmith.datasets.ray_read import sum_stats
 
     table = pa.concat_tables(tables)
-    return _row(merge_word_counts(table.column("counts").to_pylist()), sum_stats(table))
+    stats = sum_stats(table)
+    for name in _COUNTED:
+        stats[name] = sum(table.column(name).to_pylist())
+    return _row(merge_word_counts(table.column("counts").to_pylist()), stats)
 
 
 def _row(blob: bytes, stats: dict[str, Any]) -> Any:
@@ -142,4 +148,6 @@ def _row(blob: bytes, stats: dict[str, Any]) -> Any:
 
     from tokensmith.datasets.ray_read import stats_columns
 
-    return pa.table({"counts": pa.array([blob], pa.large_binary()), **stats_columns(stats)})
+    counted = {name: pa.array([stats[name]], pa.int64()) for name in _COUNTED}
+    columns = {"counts": pa.array([blob], pa.large_binary()), **counted}
+    return pa.table({**columns, **stats_columns(stats)})

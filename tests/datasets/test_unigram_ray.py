@@ -64,7 +64,7 @@ def test_ray_training_from_texts_gives_the_local_model(
 
 
 def test_the_cli_trains_on_ray_to_the_same_model(ray_cluster, tmp_path: Path) -> None:
-    models = {}
+    models, counted = {}, {}
     for engine in ("local", "ray"):
         out = tmp_path / f"{engine}.model"
         args = ["train", "unigram", str(MULTILINGUAL), "-v", str(VOCAB), "-o", str(out), "--json"]
@@ -73,7 +73,9 @@ def test_the_cli_trains_on_ray_to_the_same_model(ray_cluster, tmp_path: Path) ->
         summary = json.loads(result.stdout)
         assert summary["lines"] == len(_raw_lines()) and summary["files"] == 1
         models[engine] = out.read_bytes()
+        counted[engine] = (summary["counted.sentences"], summary["counted.words"])
     assert models["ray"] == models["local"]
+    assert counted["ray"] == counted["local"] and counted["ray"][0] > 1000
 
 
 def test_ray_training_errors_are_the_local_ones(ray_cluster, tmp_path: Path) -> None:

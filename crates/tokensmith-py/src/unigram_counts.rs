@@ -3,7 +3,8 @@
 //!
 //! The word table travels in the portable word-count format (`TSWC`, see
 //! `tokensmith_core::trainers::counts_format`); partial tables are summed with
-//! `merge_word_counts`, and `train_unigram` accepts the summed buffer in place of texts. Counts
+//! `merge_word_counts`, and `train_unigram` accepts `(buffer, sentences, skipped)` in place of
+//! texts. Counts
 //! are sums, so the table (and hence the model) is the one local counting makes.
 
 use pyo3::prelude::*;
