@@ -13,7 +13,7 @@ import pytest
 import tokensmith
 from datasets_helpers import MULTILINGUAL, lines, shard_bytes
 from tokensmith.datasets import IndexedDataset, encode, encode_dataset
-from tokensmith.errors import CorruptInputError, DatasetRecordError
+from tokensmith.errors import CorruptInputError, DatasetRecordError, UnsupportedFeatureError
 
 OPTIONS = dict(tokenizer="o200k_base", append_eos=True, shard_size=20_000, progress=False)
 
@@ -162,3 +162,11 @@ def test_an_interrupted_ray_run_resumes_to_identical_bytes(
     s = encode_dataset(inputs, out_dir=out, engine="ray", **OPTIONS)
     assert s.resumed_shards == 2 and (s.shards, s.tokens) == (clean.shards, clean.tokens)
     assert shard_bytes(out) == shard_bytes(tmp_path / "clean")
+
+
+def test_an_hf_dataset_is_refused_with_a_way_out(tmp_path: Path) -> None:
+    import datasets
+
+    ds = datasets.Dataset.from_dict({"text": ["a", "b"]})
+    with pytest.raises(UnsupportedFeatureError, match="to_parquet"):
+        encode_dataset(ds, out_dir=tmp_path / "r", engine="ray", **OPTIONS)

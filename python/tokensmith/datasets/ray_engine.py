@@ -41,6 +41,8 @@ def encode_on_ray(
 ) -> Iterator[Encoded]:
     """The documents of ``files``, encoded on the Ray cluster at ``address`` (default: a new
     local one), in order; what reading saw is added to ``stats``."""
+    if not files:
+        return
     ray = ray_module(address)
     ray.data.DataContext.get_current().enable_progress_bars = False
     ds = records_dataset(ray, files, opts).map_batches(
