@@ -31,9 +31,10 @@ from tokensmith.records import Kind, ReadOptions, ReadStats, read_file
 # Records per output table of a read task (or fewer, at this many characters).
 ROWS_PER_TABLE = 8192
 CHARS_PER_TABLE = 1 << 22
-# Read tasks take half a CPU: they are not fused with the encoding (which takes one), so a
-# single file's documents are still encoded by every worker.
-READ_CPUS = 0.5
+# Read tasks reserve no CPU, so that they are not fused with the stage after them (which
+# reserves one) and leave every CPU to it: one file's documents are encoded by every worker
+# while it is read. As many read tasks run at once as the cluster has CPUs (or files).
+READ_CPUS = 0.0
 # The ReadStats counts that rows carry.
 STATS = ("lines", "bytes", "skipped", "replaced")
 
@@ -52,6 +53,7 @@ def records_dataset(ray: Any, files: Sequence[tuple[str, Kind]], opts: ReadOptio
         batch_format="pyarrow",
         fn_kwargs={"opts": opts},
         num_cpus=READ_CPUS,
+        concurrency=max(1, min(len(items), int(ray.cluster_resources().get("CPU", 1)))),
     )
 
 
