@@ -16,9 +16,10 @@ from tokensmith.errors import MissingDependencyError
 
 def ray_module(address: str | None) -> Any:
     """Imports Ray and makes sure a cluster is up: ``address``, or a new local one."""
-    if address is None:
+    if address is None and "RAY_ADDRESS" not in os.environ:
         # Read by Ray when first imported: a local cluster then binds to 127.0.0.1 rather
-        # than to the machine's outward address.
+        # than to the machine's outward address. Not when a cluster is to be joined (an
+        # address, or RAY_ADDRESS, which ray.init reads): its nodes must reach this one.
         os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     try:
         import ray
