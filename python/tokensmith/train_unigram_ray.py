@@ -68,6 +68,9 @@ def count_on_ray(
     if corpus is not None and corpus.dataset is None:
         add_stats(corpus.stats, row)
         corpus.stats.files += len(corpus.files)
+        if corpus.on_progress is not None:
+            # The workers read every byte; the caller's progress bar would stay at 0.
+            corpus.on_progress(corpus.total_bytes)
     return row["counts"], row["sentences"], row["too_long"]
 
 

@@ -46,9 +46,14 @@ def test_ray_training_from_files_gives_the_local_model(
         raise AssertionError("the driver read the corpus")
 
     monkeypatch.setattr(Corpus, "__iter__", no_reading)
-    remote = tokensmith.train_unigram(files=files, engine="ray", **options)
+    seen: list[int] = []
+    corpus = Corpus(files, on_progress=seen.append)
+    remote = tokensmith.train_unigram(files=corpus, engine="ray", **options)
     assert remote.serialized_model_proto() == local.serialized_model_proto()
     assert remote.piece_size() == VOCAB
+    # What the workers read reaches the corpus' statistics and progress callback.
+    assert (corpus.stats.files, corpus.stats.lines) == (2, len(_raw_lines()))
+    assert seen == [corpus.total_bytes]
 
 
 def test_ray_training_from_texts_gives_the_local_model(
