@@ -170,3 +170,31 @@ def test_an_hf_dataset_is_refused_with_a_way_out(tmp_path: Path) -> None:
     ds = datasets.Dataset.from_dict({"text": ["a", "b"]})
     with pytest.raises(UnsupportedFeatureError, match="to_parquet"):
         encode_dataset(ds, out_dir=tmp_path / "r", engine="ray", **OPTIONS)
+
+
+@pytest.mark.parametrize("text_mode", ["line", "file"])
+def test_replaced_utf8_and_whole_files_as_locally(ray_cluster, tmp_path: Path, text_mode) -> None:
+    paths = []
+    for i, chunk in enumerate([lines()[:400], lines()[400:900], lines()[900:]]):
+        raw = "\n".join(chunk).encode("utf-8")
+        cut = raw.index(b"\n", 5000)  # between characters
+        paths.append(tmp_path / f"{i}.txt")
+        paths[-1].write_bytes(raw[:cut] + b"\xff\xfe" + raw[cut:] + b"\n\xc3\n")
+    runs = {
+        engine: encode_dataset(
+            paths,
+            out_dir=tmp_path / engine,
+            engine=engine,
+            errors="replace",
+            text_mode=text_mode,
+            **OPTIONS,
+        )  # fmt: skip
+        for engine in ("local", "ray")
+    }
+    assert "\ufffd" not in "".join(lines())
+    decoded = [p.read_bytes().decode("utf-8", "replace") for p in paths]
+    assert runs["local"].replaced_utf8 == sum(d.count("\ufffd") for d in decoded) == 9
+    assert runs["local"].documents == (3 if text_mode == "file" else len(lines()) + 3)
+    for key in ("replaced_utf8", "documents", "tokens", "shards", "text_bytes"):
+        assert getattr(runs["ray"], key) == getattr(runs["local"], key), key
+    assert shard_bytes(tmp_path / "ray") == shard_bytes(tmp_path / "local")
