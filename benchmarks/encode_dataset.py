@@ -12,7 +12,8 @@ are.
 
 - **tokensmith local**: ``encode_dataset(format="nanogpt", append_eos=True, workers=2)``;
 - **tokensmith ray**: the same with ``engine="ray"`` on a local Ray cluster of 2 CPUs
-  (its start-up is included);
+  (its start-up is included): Ray Data reads the JSONL on a worker and encodes it on every
+  worker, and the tokens come back to the driver, which writes the file;
 - **HF datasets + tokenizers**: ``load_dataset("json")``, ``map(batched=True, num_proc=2)``
   with ``Tokenizer.encode_batch`` of an o200k ``tokenizer.json`` (built offline), then the
   ``np.memmap`` loop of nanoGPT's ``prepare.py``;

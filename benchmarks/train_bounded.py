@@ -11,10 +11,16 @@ own peak RSS (``VmHWM``) are recorded. Then it trains twice more with ``max_memo
 threads. Reported: wall time, peak RSS, spills/prunes, whether the merges equal the unbounded
 ones, and held-out bytes per token.
 
+With ``--sizes 5,50 --max-memory 5MB`` it answers another question instead: does a corpus 10x
+larger train with no more peak RAM? Each corpus (built the same way) is trained unbounded, then
+exact and approximate under the same ``--max-memory``, each run in its own process; the table
+gives peak RSS per corpus size.
+
 Usage::
 
     python benchmarks/train_bounded.py --mb 20
     python benchmarks/train_bounded.py --write       # 50 MB, appended to RESULTS.md
+    python benchmarks/train_bounded.py --sizes 5,50 --max-memory 5MB --write
 """
 
 from __future__ import annotations
@@ -102,18 +108,21 @@ def markdown(results: dict[str, Any], args: argparse.Namespace, corpus: Path, bu
         "| Δ compression |",
         "|---|---|---|---|---|---|---|",
     ]
-    for name, r in results.items():
-        if "error" in r:
-            lines.append(f"| {name} | failed: {r['error']} | | | | | |")
-            continue
-        same = "yes" if r["merges_sha256"] == base["merges_sha256"] else "no"
-        delta = r["heldout_bytes_per_token"] / base["heldout_bytes_per_token"] - 1
-        work = f"{r.get('spills', 0)} / {r.get('prunes', 0)}"
-        lines.append(
-            f"| {name} | {r['wall']:.1f} s | {r['rss_mib']:.0f} MiB | {work} | {same} | "
-            f"{r['heldout_bytes_per_token']:.4f} | {delta * 100:+.2f}% |"
-        )
+    lines += [f"| {name} | {cells(r, base)}" for name, r in results.items()]
     return "\n".join(lines) + "\n"
+
+
+def cells(r: dict[str, Any], base: dict[str, Any]) -> str:
+    """One run's table cells after its name, compared with the unbounded run ``base``."""
+    if "error" in r:
+        return f"failed: {r['error']} | | | | | |"
+    same = "yes" if r["merges_sha256"] == base["merges_sha256"] else "no"
+    delta = r["heldout_bytes_per_token"] / base["heldout_bytes_per_token"] - 1
+    work = f"{r.get('spills', 0)} / {r.get('prunes', 0)}"
+    return (
+        f"{r['wall']:.1f} s | {r['rss_mib']:.0f} MiB | {work} | {same} | "
+        f"{r['heldout_bytes_per_token']:.4f} | {delta * 100:+.2f}% |"
+    )
 
 
 def main() -> None:
@@ -130,6 +139,8 @@ def main() -> None:
         default="table",
         help="the unbounded size the fraction is taken of: word table or peak RSS",
     )
+    parser.add_argument("--sizes", help="corpus sizes in MB, e.g. 5,50: the scaling table")
+    parser.add_argument("--max-memory", help="with --sizes: the budget of every bounded run")
     parser.add_argument("--write", action="store_true")
     parser.add_argument("--child", choices=RUNS, help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
@@ -138,6 +149,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         child(args.child, args.corpus, args.heldout, args.vocab, args.budget)
+        return
+    if args.sizes:
+        scaling(args)
         return
     corpus, heldout = build_corpus(args.mb, args.seed)
     results: dict[str, Any] = {}
@@ -152,6 +166,55 @@ def main() -> None:
         print(f"{mode} ...", file=sys.stderr, flush=True)
         results[mode] = run(mode, args, corpus, heldout, budget)
     publish(markdown(results, args, corpus, budget), args.write)
+
+
+def scaling(args: argparse.Namespace) -> None:
+    """Every run on every corpus size, under one budget (``--max-memory``)."""
+    from tokensmith.bounded_counts import parse_memory
+
+    if not args.max_memory:
+        sys.exit("--sizes needs --max-memory (the same budget for every size)")
+    budget = parse_memory(args.max_memory)
+    sizes = [float(x) for x in args.sizes.split(",")]
+    results: dict[float, dict[str, Any]] = {}
+    corpora = {}
+    for mb in sizes:
+        corpora[mb] = build_corpus(mb, args.seed)
+        results[mb] = {}
+        for mode in RUNS:
+            print(f"{mb:g} MB, {mode} ...", file=sys.stderr, flush=True)
+            results[mb][mode] = run(mode, args, *corpora[mb], budget)
+    publish(scaling_markdown(results, args, corpora, budget), args.write)
+
+
+def scaling_markdown(
+    results: dict[float, dict[str, Any]],
+    args: argparse.Namespace,
+    corpora: dict[float, tuple[Path, Path]],
+    budget: int,
+) -> str:
+    lines = [
+        f"## train_bounded.py --sizes (10x the corpus, same budget), "
+        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
+        "",
+        f"- command: `{shlex.join([Path(sys.executable).name, *sys.argv])}`",
+        f"- machine: {cpu_model()}, {os.cpu_count()} logical CPUs (shared; one run)",
+        f"- tokensmith tree: {git_revision()}, tokensmith {package_version('tokensmith')}",
+        f"- vocab {args.vocab:,}, o200k pattern, 2 threads, each run its own process; "
+        f"max_memory = {budget / MB:.2f} MB for every bounded run",
+        "",
+        "| corpus | distinct pre-tokens (table) | run | wall | peak RSS | spills / prunes "
+        "| merges = unbounded | held-out bytes/token | Δ compression |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for mb, runs in results.items():
+        base = runs["unbounded"]
+        size = corpora[mb][0].stat().st_size / MB
+        table = f"{base.get('distinct', 0):,} ({base.get('table_bytes', 0) / MB:.1f} MB)"
+        lines += [
+            f"| {size:.1f} MB | {table} | {name} | {cells(r, base)}" for name, r in runs.items()
+        ]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -114,7 +114,7 @@ def extend_bpe_bytes(
     chunk_size: int = 4096,
 ) -> tuple[list[tuple[bytes, int]], list[tuple[str, int]], list[tuple[bytes, bytes]]]: ...
 def train_unigram(
-    texts: Iterable[str],
+    texts: Iterable[str] | tuple[bytes, int, int],
     *,
     vocab_size: int,
     character_coverage: float = 0.9995,
@@ -141,6 +141,21 @@ def train_unigram(
     progress: Callable[[str, Mapping[str, float]], None] | None = None,
     chunk_size: int = 4096,
 ) -> CoreSentencePiece: ...
+def count_unigram_words(
+    texts: Iterable[str],
+    *,
+    byte_fallback: bool = False,
+    user_defined_symbols: Sequence[str] = ...,
+    control_symbols: Sequence[str] = ...,
+    max_sentence_length: int = 4192,
+    split_by_whitespace: bool = True,
+    treat_whitespace_as_suffix: bool = False,
+    add_dummy_prefix: bool = True,
+    remove_extra_whitespaces: bool = True,
+    normalization: str = "identity",
+    num_threads: int = 0,
+    chunk_size: int = 4096,
+) -> tuple[bytes, int, int]: ...
 
 class CoreSentencePiece:
     @staticmethod

@@ -124,6 +124,12 @@ def unigram(
         bool, typer.Option("--strict-utf8", help="Stop at invalid UTF-8 instead of replacing.")
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
+    engine: Annotated[
+        str, typer.Option(help="Read and count: local, or ray (Ray workers; EM here).")
+    ] = "local",
+    address: Annotated[
+        str | None, typer.Option(help="The Ray cluster to join; default: start one.")
+    ] = None,
 ) -> None:
     """Train a Unigram SentencePiece model on FILES and save it to --out.
 
@@ -160,6 +166,8 @@ def unigram(
                     seed=seed,
                     num_threads=threads,
                     progress=display,
+                    engine=engine,  # type: ignore[arg-type]
+                    address=address,
                 )
         vocab_path = out.with_suffix(".vocab")
         out.parent.mkdir(parents=True, exist_ok=True)

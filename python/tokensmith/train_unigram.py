@@ -72,6 +72,8 @@ def train_unigram(
     num_threads: int = 0,
     show_progress: bool = False,
     progress: ProgressCallback | None = None,
+    engine: Literal["local", "ray"] = "local",
+    address: str | None = None,
 ) -> SentencePieceProcessor:
     """Learns a Unigram vocabulary of ``vocab_size`` pieces from ``texts`` (or ``files``).
 
@@ -111,6 +113,9 @@ def train_unigram(
         show_progress: Show a progress bar (rich) per EM round on stderr.
         progress: A callback ``progress(kind, info)``; see :data:`ProgressCallback`. An
             exception it raises stops training and propagates.
+        engine: ``"local"``, or ``"ray"`` to read and count on a Ray cluster (the EM runs
+            here; the model is the same). See :mod:`tokensmith.train_unigram_ray`.
+        address: The Ray cluster to join with ``engine="ray"``; default: start a local one.
 
     Raises:
         EmptyCorpusError: the texts hold no sentence.
@@ -140,6 +145,24 @@ def train_unigram(
         max_sentence_length=max_sentence_length,
         num_threads=num_threads,
     )
+    if engine not in ("local", "ray"):
+        raise InvalidTrainerOptionError(f'engine={engine!r} is not known; use "local" or "ray"')
+    if engine == "ray":
+        from tokensmith.train_unigram_ray import check_options, count_on_ray
+
+        check_options(input_sentence_size)
+        counting = dict(
+            byte_fallback=byte_fallback,
+            user_defined_symbols=list(user_defined_symbols),
+            control_symbols=list(control_symbols),
+            max_sentence_length=max_sentence_length,
+            split_by_whitespace=split_by_whitespace,
+            treat_whitespace_as_suffix=treat_whitespace_as_suffix,
+            add_dummy_prefix=add_dummy_prefix,
+            remove_extra_whitespaces=remove_extra_whitespaces,
+            normalization=normalization,
+        )
+        texts = count_on_ray(texts, corpus, counting, address)  # type: ignore[assignment]
     bar = _ProgressBar() if show_progress else None
     callback = _chain(progress, bar)
     try:

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import tokensmith
 from datasets_helpers import MULTILINGUAL, byte_encoding, lines, shard_bytes
-from tokensmith.datasets import IndexedDataset, encode, encode_dataset
+from tokensmith.datasets import IndexedDataset, encode, encode_dataset, engines
 
 ENC = "cl100k_base"
 # Small shards and batches, so that batches straddle shard boundaries.
@@ -23,7 +23,7 @@ SHARD = 20_000
 
 @pytest.fixture(autouse=True)
 def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(encode, "BATCH_DOCS", 700)
+    monkeypatch.setattr(engines, "BATCH_DOCS", 700)
 
 
 @pytest.mark.parametrize("fmt", ["megatron", "nanogpt", "npy"])
@@ -37,7 +37,7 @@ def test_same_bytes_for_any_worker_count(tmp_path: Path, fmt: str, monkeypatch) 
 
     monkeypatch.setattr(tokensmith.Encoding, "encode_ordinary_batch_to_numpy", spy)
     for workers, batch in [(1, 700), (2, 333)]:
-        monkeypatch.setattr(encode, "BATCH_DOCS", batch)
+        monkeypatch.setattr(engines, "BATCH_DOCS", batch)
         out = tmp_path / f"w{workers}"
         s = encode_dataset(
             [MULTILINGUAL], tokenizer=ENC, out_dir=out, format=fmt, append_eos=True,
@@ -130,8 +130,8 @@ def test_interrupted_run_resumes_to_identical_bytes(tmp_path: Path, monkeypatch)
 KILLER = """
 import os, signal, sys
 from tokensmith import _atomic as atomic
-from tokensmith.datasets import encode, encode_dataset
-encode.BATCH_DOCS = 700
+from tokensmith.datasets import encode, encode_dataset, engines
+engines.BATCH_DOCS = 700
 real = atomic.AtomicFile.commit
 def commit(self):
     if self.final.name.startswith("shard_00001"):  # its temporaries are on disk

@@ -11,6 +11,7 @@ mod sentencepiece;
 mod train;
 mod train_chars;
 mod train_unigram;
+mod unigram_counts;
 
 use pyo3::prelude::*;
 
@@ -44,6 +45,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bounded::count_words_bounded, m)?)?;
     m.add_function(wrap_pyfunction!(train_chars::train_bpe_chars, m)?)?;
     m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;
+    m.add_function(wrap_pyfunction!(unigram_counts::count_unigram_words, m)?)?;
     m.add(
         "R50K_PATTERN",
         tokensmith_core::pre_tokenizers::R50K_PATTERN,

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::PyDict;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
 use tokensmith_core::trainers::unigram::{
@@ -112,7 +113,8 @@ pub fn train_unigram(
     Ok(CoreSentencePiece::from_processor(processor))
 }
 
-/// The word table of every text, one chunk at a time.
+/// The word table of every text, one chunk at a time; or, for `texts` =
+/// `(word-count buffer, sentences, skipped)`, the table counted elsewhere.
 fn count(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
@@ -123,6 +125,14 @@ fn count(
         .num_threads(config.num_threads)
         .build()
         .map_err(|e| PyRuntimeError::new_err(format!("cannot start the thread pool: {e}")))?;
+    if let Ok((blob, sentences, skipped)) = texts.extract::<(PyBackedBytes, u64, u64)>() {
+        // Counts made elsewhere (`count_unigram_words`, summed by `merge_word_counts`).
+        let mut words = py
+            .detach(|| crate::unigram_counts::word_table(&blob))
+            .py_err(py)?;
+        (words.sentences, words.skipped) = (sentences, skipped);
+        return Ok(words);
+    }
     let mut counter = SentenceCounter::new(config).py_err(py)?;
     for_each_chunk(texts, chunk_size, |chunk| {
         py.detach(|| pool.install(|| counter.add_texts(chunk)));

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -34,7 +34,13 @@ from typing import Any, Literal
 import numpy as np
 
 from tokensmith._atomic import remove_stale_temporaries
-from tokensmith.datasets.engines import Engine, Specials, encode_batches, shard_opener
+from tokensmith.datasets.engines import (
+    Encoded,
+    Engine,
+    Specials,
+    encode_local,
+    skip_documents,
+)
 from tokensmith.datasets.formats import Format, check_format, open_shard, token_dtype
 from tokensmith.datasets.manifest import (
     MANIFEST_NAME,
@@ -44,19 +50,21 @@ from tokensmith.datasets.manifest import (
     sha256_file,
 )
 from tokensmith.datasets.progress import EncodeProgress
-from tokensmith.datasets.readers import Document, OnError, ReadStats, TextMode, read_documents
+from tokensmith.datasets.readers import (
+    OnError,
+    ReadStats,
+    TextMode,
+    document_options,
+    input_kind,
+    read_documents,
+)
 from tokensmith.datasets.shard import ShardWriter
 from tokensmith.encoding import Encoding
-from tokensmith.errors import EmptyCorpusError, OutputDirError
+from tokensmith.errors import EmptyCorpusError, OutputDirError, UnsupportedFeatureError
 from tokensmith.records import Errors, dataset_name, is_hf_dataset
 from tokensmith.rss import peak_rss_bytes
 
 ShardBy = Literal["tokens", "documents"]
-
-# A batch closes at this many characters or documents; either bounds the memory one batch
-# takes. Neither changes the output.
-BATCH_CHARS = 1 << 22
-BATCH_DOCS = 8192
 
 
 @dataclass
@@ -139,6 +147,8 @@ def encode_dataset(
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
+    if engine not in ("local", "ray"):
+        raise ValueError(f"engine must be 'local' or 'ray', not {engine!r}")
     if verify and fmt == "nanogpt":
         raise ValueError(
             "verify needs document boundaries, which a flat nanoGPT .bin does not keep; "
@@ -167,39 +177,47 @@ def encode_dataset(
     manifest = _prepare_out_dir(out, job, fmt, overwrite)
     resumed = len(manifest.shards)
     stats = ReadStats()
-    docs: Iterator[Document] = read_documents(
-        sources,
-        text_field=text_field,
-        text_mode=text_mode,
-        on_error=on_error,
-        errors=errors,
-        stats=stats,
-    )
+    specials = Specials(bos, eos, dtype)
+    encoded: Iterable[Encoded]
     if manifest.complete:
-        docs = iter(())
+        encoded = ()
         stats.skipped = int((manifest.summary or {}).get("skipped_records", 0))
         stats.replaced = int((manifest.summary or {}).get("replaced_utf8", 0))
-    elif manifest.next_document:
-        docs = _skip_finished(docs, manifest.next_document)
+    elif engine == "ray":
+        from tokensmith.datasets.ray_engine import encode_on_ray
+
+        if any(is_hf_dataset(p) for p in sources):
+            raise UnsupportedFeatureError(
+                "engine='ray' reads input files on the cluster; an HF dataset object lives "
+                "here: use engine='local', or save it as Parquet (ds.to_parquet) and pass that"
+            )
+        opts = document_options(text_field, text_mode, on_error, errors)
+        files = [(p, input_kind(p)) for p in sources]
+        encoded = encode_on_ray(enc, files, opts, specials, stats, address)
+    else:
+        docs = read_documents(
+            sources,
+            text_field=text_field,
+            text_mode=text_mode,
+            on_error=on_error,
+            errors=errors,
+            stats=stats,
+        )
+        encoded = encode_local(enc, docs, specials, workers)
+    if manifest.next_document and not manifest.complete:
+        encoded = skip_documents(encoded, manifest.next_document)
     cutter = _ShardCutter(manifest, fmt, out, dtype, shard_size, shard_by)
-    cutter.open_shard = shard_opener(engine)
     if progress is None:
         progress = _stderr_is_tty()
     with EncodeProgress(progress) as bar:
         try:
-            encoded = encode_batches(
-                enc,
-                _batches(docs),
-                lambda batch: [d.text for d in batch],
-                Specials(bos, eos, dtype),
-                engine=engine,
-                workers=workers,
-                address=address,
-            )
-            for batch, toks, lengths in encoded:
-                text_bytes = [len(d.text.encode("utf-8", "surrogatepass")) for d in batch]
-                cutter.add(toks, lengths, np.array(text_bytes, np.int64), bar)
-                bar.update(text_bytes=sum(text_bytes), tokens=len(toks), documents=len(batch))
+            for chunk in encoded:
+                cutter.add(chunk.tokens, chunk.lengths, chunk.text_bytes, bar)
+                bar.update(
+                    text_bytes=int(chunk.text_bytes.sum()),
+                    tokens=len(chunk.tokens),
+                    documents=len(chunk.lengths),
+                )
             cutter.close_shard(bar)
         except BaseException:
             cutter.abort()
@@ -246,7 +264,6 @@ class _ShardCutter:
         self.manifest, self.fmt, self.out, self.dtype = manifest, fmt, out, dtype
         self.shard_size, self.shard_by = shard_size, shard_by
         self.writer: ShardWriter | None = None
-        self.open_shard: Any = open_shard
         self.docs = self.tokens = self.text_bytes = 0
 
     def add(
@@ -262,7 +279,7 @@ class _ShardCutter:
         while pos < n:
             if self.writer is None:
                 index = len(self.manifest.shards)
-                self.writer = self.open_shard(self.fmt, self.out, index, self.dtype)
+                self.writer = open_shard(self.fmt, self.out, index, self.dtype)
             if self.shard_by == "documents":
                 take = min(n - pos, self.shard_size - self.docs)
             else:
@@ -311,25 +328,6 @@ def _finish_shard(
         sha256={p.name: sha256_file(p) for p in paths},
         text_bytes=text_bytes,
     )
-
-
-def _batches(docs: Iterable[Document]) -> Iterator[list[Document]]:
-    batch: list[Document] = []
-    chars = 0
-    for doc in docs:
-        batch.append(doc)
-        chars += len(doc.text)
-        if chars >= BATCH_CHARS or len(batch) >= BATCH_DOCS:
-            yield batch
-            batch, chars = [], 0
-    if batch:
-        yield batch
-
-
-def _skip_finished(docs: Iterator[Document], first: int) -> Iterator[Document]:
-    for doc in docs:
-        if doc.index >= first:
-            yield doc
 
 
 def _prepare_out_dir(out: Path, job: dict[str, Any], fmt: Format, overwrite: bool) -> Manifest:

@@ -1,42 +1,34 @@
-"""Where batches of documents are encoded and shards written: here, or on a Ray cluster.
+"""Where documents are read and encoded: here, or on a Ray cluster.
 
-Both engines yield ``(batch, tokens, lengths)`` in input order, the tokens already in the
-shard dtype with BOS/EOS added, so cutting shards and keeping the manifest is the same code
-for both, and the shards are byte-identical whichever engine made them.
+Both engines yield :class:`Encoded` chunks in document order, the tokens already in the shard
+dtype with BOS/EOS added, so cutting shards and keeping the manifest is the same code for
+both, and the shards are byte-identical whichever engine made them.
 
-- ``local``: tokensmith's Rust threads (``encode_ordinary_batch_to_numpy``, GIL released),
-  and the shards are written by this process.
-- ``ray``: each batch is a Ray task on one CPU of the cluster (up to two tasks per CPU in
-  flight, results taken in order); the encoding is shipped to the workers once (bundled
-  encodings pickle by name, others by their ranks). A task returns its tokens and their
-  per-document lengths as two objects: only the lengths come back here, to decide where
-  shards end; the tokens stay in the cluster's object store as :class:`RemoteTokens`, and a
-  worker writes each shard from them (:class:`RemoteShard`), atomically as the local engine
-  does. The output directory must therefore be on a file system every node sees (on one
-  machine, any directory). The driver reads the inputs and keeps the manifest.
-
-Not handled: reading the inputs on the workers (with Ray Data); the driver reads them, which
-is not the bottleneck next to encoding. Ray is optional: ``pip install ray``.
+- ``local``: this process reads the documents (:mod:`tokensmith.datasets.readers`) and
+  encodes each batch on tokensmith's Rust threads (``encode_ordinary_batch_to_numpy``, GIL
+  released).
+- ``ray``: Ray Data reads the input files on the cluster's workers and encodes them there
+  (:mod:`tokensmith.datasets.ray_engine`); only the tokens come back.
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
-from tokensmith._ray import ray_module
-from tokensmith.datasets.formats import Format, open_shard
-from tokensmith.datasets.shard import ShardWriter
+from tokensmith.datasets.readers import Document
 from tokensmith.datasets.specials import add_specials
 from tokensmith.encoding import Encoding
 
 Engine = Literal["local", "ray"]
-Encoded = tuple[Any, Any, np.ndarray[Any, Any]]
+
+# A batch closes at this many characters or documents; either bounds the memory one batch
+# takes. Neither changes the output.
+BATCH_CHARS = 1 << 22
+BATCH_DOCS = 8192
 
 
 @dataclass(frozen=True)
@@ -48,135 +40,70 @@ class Specials:
     dtype: np.dtype[np.generic]
 
 
-def encode_batches(
-    enc: Encoding,
-    batches: Iterable[Any],
-    texts_of: Any,
-    specials: Specials,
-    *,
-    engine: Engine = "local",
-    workers: int = 1,
-    address: str | None = None,
-) -> Iterator[Encoded]:
-    """Encodes each batch (``texts_of(batch)`` gives its strings), in order."""
-    if engine == "local":
-        for batch in batches:
-            yield (batch, *_encode_texts(enc, texts_of(batch), specials, workers))
-    elif engine == "ray":
-        yield from _ray_batches(enc, batches, texts_of, specials, address)
-    else:
-        raise ValueError(f"engine must be 'local' or 'ray', not {engine!r}")
+@dataclass(frozen=True)
+class Encoded:
+    """Consecutive documents, encoded: ``tokens`` (all of them, in the shard dtype), and per
+    document its token count (``lengths``) and the UTF-8 bytes of its text (``text_bytes``)."""
+
+    tokens: np.ndarray[Any, Any]
+    lengths: np.ndarray[Any, Any]
+    text_bytes: np.ndarray[Any, Any]
 
 
-def _encode_texts(
+def encode_texts(
     enc: Encoding, texts: list[str], specials: Specials, threads: int
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """The tokens of ``texts`` (BOS/EOS added, in the shard dtype) and their counts."""
     toks, offs = enc.encode_ordinary_batch_to_numpy(texts, num_threads=threads)
     lengths = np.diff(offs).astype(np.int64)
     toks, lengths = add_specials(toks, lengths, bos=specials.bos, eos=specials.eos)
     return toks.astype(specials.dtype), lengths
 
 
-def _encode_on_worker(
-    enc: Encoding, texts: list[str], specials: Specials
-) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-    return _encode_texts(enc, texts, specials, 1)
+def utf8_sizes(texts: list[str]) -> np.ndarray[Any, Any]:
+    """The UTF-8 size of each text (lone surrogates counted as they were read).
 
-
-@dataclass(frozen=True)
-class RemoteTokens:
-    """Tokens ``[start, stop)`` of an array held in the Ray object store; slicing gives a
-    narrower window of the same array, as :class:`~tokensmith.datasets.encode` cuts shards.
-
-    >>> window = RemoteTokens("ref", 10, 20)
-    >>> window[2:5], len(window[7:])
-    (RemoteTokens(ref='ref', start=12, stop=15), 3)
+    >>> utf8_sizes(["a", "é"]).tolist()
+    [1, 2]
     """
-
-    ref: Any
-    start: int
-    stop: int
-
-    def __len__(self) -> int:
-        return self.stop - self.start
-
-    def __getitem__(self, window: slice) -> RemoteTokens:
-        lo, hi, _ = window.indices(len(self))
-        return RemoteTokens(self.ref, self.start + lo, self.start + hi)
+    return np.array([len(t.encode("utf-8", "surrogatepass")) for t in texts], np.int64)
 
 
-def _ray_batches(
-    enc: Encoding, batches: Iterable[Any], texts_of: Any, specials: Specials, address: str | None
+def encode_local(
+    enc: Encoding, docs: Iterable[Document], specials: Specials, workers: int
 ) -> Iterator[Encoded]:
-    ray = ray_module(address)
-    encode = ray.remote(num_cpus=1, num_returns=2)(_encode_on_worker)
-    enc_ref = ray.put(enc)
-    window = max(2, 2 * int(ray.cluster_resources().get("CPU", 1)))
-    pending: deque[tuple[Any, Any, Any]] = deque()
-
-    def oldest() -> Encoded:
-        batch, toks_ref, lengths_ref = pending.popleft()
-        lengths: np.ndarray[Any, Any] = ray.get(lengths_ref)
-        return batch, RemoteTokens(toks_ref, 0, int(lengths.sum())), lengths
-
-    for batch in batches:
-        pending.append((batch, *encode.remote(enc_ref, texts_of(batch), specials)))
-        if len(pending) >= window:
-            yield oldest()
-    while pending:
-        yield oldest()
+    """The local engine: ``docs`` in batches, each encoded on ``workers`` Rust threads."""
+    for batch in _batches(docs):
+        texts = [d.text for d in batch]
+        toks, lengths = encode_texts(enc, texts, specials, workers)
+        yield Encoded(toks, lengths, utf8_sizes(texts))
 
 
-def shard_opener(engine: Engine) -> Any:
-    """``open(fmt, out_dir, index, dtype) -> ShardWriter`` for ``engine``'s tokens."""
-    return RemoteShard if engine == "ray" else open_shard
+def skip_documents(chunks: Iterable[Encoded], first: int) -> Iterator[Encoded]:
+    """``chunks`` from document ``first`` on (the ones before are in finished shards).
+
+    >>> one = lambda n: Encoded(np.arange(n), np.ones(n, np.int64), np.ones(n, np.int64))
+    >>> [c.tokens.tolist() for c in skip_documents([one(2), one(3)], 3)]
+    [[1, 2]]
+    """
+    seen = 0
+    for chunk in chunks:
+        n = len(chunk.lengths)
+        if seen + n > first:
+            k = max(0, first - seen)
+            cut = int(chunk.lengths[:k].sum())
+            yield Encoded(chunk.tokens[cut:], chunk.lengths[k:], chunk.text_bytes[k:])
+        seen += n
 
 
-@dataclass
-class RemoteShard:
-    """A shard that a Ray worker writes from :class:`RemoteTokens` pieces (same calling
-    sequence as :class:`~tokensmith.datasets.shard.ShardWriter`)."""
-
-    fmt: Format
-    out_dir: Path
-    index: int
-    dtype: np.dtype[np.generic]
-    pieces: list[RemoteTokens] = field(default_factory=list)
-    lengths: list[np.ndarray[Any, Any]] = field(default_factory=list)
-    paths: list[Path] = field(default_factory=list)
-
-    def add(self, tokens: RemoteTokens, lengths: np.ndarray[Any, Any]) -> None:
-        self.pieces.append(tokens)
-        self.lengths.append(lengths)
-
-    def finish(self) -> None:
-        ray = ray_module(None)
-        write = ray.remote(num_cpus=1)(_write_on_worker)
-        windows = [(p.start, p.stop) for p in self.pieces]
-        refs = [p.ref for p in self.pieces]
-        spec = (self.fmt, str(self.out_dir), self.index, self.dtype)
-        self.paths = [Path(p) for p in ray.get(write.remote(spec, windows, self.lengths, *refs))]
-
-    def commit(self) -> list[Path]:
-        return self.paths
-
-    def abort(self) -> None:
-        """Nothing to undo here: a failed worker aborts its own temporaries."""
-
-
-def _write_on_worker(
-    spec: tuple[Format, str, int, np.dtype[np.generic]],
-    windows: list[tuple[int, int]],
-    lengths: list[np.ndarray[Any, Any]],
-    *arrays: np.ndarray[Any, Any],
-) -> list[str]:
-    fmt, out_dir, index, dtype = spec
-    writer: ShardWriter = open_shard(fmt, Path(out_dir), index, dtype)
-    try:
-        for array, (start, stop), lens in zip(arrays, windows, lengths, strict=True):
-            writer.add(array[start:stop], lens)
-        writer.finish()
-        return [str(p) for p in writer.commit()]
-    except BaseException:
-        writer.abort()
-        raise
+def _batches(docs: Iterable[Document]) -> Iterator[list[Document]]:
+    batch: list[Document] = []
+    chars = 0
+    for doc in docs:
+        batch.append(doc)
+        chars += len(doc.text)
+        if chars >= BATCH_CHARS or len(batch) >= BATCH_DOCS:
+            yield batch
+            batch, chars = [], 0
+    if batch:
+        yield batch

@@ -45,7 +45,15 @@ from tokensmith.records import (
     read_file,
 )
 
-__all__ = ["Document", "OnError", "ReadStats", "TextMode", "input_kind", "read_documents"]
+__all__ = [
+    "Document",
+    "OnError",
+    "ReadStats",
+    "TextMode",
+    "document_options",
+    "input_kind",
+    "read_documents",
+]
 
 TextMode = Literal["line", "file"]
 Source = str | os.PathLike[str] | Any
@@ -73,15 +81,7 @@ def read_documents(
 ) -> Iterator[Document]:
     """Yields every document of ``inputs`` (paths or HF datasets), in order, numbered from 0
     across all of them."""
-    if text_mode not in ("line", "file"):
-        raise ValueError(f"text_mode must be 'line' or 'file', not {text_mode!r}")
-    opts = ReadOptions(
-        field=text_field,
-        errors=errors,
-        on_error=on_error,
-        lines="stripped",
-        whole_file=text_mode == "file",
-    )
+    opts = document_options(text_field, text_mode, on_error, errors)
     stats = stats if stats is not None else ReadStats()
     index = 0
     for source in inputs:
@@ -95,3 +95,18 @@ def read_documents(
         for record in records:
             yield Document(index, record.text, record.source, record.line)
             index += 1
+
+
+def document_options(
+    text_field: str, text_mode: TextMode, on_error: OnError, errors: Errors
+) -> ReadOptions:
+    """How a document stream reads its sources (see the module docstring)."""
+    if text_mode not in ("line", "file"):
+        raise ValueError(f"text_mode must be 'line' or 'file', not {text_mode!r}")
+    return ReadOptions(
+        field=text_field,
+        errors=errors,
+        on_error=on_error,
+        lines="stripped",
+        whole_file=text_mode == "file",
+    )
