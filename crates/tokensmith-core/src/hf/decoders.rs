@@ -1,5 +1,5 @@
 //! Decoders: WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip, Replace,
-//! ByteLevel and Sequence.
+//! ByteLevel, CTC and Sequence.
 //!
 //! As in HF, each decoder maps the list of token strings to a new list (`decode_chain`), a
 //! Sequence chains them, and the text is the final list joined.
@@ -13,9 +13,8 @@
 //! let tokens = ["a", "<0xC3>", "<0xA9>", "b", "<0xFF>"].map(String::from);
 //! assert_eq!(d.decode(&tokens), "aéb\u{FFFD}");
 //! ```
-//!
-//! Not handled yet: CTC.
 
+use super::ctc::Ctc;
 use super::metaspace::Metaspace;
 use crate::trainers::bpe::gpt2_char;
 
@@ -46,10 +45,12 @@ pub enum Decoder {
     ByteLevel,
     /// Each decoder takes the tokens of the one before.
     Sequence(Vec<Decoder>),
+    /// Speech models' CTC output: repeats collapsed, pads removed.
+    Ctc(Ctc),
 }
 
 /// The English detokenization fixes HF applies, to each token separately.
-fn cleanup(token: &str) -> String {
+pub(super) fn cleanup(token: &str) -> String {
     token
         .replace(" .", ".")
         .replace(" ?", "?")
@@ -99,6 +100,7 @@ impl Decoder {
                 .collect(),
             Decoder::ByteLevel => vec![byte_level(&tokens)],
             Decoder::Sequence(all) => all.iter().fold(tokens, |t, d| d.decode_chain(t)),
+            Decoder::Ctc(c) => c.decode_chain(tokens),
         }
     }
 }
