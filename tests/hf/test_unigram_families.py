@@ -19,7 +19,12 @@ from pathlib import Path
 
 import pytest
 import tokensmith
-from hf_parity import assert_same_as_hf, texts_of, with_truncation_and_padding
+from hf_parity import (
+    assert_code_points_same_as_hf,
+    assert_same_as_hf,
+    texts_of,
+    with_truncation_and_padding,
+)
 
 DATA = Path(__file__).parent.parent / "data"
 EXTRA_IDS = 5
@@ -109,6 +114,11 @@ def test_file_has_the_unigram_pipeline(unigram_json: Path) -> None:
 
 def test_identical_to_hf_tokenizers(unigram_json: Path, multilingual_lines: list[str]) -> None:
     assert_same_as_hf(unigram_json, texts_of(multilingual_lines, ("<unk> </s>",)))
+
+
+def test_every_code_point(unigram_json: Path) -> None:
+    """The charsmap, the grapheme walk and unknown/byte-fallback pieces on all of Unicode."""
+    assert_code_points_same_as_hf(unigram_json)
 
 
 def test_truncation_and_padding(

@@ -16,6 +16,8 @@
 
 use super::ctc::Ctc;
 use super::metaspace::Metaspace;
+use super::regex_split::Split;
+use super::NormalizedString;
 use crate::trainers::bpe::gpt2_char;
 
 /// One decoder of a `tokenizer.json`.
@@ -41,6 +43,12 @@ pub enum Decoder {
     },
     /// Replaces `pattern` (a literal) by `content` in each token.
     Replace { pattern: String, content: String },
+    /// Replaces every match of a regex (the `Split` whose kept pieces are the matches) by
+    /// `content` in each token.
+    ReplaceRegex {
+        matches: Box<Split>,
+        content: String,
+    },
     /// GPT-2's byte-to-character mapping undone over all tokens.
     ByteLevel,
     /// Each decoder takes the tokens of the one before.
@@ -98,6 +106,10 @@ impl Decoder {
                 .iter()
                 .map(|t| t.replace(pattern.as_str(), content))
                 .collect(),
+            Decoder::ReplaceRegex { matches, content } => tokens
+                .iter()
+                .map(|t| replace_matches(t, matches, content))
+                .collect(),
             Decoder::ByteLevel => vec![byte_level(&tokens)],
             Decoder::Sequence(all) => all.iter().fold(tokens, |t, d| d.decode_chain(t)),
             Decoder::Ctc(c) => c.decode_chain(tokens),
@@ -154,6 +166,21 @@ fn byte_fallback(tokens: Vec<String>) -> Vec<String> {
         }
     }
     flush(&mut bytes, &mut out);
+    out
+}
+
+fn replace_matches(token: &str, matches: &Split, content: &str) -> String {
+    let chars: Vec<char> = token.chars().collect();
+    let mut out = String::with_capacity(token.len());
+    let mut last = 0;
+    for (s, e) in matches.split(&NormalizedString::new(token)) {
+        if e > s {
+            out.extend(&chars[last..s]);
+            out.push_str(content);
+            last = e;
+        }
+    }
+    out.extend(&chars[last..]);
     out
 }
 
@@ -229,6 +256,13 @@ mod tests {
             content: " ".into(),
         };
         assert_eq!(d.decode(&t(&["▁a▁", "b"])), " a b");
+        let d = Decoder::ReplaceRegex {
+            matches: Box::new(
+                Split::new("▁+", false, super::super::split::Behavior::Removed, true).unwrap(),
+            ),
+            content: " ".into(),
+        };
+        assert_eq!(d.decode(&t(&["▁▁a▁", "b▁"])), " a b ");
         assert_eq!(Decoder::ByteLevel.decode(&t(&["Ġh", "Ã©", "中"])), " hé中");
     }
 

@@ -16,7 +16,9 @@
 //!
 //! Not handled exactly: HF's script table is Unicode 9.0 and this one is the
 //! `unicode-script` crate's (a newer Unicode). Characters assigned since 9.0 (recent emoji,
-//! for one) have no script in HF and their real script here, so a cut can differ around them.
+//! for one) have no script in HF and their real script here, so a cut can differ around them;
+//! so can characters whose script changed since 9.0 (U+0589 is mapped back; others, if any
+//! occur, are not known here).
 
 use unicode_script::{Script, UnicodeScript};
 
@@ -27,6 +29,10 @@ fn script_of(c: char) -> Option<Script> {
     }
     if c == '\u{30FC}' {
         return Some(Script::Han);
+    }
+    if c == '\u{589}' {
+        // ARMENIAN FULL STOP: Common in Unicode 9.0 (HF's table), Armenian in later ones.
+        return Some(Script::Common);
     }
     match c.script() {
         Script::Unknown => None,

@@ -80,23 +80,10 @@ pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
             node.only_keys(&["type", "prepend"])?;
             Ok(Normalizer::Prepend(node.str("prepend")?.to_string()))
         }
-        "Replace" => {
-            node.only_keys(&["type", "pattern", "content"])?;
-            let (text, literal, path) = pattern(&node)?;
-            let content = node.str("content")?.to_string();
-            if literal {
-                return Ok(Normalizer::Replace {
-                    pattern: text.to_string(),
-                    content,
-                });
-            }
-            let matches = Split::new(text, false, Behavior::Removed, true)
-                .map_err(|e| err(&path, e.to_string()))?;
-            Ok(Normalizer::ReplaceRegex {
-                matches: Box::new(matches),
-                content,
-            })
-        }
+        "Replace" => Ok(match replace_parts(&node)? {
+            (Err(pattern), content) => Normalizer::Replace { pattern, content },
+            (Ok(matches), content) => Normalizer::ReplaceRegex { matches, content },
+        }),
         "Sequence" => {
             node.only_keys(&["type", "normalizers"])?;
             Ok(Normalizer::Sequence(list(
@@ -154,17 +141,20 @@ fn pattern<'a>(node: &Node<'a>) -> Result<(&'a str, bool, String)> {
     }
 }
 
-/// A Replace component's `(pattern, content)`; only string patterns are supported yet.
-fn literal_replace(node: &Node<'_>, what: &str) -> Result<(String, String)> {
+/// A Replace component's pattern and content: `Err(literal)` for a string pattern, or the
+/// Split whose kept pieces are a regex's matches.
+type ReplacePattern = std::result::Result<Box<Split>, String>;
+
+fn replace_parts(node: &Node<'_>) -> Result<(ReplacePattern, String)> {
     node.only_keys(&["type", "pattern", "content"])?;
     let (text, literal, path) = pattern(node)?;
-    if !literal {
-        return Err(err(
-            &path,
-            format!("a Regex pattern in the Replace {what} is not supported yet"),
-        ));
+    let content = node.str("content")?.to_string();
+    if literal {
+        return Ok((Err(text.to_string()), content));
     }
-    Ok((text.to_string(), node.str("content")?.to_string()))
+    let matches =
+        Split::new(text, false, Behavior::Removed, true).map_err(|e| err(&path, e.to_string()))?;
+    Ok((Ok(Box::new(matches)), content))
 }
 
 fn metaspace(node: &Node<'_>) -> Result<Metaspace> {
@@ -613,10 +603,10 @@ pub(super) fn decoder(node: Node<'_>) -> Result<Decoder> {
                 stop: node.opt_uint("stop")?.unwrap_or(0) as usize,
             })
         }
-        "Replace" => {
-            let (pattern, content) = literal_replace(&node, "decoder")?;
-            Ok(Decoder::Replace { pattern, content })
-        }
+        "Replace" => Ok(match replace_parts(&node)? {
+            (Err(pattern), content) => Decoder::Replace { pattern, content },
+            (Ok(matches), content) => Decoder::ReplaceRegex { matches, content },
+        }),
         "ByteLevel" => byte_level(&node).map(|_| Decoder::ByteLevel),
         "Sequence" => {
             node.only_keys(&["type", "decoders"])?;
