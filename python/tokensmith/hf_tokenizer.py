@@ -9,13 +9,13 @@
 
 Added tokens are found in the input first, as HF does (``special``, ``normalized``,
 ``lstrip``, ``rstrip`` and ``single_word`` included). The components that run are
-BertNormalizer, NFD, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace (string
-patterns), Sequence; BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits,
-CharDelimiterSplit, Metaspace, Split, ByteLevel,
-Sequence; WordPiece and BPE (no dropout); TemplateProcessing, BertProcessing,
-RobertaProcessing, ByteLevel; the WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse,
-Strip, Replace (string patterns), ByteLevel and Sequence decoders. Any other component type
-raises :class:`~tokensmith.errors.UnsupportedComponentError` naming it. Truncation
+BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace,
+Precompiled, ByteLevel, Sequence; BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
+Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel, UnicodeScripts, FixedLength,
+Sequence; WordPiece, BPE (no dropout), Unigram and WordLevel; TemplateProcessing,
+BertProcessing, RobertaProcessing, ByteLevel, Sequence; the WordPiece, Metaspace, BPEDecoder,
+ByteFallback, Fuse, Strip, Replace, ByteLevel, CTC and Sequence decoders. Any other component
+type raises :class:`~tokensmith.errors.UnsupportedComponentError` naming it. Truncation
 (LongestFirst, stride 0) and padding are applied as the file configures them; the
 ``overflowing`` part of a truncated input is not returned.
 

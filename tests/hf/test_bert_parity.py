@@ -109,8 +109,8 @@ def test_vocab_lookups(bert_json: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "json_path"),
     [
-        (lambda d: d["normalizer"].update(type="Precompiled"), "normalizer.type"),
-        (lambda d: d.update(pre_tokenizer={"type": "UnicodeScripts"}), "pre_tokenizer.type"),
+        (lambda d: d["normalizer"].update(type="Nmt"), "normalizer.type"),
+        (lambda d: d.update(pre_tokenizer={"type": "UnicodeScripts", "x": 1}), "pre_tokenizer.x"),
         (lambda d: d.update(pre_tokenizer={"type": "Metaspace"}), "pre_tokenizer.replacement"),
         (
             lambda d: d.update(
@@ -123,7 +123,7 @@ def test_vocab_lookups(bert_json: Path) -> None:
             lambda d: d["model"]["vocab"].pop("[SEP]"),
             'post_processor.special_tokens["[SEP]"].ids[0]',
         ),
-        (lambda d: d["decoder"].update(type="CTC"), "decoder.type"),
+        (lambda d: d["decoder"].update(type="CTC"), "decoder.prefix"),
         (lambda d: d["model"].update(dropout=0.1), "model.dropout"),
     ],
 )

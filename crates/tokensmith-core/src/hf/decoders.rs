@@ -1,5 +1,5 @@
 //! Decoders: WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip, Replace,
-//! ByteLevel and Sequence.
+//! ByteLevel, CTC and Sequence.
 //!
 //! As in HF, each decoder maps the list of token strings to a new list (`decode_chain`), a
 //! Sequence chains them, and the text is the final list joined.
@@ -13,10 +13,11 @@
 //! let tokens = ["a", "<0xC3>", "<0xA9>", "b", "<0xFF>"].map(String::from);
 //! assert_eq!(d.decode(&tokens), "aéb\u{FFFD}");
 //! ```
-//!
-//! Not handled yet: CTC.
 
+use super::ctc::Ctc;
 use super::metaspace::Metaspace;
+use super::regex_split::Split;
+use super::NormalizedString;
 use crate::trainers::bpe::gpt2_char;
 
 /// One decoder of a `tokenizer.json`.
@@ -42,14 +43,22 @@ pub enum Decoder {
     },
     /// Replaces `pattern` (a literal) by `content` in each token.
     Replace { pattern: String, content: String },
+    /// Replaces every match of a regex (the `Split` whose kept pieces are the matches) by
+    /// `content` in each token.
+    ReplaceRegex {
+        matches: Box<Split>,
+        content: String,
+    },
     /// GPT-2's byte-to-character mapping undone over all tokens.
     ByteLevel,
     /// Each decoder takes the tokens of the one before.
     Sequence(Vec<Decoder>),
+    /// Speech models' CTC output: repeats collapsed, pads removed.
+    Ctc(Ctc),
 }
 
 /// The English detokenization fixes HF applies, to each token separately.
-fn cleanup(token: &str) -> String {
+pub(super) fn cleanup(token: &str) -> String {
     token
         .replace(" .", ".")
         .replace(" ?", "?")
@@ -97,8 +106,13 @@ impl Decoder {
                 .iter()
                 .map(|t| t.replace(pattern.as_str(), content))
                 .collect(),
+            Decoder::ReplaceRegex { matches, content } => tokens
+                .iter()
+                .map(|t| replace_matches(t, matches, content))
+                .collect(),
             Decoder::ByteLevel => vec![byte_level(&tokens)],
             Decoder::Sequence(all) => all.iter().fold(tokens, |t, d| d.decode_chain(t)),
+            Decoder::Ctc(c) => c.decode_chain(tokens),
         }
     }
 }
@@ -152,6 +166,21 @@ fn byte_fallback(tokens: Vec<String>) -> Vec<String> {
         }
     }
     flush(&mut bytes, &mut out);
+    out
+}
+
+fn replace_matches(token: &str, matches: &Split, content: &str) -> String {
+    let chars: Vec<char> = token.chars().collect();
+    let mut out = String::with_capacity(token.len());
+    let mut last = 0;
+    for (s, e) in matches.split(&NormalizedString::new(token)) {
+        if e > s {
+            out.extend(&chars[last..s]);
+            out.push_str(content);
+            last = e;
+        }
+    }
+    out.extend(&chars[last..]);
     out
 }
 
@@ -227,6 +256,13 @@ mod tests {
             content: " ".into(),
         };
         assert_eq!(d.decode(&t(&["▁a▁", "b"])), " a b");
+        let d = Decoder::ReplaceRegex {
+            matches: Box::new(
+                Split::new("▁+", false, super::super::split::Behavior::Removed, true).unwrap(),
+            ),
+            content: " ".into(),
+        };
+        assert_eq!(d.decode(&t(&["▁▁a▁", "b▁"])), " a b ");
         assert_eq!(Decoder::ByteLevel.decode(&t(&["Ġh", "Ã©", "中"])), " hé中");
     }
 

@@ -1,7 +1,7 @@
 //! The Hugging Face `tokenizer.json` pipeline: one small module per component.
 //!
 //! ```text
-//! text ─► normalizer ─► pre-tokenizer ─► WordPiece | BPE ─► post-processor ─► HfEncoding
+//! text ─► normalizer ─► pre-tokenizer ─► model ─► post-processor ─► HfEncoding
 //! ids  ─► decoder ─► text
 //! ```
 //!
@@ -9,20 +9,22 @@
 //! carries the span of original characters it came from ([`NormalizedString`]), so a token's
 //! offsets survive lowercasing, accent stripping and inserted spaces.
 //!
-//! It runs BERT-style files and character-level BPE files (Sennrich `</w>`, `##`, Metaspace
-//! with byte fallback): the BertNormalizer, NFD, NFKD, Lowercase, StripAccents, Strip and
-//! Sequence normalizers; the BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
-//! Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel and Sequence pre-tokenizers; the
-//! WordPiece and BPE models; TemplateProcessing, BertProcessing and ByteLevel; the WordPiece, Metaspace,
-//! BPEDecoder, ByteFallback, Fuse, Strip, Replace, ByteLevel and Sequence decoders;
-//! truncation (LongestFirst, stride 0) and padding. Any other component type is refused by
-//! [`json`] with an error naming it.
+//! It runs BERT-style, byte-level BPE, SentencePiece-converted (BPE and Unigram) and WordLevel
+//! files: the BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Prepend,
+//! Replace, Precompiled, ByteLevel and Sequence normalizers; the BertPreTokenizer, Whitespace,
+//! WhitespaceSplit, Punctuation, Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel,
+//! UnicodeScripts, FixedLength and Sequence pre-tokenizers; the WordPiece, BPE, Unigram and
+//! WordLevel models; TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel and
+//! Sequence post-processors; the WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip,
+//! Replace, ByteLevel, CTC and Sequence decoders; truncation (LongestFirst, stride 0) and
+//! padding. Any other component type is refused by [`json`] with an error naming it.
 //! Added tokens are matched in the input before the pipeline runs ([`added_tokens`]).
 
 pub mod added_tokens;
 pub mod bpe;
 pub mod byte_level;
 pub mod char_props;
+pub mod ctc;
 pub mod decoders;
 pub mod json;
 pub mod metaspace;
@@ -30,11 +32,16 @@ pub mod model;
 pub mod normalized;
 pub mod normalizers;
 pub mod pre_tokenizers;
+pub mod precompiled;
 pub mod processors;
 pub mod regex_split;
 pub mod split;
 pub mod tokenizer;
+pub mod transform;
 pub mod truncation;
+pub mod unicode_scripts;
+pub mod unigram;
+pub mod wordlevel;
 pub mod wordpiece;
 
 pub use normalized::NormalizedString;

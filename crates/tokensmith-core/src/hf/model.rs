@@ -1,6 +1,8 @@
-//! The model stage of a `tokenizer.json`: WordPiece or BPE.
+//! The model stage of a `tokenizer.json`: WordPiece, BPE, Unigram or WordLevel.
 
 use super::bpe::Bpe;
+use super::unigram::HfUnigram;
+use super::wordlevel::WordLevel;
 use super::wordpiece::WordPiece;
 use rustc_hash::FxHashMap;
 
@@ -9,6 +11,8 @@ use rustc_hash::FxHashMap;
 pub enum Model {
     WordPiece(WordPiece),
     Bpe(Box<Bpe>),
+    Unigram(Box<HfUnigram>),
+    WordLevel(WordLevel),
 }
 
 impl Model {
@@ -17,6 +21,8 @@ impl Model {
         match self {
             Model::WordPiece(m) => m.tokenize(word),
             Model::Bpe(m) => m.tokenize(word),
+            Model::Unigram(m) => m.tokenize(word),
+            Model::WordLevel(m) => m.tokenize(word),
         }
     }
 
@@ -25,6 +31,17 @@ impl Model {
         match self {
             Model::WordPiece(m) => m.vocab(),
             Model::Bpe(m) => m.vocab(),
+            Model::Unigram(m) => m.vocab(),
+            Model::WordLevel(m) => m.vocab(),
+        }
+    }
+
+    /// Whether the token of id `id` is spelled by the text it covers, not by the vocabulary:
+    /// HF names an unknown Unigram piece by its own text.
+    pub fn spells_unknown(&self, id: u32) -> bool {
+        match self {
+            Model::Unigram(m) => m.spells_unknown(id),
+            _ => false,
         }
     }
 }

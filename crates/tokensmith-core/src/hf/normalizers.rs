@@ -1,5 +1,5 @@
-//! Normalizers: BertNormalizer, NFD, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace
-//! (a literal pattern) and Sequence.
+//! Normalizers: BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip,
+//! Prepend, Replace (a literal pattern), Precompiled, ByteLevel and Sequence.
 //!
 //! Each rewrites a [`NormalizedString`] in place, so every normalized character keeps the
 //! span of original characters it came from.
@@ -15,11 +15,18 @@
 //! Decompositions use the Unicode 9.0 tables of `unicode-normalization-alignments`, as HF
 //! does, so characters added since (U+32FF, for one) are left alone exactly as HF leaves them.
 //!
-//! Not handled yet: NFC and NFKC (they need composition-aware alignments), Replace with a
-//! regex, Precompiled and ByteLevel.
+//! NFC, NFKC and Precompiled align their output with HF's `(char, change)` rule
+//! ([`super::transform`]).
+//!
+//! Replace with a regex runs it as the Split pre-tokenizer does (`fancy-regex`, with
+//! Oniguruma's repeat syntax rewritten).
 
 use super::char_props::{is_mark, is_mark_nonspacing, is_other};
+use super::precompiled::Precompiled;
+use super::regex_split::Split;
+use super::transform::{compose, replace_ranges};
 use super::NormalizedString;
+use crate::trainers::bpe::gpt2_char;
 
 /// BERT's cleaning, CJK spacing, accent stripping and lowercasing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -120,7 +127,9 @@ fn lowercase(s: &mut NormalizedString) {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Normalizer {
     Bert(BertNormalizer),
+    Nfc,
     Nfd,
+    Nfkc,
     Nfkd,
     Lowercase,
     /// Drops every combining mark (Mn, Mc and Me), without decomposing first. (The
@@ -138,7 +147,26 @@ pub enum Normalizer {
         pattern: String,
         content: String,
     },
+    /// Replaces every match of a regex (the `Split` whose kept pieces are the matches).
+    ReplaceRegex {
+        matches: Box<Split>,
+        content: String,
+    },
+    /// A SentencePiece charsmap.
+    Precompiled(Box<Precompiled>),
+    /// Every character becomes its UTF-8 bytes in GPT-2's printable alphabet, each with the
+    /// character's span.
+    ByteLevel,
     Sequence(Vec<Normalizer>),
+}
+
+/// GPT-2's spelling of `c`'s UTF-8 bytes.
+fn byte_level(c: char) -> Vec<char> {
+    let mut buf = [0u8; 4];
+    c.encode_utf8(&mut buf)
+        .bytes()
+        .map(|b| char::from_u32(gpt2_char(b)).unwrap_or('\u{FFFD}'))
+        .collect()
 }
 
 impl Normalizer {
@@ -146,13 +174,27 @@ impl Normalizer {
     pub fn normalize(&self, s: &mut NormalizedString) {
         match self {
             Normalizer::Bert(bert) => bert.normalize(s),
+            Normalizer::Nfc => compose(s, false),
             Normalizer::Nfd => decompose(s, false),
+            Normalizer::Nfkc => compose(s, true),
             Normalizer::Nfkd => decompose(s, true),
             Normalizer::Lowercase => lowercase(s),
             Normalizer::StripAccents => s.filter(|c| !is_mark(c)),
             Normalizer::Strip { left, right } => s.strip(*left, *right),
             Normalizer::Prepend(text) => text.chars().rev().for_each(|c| s.prepend(c)),
             Normalizer::Replace { pattern, content } => s.replace_literal(pattern, content),
+            Normalizer::ReplaceRegex { matches, content } => {
+                let found: Vec<(usize, usize)> = matches
+                    .split(s)
+                    .into_iter()
+                    .filter(|(a, b)| b > a)
+                    .collect();
+                if !found.is_empty() {
+                    replace_ranges(s, &found, content);
+                }
+            }
+            Normalizer::Precompiled(p) => p.normalize(s),
+            Normalizer::ByteLevel => s.map_chars(byte_level),
             Normalizer::Sequence(all) => all.iter().for_each(|n| n.normalize(s)),
         }
     }
@@ -230,5 +272,25 @@ mod tests {
         });
         assert_eq!(run(&bert, "ন\u{9bf}").text(), "ন\u{9bf}");
         assert_eq!(run(&Normalizer::Nfkd, "ﬁ").text(), "fi");
+    }
+
+    #[test]
+    fn replace_regex() {
+        use super::super::split::Behavior;
+        let n = Normalizer::ReplaceRegex {
+            matches: Box::new(Split::new(" {2,}", false, Behavior::Removed, true).unwrap()),
+            content: "▁".into(),
+        };
+        let s = run(&n, "a  b c   d");
+        assert_eq!(s.text(), "a▁b c▁d");
+        assert_eq!(s.original_span(1, 2), (2, 3));
+        assert_eq!(s.original_span(5, 6), (8, 9));
+    }
+
+    #[test]
+    fn byte_level_spells_bytes() {
+        let s = run(&Normalizer::ByteLevel, "a é");
+        assert_eq!(s.text(), "aĠÃ©");
+        assert_eq!(s.original_span(2, 4), (2, 3));
     }
 }

@@ -1,5 +1,5 @@
 //! Pre-tokenizers: BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation, Digits,
-//! CharDelimiterSplit, Metaspace, Split, ByteLevel and Sequence.
+//! CharDelimiterSplit, Metaspace, Split, ByteLevel, UnicodeScripts, FixedLength and Sequence.
 //!
 //! A pre-tokenizer cuts the normalized string into words, each a [`NormalizedString`] that
 //! keeps its characters' spans in the original text (Metaspace also rewrites characters).
@@ -9,8 +9,6 @@
 //! let chars: Vec<char> = "don't stop".chars().collect();
 //! assert_eq!(PreTokenizer::Bert.split(&chars), vec![(0, 3), (3, 4), (4, 5), (6, 10)]);
 //! ```
-//!
-//! Not handled yet: UnicodeScripts and FixedLength.
 
 use super::byte_level::ByteLevel;
 use super::char_props::{is_onig_word, is_punctuation};
@@ -18,6 +16,7 @@ use super::metaspace::Metaspace;
 use super::normalized::NormalizedString;
 use super::regex_split::Split;
 use super::split::{char_spans, cut, Behavior};
+use super::unicode_scripts::{fixed_length, script_runs};
 
 /// One pre-tokenizer of a `tokenizer.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,6 +42,10 @@ pub enum PreTokenizer {
     ByteLevel(ByteLevel),
     /// Each pre-tokenizer splits the words of the one before.
     Sequence(Vec<PreTokenizer>),
+    /// Cuts where the Unicode script changes ([`super::unicode_scripts`]).
+    UnicodeScripts,
+    /// Cuts every `n` characters (`n > 0`).
+    FixedLength(usize),
 }
 
 fn is_bert_punctuation(c: char) -> bool {
@@ -110,6 +113,8 @@ impl PreTokenizer {
             PreTokenizer::CharDelimiterSplit(d) => {
                 cut(&char_spans(chars, |c| c == *d), Behavior::Removed)
             }
+            PreTokenizer::UnicodeScripts => script_runs(chars),
+            PreTokenizer::FixedLength(n) => fixed_length(chars, *n),
             PreTokenizer::Metaspace(_)
             | PreTokenizer::Split(_)
             | PreTokenizer::ByteLevel(_)

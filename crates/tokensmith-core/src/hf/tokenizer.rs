@@ -192,7 +192,10 @@ impl HfTokenizer {
                 continue;
             }
             for (id, s, e) in self.model.tokenize(word.chars()) {
-                let token = self.id_to_token.get(&id).cloned().unwrap_or_default();
+                let token = match self.model.spells_unknown(id) {
+                    true => word.chars()[s..e].iter().collect(),
+                    false => self.id_to_token.get(&id).cloned().unwrap_or_default(),
+                };
                 out.push(id, token, word.original_span(s, e), word_id);
             }
         }

@@ -1,8 +1,11 @@
 //! One parser per pipeline component of a `tokenizer.json`, each refusing unknown keys.
 
+use super::models::{precompiled, unigram, wordlevel};
+use super::post_sequence::sequence;
 use super::{as_id, err, join, unsupported, Node};
 use crate::hf::bpe::Bpe;
 use crate::hf::byte_level::ByteLevel;
+use crate::hf::ctc::Ctc;
 use crate::hf::decoders::Decoder;
 use crate::hf::metaspace::{Metaspace, Prepend};
 use crate::hf::model::Model;
@@ -18,15 +21,19 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
-    const SUPPORTED: [&str; 9] = [
+    const SUPPORTED: [&str; 13] = [
         "BertNormalizer",
+        "NFC",
         "NFD",
+        "NFKC",
         "NFKD",
         "Lowercase",
         "StripAccents",
         "Strip",
         "Prepend",
         "Replace",
+        "Precompiled",
+        "ByteLevel",
         "Sequence",
     ];
     let kind = node.kind()?;
@@ -54,8 +61,12 @@ pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
                 lowercase: node.opt_bool("lowercase", true)?,
             }))
         }
+        "NFC" => simple(Normalizer::Nfc),
         "NFD" => simple(Normalizer::Nfd),
+        "NFKC" => simple(Normalizer::Nfkc),
         "NFKD" => simple(Normalizer::Nfkd),
+        "ByteLevel" => simple(Normalizer::ByteLevel),
+        "Precompiled" => Ok(Normalizer::Precompiled(Box::new(precompiled(&node)?))),
         "Lowercase" => simple(Normalizer::Lowercase),
         "StripAccents" => simple(Normalizer::StripAccents),
         "Strip" => {
@@ -69,10 +80,10 @@ pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
             node.only_keys(&["type", "prepend"])?;
             Ok(Normalizer::Prepend(node.str("prepend")?.to_string()))
         }
-        "Replace" => {
-            let (pattern, content) = literal_replace(&node, "normalizer")?;
-            Ok(Normalizer::Replace { pattern, content })
-        }
+        "Replace" => Ok(match replace_parts(&node)? {
+            (Err(pattern), content) => Normalizer::Replace { pattern, content },
+            (Ok(matches), content) => Normalizer::ReplaceRegex { matches, content },
+        }),
         "Sequence" => {
             node.only_keys(&["type", "normalizers"])?;
             Ok(Normalizer::Sequence(list(
@@ -130,17 +141,20 @@ fn pattern<'a>(node: &Node<'a>) -> Result<(&'a str, bool, String)> {
     }
 }
 
-/// A Replace component's `(pattern, content)`; only string patterns are supported yet.
-fn literal_replace(node: &Node<'_>, what: &str) -> Result<(String, String)> {
+/// A Replace component's pattern and content: `Err(literal)` for a string pattern, or the
+/// Split whose kept pieces are a regex's matches.
+type ReplacePattern = std::result::Result<Box<Split>, String>;
+
+fn replace_parts(node: &Node<'_>) -> Result<(ReplacePattern, String)> {
     node.only_keys(&["type", "pattern", "content"])?;
     let (text, literal, path) = pattern(node)?;
-    if !literal {
-        return Err(err(
-            &path,
-            format!("a Regex pattern in the Replace {what} is not supported yet"),
-        ));
+    let content = node.str("content")?.to_string();
+    if literal {
+        return Ok((Err(text.to_string()), content));
     }
-    Ok((text.to_string(), node.str("content")?.to_string()))
+    let matches =
+        Split::new(text, false, Behavior::Removed, true).map_err(|e| err(&path, e.to_string()))?;
+    Ok((Ok(Box::new(matches)), content))
 }
 
 fn metaspace(node: &Node<'_>) -> Result<Metaspace> {
@@ -176,7 +190,7 @@ fn metaspace(node: &Node<'_>) -> Result<Metaspace> {
 }
 
 pub(super) fn pre_tokenizer(node: Node<'_>) -> Result<PreTokenizer> {
-    const SUPPORTED: [&str; 10] = [
+    const SUPPORTED: [&str; 12] = [
         "BertPreTokenizer",
         "ByteLevel",
         "Whitespace",
@@ -186,10 +200,21 @@ pub(super) fn pre_tokenizer(node: Node<'_>) -> Result<PreTokenizer> {
         "CharDelimiterSplit",
         "Metaspace",
         "Split",
+        "UnicodeScripts",
+        "FixedLength",
         "Sequence",
     ];
     let p = match node.kind()? {
         "BertPreTokenizer" => PreTokenizer::Bert,
+        "UnicodeScripts" => PreTokenizer::UnicodeScripts,
+        "FixedLength" => {
+            node.only_keys(&["type", "length"])?;
+            let n = node.opt_uint("length")?.unwrap_or(5);
+            if n == 0 {
+                return Err(err(&join(node.path, "length"), "expected a length above 0"));
+            }
+            return Ok(PreTokenizer::FixedLength(n as usize));
+        }
         "Whitespace" => PreTokenizer::Whitespace,
         "WhitespaceSplit" => PreTokenizer::WhitespaceSplit,
         "Punctuation" => {
@@ -241,7 +266,7 @@ pub(super) fn pre_tokenizer(node: Node<'_>) -> Result<PreTokenizer> {
     Ok(p)
 }
 
-fn vocab(node: &Node<'_>) -> Result<(FxHashMap<String, u32>, String)> {
+pub(super) fn vocab(node: &Node<'_>) -> Result<(FxHashMap<String, u32>, String)> {
     let (v, vocab_path) = node.required("vocab")?;
     let entries = v
         .as_object()
@@ -325,7 +350,13 @@ pub(super) fn model(node: Node<'_>) -> Result<Model> {
     match node.kind()? {
         "WordPiece" => wordpiece(node).map(Model::WordPiece),
         "BPE" => bpe(node),
-        other => Err(unsupported(node.path, other, &["WordPiece", "BPE"])),
+        "Unigram" => unigram(node),
+        "WordLevel" => wordlevel(node),
+        other => Err(unsupported(
+            node.path,
+            other,
+            &["WordPiece", "BPE", "Unigram", "WordLevel"],
+        )),
     }
 }
 
@@ -428,6 +459,7 @@ pub(super) fn post_processor(node: Node<'_>) -> Result<PostProcessor> {
                 trim_offsets: trim.then_some(add_prefix_space),
             })
         }
+        "Sequence" => sequence(&node),
         _ => Ok(PostProcessor {
             template: Some(template(node)?),
             trim_offsets: None,
@@ -518,13 +550,14 @@ fn template(node: Node<'_>) -> Result<Template> {
                 "BertProcessing",
                 "RobertaProcessing",
                 "ByteLevel",
+                "Sequence",
             ],
         )),
     }
 }
 
 pub(super) fn decoder(node: Node<'_>) -> Result<Decoder> {
-    const SUPPORTED: [&str; 9] = [
+    const SUPPORTED: [&str; 10] = [
         "WordPiece",
         "Metaspace",
         "BPEDecoder",
@@ -533,9 +566,19 @@ pub(super) fn decoder(node: Node<'_>) -> Result<Decoder> {
         "Strip",
         "Replace",
         "ByteLevel",
+        "CTC",
         "Sequence",
     ];
     match node.kind()? {
+        "CTC" => {
+            node.only_keys(&["type", "pad_token", "word_delimiter_token", "cleanup"])?;
+            Ok(Decoder::Ctc(Ctc {
+                pad_token: opt_string(&node, "pad_token")?.unwrap_or_else(|| "<pad>".into()),
+                word_delimiter_token: opt_string(&node, "word_delimiter_token")?
+                    .unwrap_or_else(|| "|".into()),
+                cleanup: node.opt_bool("cleanup", true)?,
+            }))
+        }
         "WordPiece" => {
             node.only_keys(&["type", "prefix", "cleanup"])?;
             Ok(Decoder::WordPiece {
@@ -560,10 +603,10 @@ pub(super) fn decoder(node: Node<'_>) -> Result<Decoder> {
                 stop: node.opt_uint("stop")?.unwrap_or(0) as usize,
             })
         }
-        "Replace" => {
-            let (pattern, content) = literal_replace(&node, "decoder")?;
-            Ok(Decoder::Replace { pattern, content })
-        }
+        "Replace" => Ok(match replace_parts(&node)? {
+            (Err(pattern), content) => Decoder::Replace { pattern, content },
+            (Ok(matches), content) => Decoder::ReplaceRegex { matches, content },
+        }),
         "ByteLevel" => byte_level(&node).map(|_| Decoder::ByteLevel),
         "Sequence" => {
             node.only_keys(&["type", "decoders"])?;

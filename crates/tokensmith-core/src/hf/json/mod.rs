@@ -6,13 +6,15 @@
 //!
 //! ```
 //! use tokensmith_core::hf::HfTokenizer;
-//! let json = r#"{"normalizer": {"type": "Precompiled"},
+//! let json = r#"{"normalizer": {"type": "Teleport"},
 //!   "model": {"type": "WordPiece", "unk_token": "[UNK]", "vocab": {"[UNK]": 0}}}"#;
 //! let err = HfTokenizer::from_json_str(json).unwrap_err();
 //! assert!(err.to_string().contains("normalizer.type"));
 //! ```
 
 mod components;
+mod models;
+mod post_sequence;
 
 use super::added_tokens::AddedMatcher;
 use super::tokenizer::{AddedToken, HfTokenizer};
@@ -308,16 +310,35 @@ mod tests {
     fn errors_name_the_path() {
         assert!(error_of("{").contains("not valid JSON"));
         let e = error_of(&format!(
-            r#"{{{MODEL}, "normalizer": {{"type": "Precompiled"}}}}"#
+            r#"{{{MODEL}, "normalizer": {{"type": "Teleport"}}}}"#
         ));
         assert!(
-            e.contains("normalizer.type") && e.contains("Precompiled"),
+            e.contains("normalizer.type") && e.contains("Teleport"),
             "{e}"
         );
         let e = error_of(&format!(
-            r#"{{{MODEL}, "normalizer": {{"type": "Sequence", "normalizers": [{{"type": "NFC"}}]}}}}"#
+            r#"{{{MODEL}, "normalizer": {{"type": "Sequence", "normalizers": [{{"type": "NFC"}},
+                {{"type": "Teleport"}}]}}}}"#
         ));
-        assert!(e.contains("normalizer.normalizers[0].type"), "{e}");
+        assert!(e.contains("normalizer.normalizers[1].type"), "{e}");
+        let e = error_of(&format!(
+            r#"{{{MODEL}, "normalizer": {{"type": "Precompiled"}}}}"#
+        ));
+        assert!(
+            e.contains("normalizer.precompiled_charsmap: missing"),
+            "{e}"
+        );
+        let e = error_of(&format!(
+            r#"{{{MODEL}, "normalizer": {{"type": "Precompiled", "precompiled_charsmap": "!!"}}}}"#
+        ));
+        assert!(
+            e.contains("normalizer.precompiled_charsmap") && e.contains("base64"),
+            "{e}"
+        );
+        let e = error_of(&format!(
+            r#"{{{MODEL}, "normalizer": {{"type": "Precompiled", "precompiled_charsmap": "AAAA"}}}}"#
+        ));
+        assert!(e.contains("normalizer.precompiled_charsmap"), "{e}");
         let e = error_of(r#"{"model": {"type": "WordPiece", "unk_token": "[U]", "vocab": {}}}"#);
         assert!(e.contains("model.unk_token"), "{e}");
         let e =
@@ -355,8 +376,32 @@ mod tests {
                 "decoder.content",
             ),
             (
-                r#""decoder": {"type": "Sequence", "decoders": [{"type": "CTC"}]}"#,
-                "decoder.decoders[0].type",
+                r#""decoder": {"type": "Sequence", "decoders": [{"type": "CTC"},
+                    {"type": "Teleport"}]}"#,
+                "decoder.decoders[1].type",
+            ),
+            (
+                r#""decoder": {"type": "CTC", "pad_token": 3}"#,
+                "decoder.pad_token",
+            ),
+            (
+                r#""pre_tokenizer": {"type": "FixedLength", "length": 0}"#,
+                "pre_tokenizer.length",
+            ),
+            (
+                r#""pre_tokenizer": {"type": "UnicodeScripts", "x": 1}"#,
+                "pre_tokenizer.x",
+            ),
+            (
+                r#""post_processor": {"type": "Sequence", "processors": [
+                    {"type": "ByteLevel", "trim_offsets": true},
+                    {"type": "ByteLevel", "trim_offsets": true}]}"#,
+                "post_processor.processors[1]",
+            ),
+            (
+                r#""post_processor": {"type": "Sequence", "processors": [
+                    {"type": "Teleport"}]}"#,
+                "post_processor.processors[0].type",
             ),
             (
                 r#""post_processor": {"type": "RobertaProcessing", "sep": ["</s>"],
@@ -378,6 +423,41 @@ mod tests {
             r#"{"model": {"type": "BPE", "unk_token": "<unk>", "vocab": {"a": 0}, "merges": []}}"#,
         );
         assert!(e.contains("model.unk_token"), "{e}");
+    }
+
+    #[test]
+    fn unigram_and_wordlevel_errors_name_the_path() {
+        let cases = [
+            (
+                r#"{"model": {"type": "Unigram", "unk_id": 0, "vocab": [["a", "x"]]}}"#,
+                "model.vocab[0]",
+            ),
+            (
+                r#"{"model": {"type": "Unigram", "unk_id": 1, "vocab": [["a", -1.0]]}}"#,
+                "model.unk_id",
+            ),
+            (
+                r#"{"model": {"type": "Unigram", "unk_id": null, "vocab": [["a", -1.0]]}}"#,
+                "model.unk_id",
+            ),
+            (
+                r#"{"model": {"type": "Unigram", "vocab": {"a": 0}}}"#,
+                "model.vocab",
+            ),
+            (
+                r#"{"model": {"type": "WordLevel", "unk_token": "<unk>", "vocab": {"a": 0}}}"#,
+                "model.unk_token",
+            ),
+            (
+                r#"{"model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": "0"}}}"#,
+                "model.vocab.a",
+            ),
+            (r#"{"model": {"type": "Wordlevel"}}"#, "model.type"),
+        ];
+        for (json, path) in cases {
+            let e = error_of(json);
+            assert!(e.contains(path), "{path}: {e}");
+        }
     }
 
     #[test]

@@ -1,0 +1,265 @@
+//! HF's Unigram model: the best-scoring segmentation of a word into vocabulary pieces.
+//!
+//! Facts kept from HF `tokenizers` so that results are identical:
+//! - every piece of the vocabulary can match (the unknown and control pieces too), with its
+//!   score; a character that starts no one-character piece can also be an unknown node scored
+//!   `min_score - 10`, `min_score` taken over the whole vocabulary;
+//! - scores are summed in `f64`, starts are visited left to right, and a candidate replaces a
+//!   node only when strictly better (SentencePiece sums in `f32`, which breaks some near-ties
+//!   differently);
+//! - consecutive unknown nodes are always fused into one piece; every piece is then looked up
+//!   by its text, so a fused piece that happens to be a vocabulary entry takes that entry's id;
+//! - a piece that is not in the vocabulary becomes `<0xNN>` byte tokens when `byte_fallback`
+//!   is on and all its bytes have one (each with the whole piece's span), else the unknown id;
+//! - with duplicate pieces, the last id wins, as in HF's token-to-id map.
+//!
+//! ```
+//! use tokensmith_core::hf::unigram::HfUnigram;
+//! let vocab = [("<unk>", 0.0), ("ab", -1.0), ("a", -2.0), ("b", -2.0)];
+//! let m = HfUnigram::new(vocab.iter().map(|&(p, s)| (p.to_string(), s)).collect(), 0, false)
+//!     .unwrap();
+//! let word: Vec<char> = "abxyb".chars().collect();
+//! // "x" and "y" are unknown: one fused piece with the unknown id.
+//! assert_eq!(m.tokenize(&word), vec![(1, 0, 2), (0, 2, 4), (3, 4, 5)]);
+//! assert!(m.spells_unknown(0));
+//! ```
+//!
+//! The trie is the one of [`crate::models::unigram`]; its Viterbi is not reused because it
+//! follows SentencePiece (`f32` sums, piece types), not HF.
+//!
+//! Not handled: subword regularization (`alpha`, `nbest_size` are not file options in HF),
+//! and a missing `unk_id` (HF fails on the first unknown character; the loader refuses it).
+
+use crate::models::unigram::PieceTrie;
+use crate::{Error, Result};
+use rustc_hash::FxHashMap;
+
+const UNK_PENALTY: f64 = 10.0;
+
+/// A Unigram vocabulary with scores.
+#[derive(Clone, Debug)]
+pub struct HfUnigram {
+    vocab: FxHashMap<String, u32>,
+    scores: Vec<f64>,
+    trie: PieceTrie,
+    unk_id: u32,
+    min_score: f64,
+    byte_fallback: bool,
+}
+
+#[derive(Clone, Copy)]
+struct Best {
+    id: u32,
+    score: f64,
+    start: Option<usize>,
+}
+
+impl HfUnigram {
+    /// Builds the model from `(piece, score)` in id order; `unk_id` must be an index of it.
+    pub fn new(pieces: Vec<(String, f64)>, unk_id: u32, byte_fallback: bool) -> Result<Self> {
+        if unk_id as usize >= pieces.len() {
+            return Err(Error::InvalidVocab(format!(
+                "unk_id {unk_id} is not below the vocabulary size {}",
+                pieces.len()
+            )));
+        }
+        let mut vocab = FxHashMap::default();
+        let mut min_score = f64::INFINITY;
+        for (id, (piece, score)) in pieces.iter().enumerate() {
+            vocab.insert(piece.clone(), id as u32);
+            min_score = min_score.min(*score);
+        }
+        let mut trie = PieceTrie::new();
+        for (piece, &id) in &vocab {
+            trie.insert(piece.as_bytes(), id);
+        }
+        Ok(Self {
+            vocab,
+            scores: pieces.into_iter().map(|(_, s)| s).collect(),
+            trie,
+            unk_id,
+            min_score,
+            byte_fallback,
+        })
+    }
+
+    /// The vocabulary (piece -> id).
+    pub fn vocab(&self) -> &FxHashMap<String, u32> {
+        &self.vocab
+    }
+
+    /// Whether a token of id `id` is spelled by the text it covers rather than by its
+    /// vocabulary entry: HF names an unknown Unigram piece by its own text.
+    pub fn spells_unknown(&self, id: u32) -> bool {
+        id == self.unk_id
+    }
+
+    /// The pieces of one word as `(id, start, end)`, in characters of `word`.
+    pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+        let text: String = word.iter().collect();
+        let bytes = text.as_bytes();
+        // The character index at each byte offset (char boundaries only are read).
+        let mut char_at = vec![0usize; bytes.len() + 1];
+        for (ci, (bi, _)) in text.char_indices().enumerate() {
+            char_at[bi] = ci;
+        }
+        char_at[bytes.len()] = word.len();
+        let mut out = Vec::new();
+        for (s, e) in self.segment(&text) {
+            let (cs, ce) = (char_at[s], char_at[e]);
+            let piece = &text[s..e];
+            if let Some(&id) = self.vocab.get(piece) {
+                out.push((id, cs, ce));
+                continue;
+            }
+            if self.byte_fallback {
+                let ids: Option<Vec<u32>> = piece
+                    .bytes()
+                    .map(|b| self.vocab.get(&format!("<0x{b:02X}>")).copied())
+                    .collect();
+                if let Some(ids) = ids {
+                    out.extend(ids.into_iter().map(|id| (id, cs, ce)));
+                    continue;
+                }
+            }
+            out.push((self.unk_id, cs, ce));
+        }
+        out
+    }
+
+    /// The best path as byte spans, consecutive unknown nodes fused.
+    fn segment(&self, text: &str) -> Vec<(usize, usize)> {
+        let bytes = text.as_bytes();
+        let size = bytes.len();
+        let unk_score = self.min_score - UNK_PENALTY;
+        let empty = Best {
+            id: 0,
+            score: 0.0,
+            start: None,
+        };
+        let mut best = vec![empty; size + 1];
+        let mut start = 0;
+        while start < size {
+            let here = best[start].score;
+            let mblen = text[start..].chars().next().map_or(1, char::len_utf8);
+            let mut single = false;
+            self.trie.common_prefixes(&bytes[start..], |len, id| {
+                relax(
+                    &mut best[start + len],
+                    id,
+                    self.scores[id as usize] + here,
+                    start,
+                );
+                single |= len == mblen;
+            });
+            if !single {
+                relax(
+                    &mut best[start + mblen],
+                    self.unk_id,
+                    unk_score + here,
+                    start,
+                );
+            }
+            start += mblen;
+        }
+        let mut spans = Vec::new();
+        let mut end = size;
+        let mut unk_end = None;
+        while end > 0 {
+            let node = best[end];
+            // Every character boundary is reached (by a piece or an unknown node).
+            let Some(s) = node.start else { break };
+            if node.id == self.unk_id {
+                unk_end.get_or_insert(end);
+            } else {
+                if let Some(ue) = unk_end.take() {
+                    spans.push((end, ue));
+                }
+                spans.push((s, end));
+            }
+            end = s;
+        }
+        if let Some(ue) = unk_end {
+            spans.push((end, ue));
+        }
+        spans.reverse();
+        spans
+    }
+}
+
+fn relax(node: &mut Best, id: u32, score: f64, start: usize) {
+    if node.start.is_none() || score > node.score {
+        *node = Best {
+            id,
+            score,
+            start: Some(start),
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(pieces: &[(&str, f64)], byte_fallback: bool) -> HfUnigram {
+        let pieces = pieces.iter().map(|&(p, s)| (p.to_string(), s)).collect();
+        HfUnigram::new(pieces, 0, byte_fallback).unwrap()
+    }
+
+    fn ids(m: &HfUnigram, text: &str) -> Vec<(u32, usize, usize)> {
+        m.tokenize(&text.chars().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn best_path_wins() {
+        // [ab, c] scores -1 - 3 = -4; [a, bc] scores -2 - 1.5 = -3.5.
+        let m = model(
+            &[
+                ("<unk>", 0.0),
+                ("ab", -1.0),
+                ("a", -2.0),
+                ("bc", -1.5),
+                ("c", -3.0),
+                ("b", -3.0),
+            ],
+            false,
+        );
+        assert_eq!(ids(&m, "abc"), [(2, 0, 1), (3, 1, 3)]);
+    }
+
+    #[test]
+    fn unknowns_fuse_then_fall_back_to_bytes() {
+        let m = model(
+            &[
+                ("<unk>", 0.0),
+                ("a", -1.0),
+                ("<0xC3>", -5.0),
+                ("<0xA9>", -5.0),
+            ],
+            true,
+        );
+        // "éé" is one fused unknown piece: four byte tokens, each spanning both characters.
+        assert_eq!(
+            ids(&m, "aéé"),
+            [(1, 0, 1), (2, 1, 3), (3, 1, 3), (2, 1, 3), (3, 1, 3)]
+        );
+        // "ü" has a byte with no token: the fused piece is one unknown.
+        assert_eq!(ids(&m, "üé"), [(0, 0, 2)]);
+    }
+
+    #[test]
+    fn unknown_score_is_ten_below_the_minimum() {
+        // min -5, so an unknown "x" scores -15: x + y = -15 + 12 beats "xy" (-5).
+        let m = model(&[("<unk>", 0.0), ("xy", -5.0), ("y", 12.0)], false);
+        assert_eq!(ids(&m, "xy"), [(0, 0, 1), (2, 1, 2)]);
+        // With y at 9, x + y = -6 loses to "xy".
+        let m = model(&[("<unk>", 0.0), ("xy", -5.0), ("y", 9.0)], false);
+        assert_eq!(ids(&m, "xy"), [(1, 0, 2)]);
+    }
+
+    #[test]
+    fn bad_unk_id_is_refused() {
+        let pieces = vec![("a".to_string(), -1.0)];
+        assert!(HfUnigram::new(pieces, 3, false).is_err());
+    }
+}
