@@ -14,4 +14,5 @@ pub use cache::{with_cache, PieceCache, ThreadState};
 pub use merge::MergeScratch;
 pub use model::{Bpe, Rank, BATCH};
 pub use piece_table::{InlineKey, PieceTable};
+pub use prefetch::prefetch;
 pub use token_table::TokenTable;

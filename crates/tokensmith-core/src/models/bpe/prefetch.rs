@@ -6,16 +6,16 @@
 //! prefetch lets those misses overlap. A prefetch changes no result: on other architectures it
 //! compiles to nothing.
 
-/// Starts loading the cache line that holds `value` into L1.
+/// Starts loading the cache line at `address` into L1 (a `&T` coerces to it).
 #[inline(always)]
-pub fn prefetch<T>(value: &T) {
+pub fn prefetch<T>(address: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is only a hint: it never faults, reads nothing the program observes,
-    // and the address comes from a live reference.
+    // SAFETY: a prefetch is only a hint: it never faults, even on an invalid address, and
+    // reads nothing the program observes.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast());
+        _mm_prefetch::<_MM_HINT_T0>(address.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
+    let _ = address;
 }
