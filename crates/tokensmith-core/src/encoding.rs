@@ -12,7 +12,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::models::bpe::{with_cache, Bpe, Rank};
+use crate::models::bpe::{with_cache, Bpe, Rank, BATCH};
 use crate::pre_tokenizers::PreTokenizer;
 use crate::special_tokens::{SpecialPolicy, SpecialSet, SpecialTokens};
 
@@ -80,24 +80,37 @@ impl Encoding {
         self.bpe.rank_bound().max(special)
     }
 
-    /// Runs the pre-tokenizer and BPE over `text` (no special tokens), appending each
-    /// piece's ids to `out` and then calling `after_piece(out)`.
+    /// Runs the pre-tokenizer and BPE over `text` (no special tokens), appending the ids of
+    /// each batch of pieces to `out` and then calling `after_batch(out)`.
     #[inline]
     fn for_each_piece_ids(
         &self,
         text: &str,
         out: &mut Vec<Rank>,
-        mut after_piece: impl FnMut(&mut Vec<Rank>),
+        mut after_batch: impl FnMut(&mut Vec<Rank>),
     ) -> Result<()> {
         let mut failed = None;
         let bytes = text.as_bytes();
+        // Pieces are encoded BATCH at a time so that their table lookups overlap.
+        let mut batch = [(0usize, 0usize); BATCH];
+        let mut held = 0;
+        let mut flush = |pieces: &[(usize, usize)], out: &mut Vec<Rank>, state: &mut _| {
+            if let Err(e) = self.bpe.encode_pieces(bytes, pieces, out, state) {
+                failed.get_or_insert(e);
+            }
+            after_batch(out);
+        };
         with_cache(self.bpe.id(), |state| {
             self.pre.for_each_piece(text, |a, b| {
-                if let Err(e) = self.bpe.encode_piece_cached(bytes, a, b, out, state) {
-                    failed.get_or_insert(e);
+                batch[held] = (a, b);
+                held += 1;
+                if held == BATCH {
+                    flush(&batch, out, state);
+                    held = 0;
                 }
-                after_piece(out);
-            })
+            })?;
+            flush(&batch[..held], out, state);
+            Ok::<(), Error>(())
         })?;
         failed.map_or(Ok(()), Err)
     }

@@ -9,10 +9,14 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use tokensmith_core::formats::tiktoken_file;
+use tokensmith_core::models::bpe::prefetch;
 use tokensmith_core::{parallel, Encoding, SpecialPolicy};
 
 use crate::convert::{ids, policy, u32_bytes, u64_bytes};
 use crate::errors::IntoPyResult;
+
+/// How many ids ahead `list` prefetches (twice that for the cache cell).
+const LIST_PREFETCH: usize = 8;
 
 #[pyclass(frozen, name = "CoreEncoding", module = "tokensmith._core")]
 pub struct CoreEncoding {
@@ -145,8 +149,18 @@ impl CoreEncoding {
             total += p.len() as u64;
             offsets.push(total);
         }
-        let flat: Vec<u32> = py.detach(|| parts.concat());
-        Ok((u32_bytes(py, &flat), u64_bytes(py, &offsets)))
+        // One copy, straight into the bytes object and without the GIL, instead of a
+        // concatenation and then a copy under the GIL.
+        let flat = PyBytes::new_with(py, total as usize * 4, |buf| {
+            py.detach(|| {
+                let words = buf.chunks_exact_mut(4);
+                for (word, id) in words.zip(parts.iter().flatten()) {
+                    word.copy_from_slice(&id.to_ne_bytes());
+                }
+            });
+            Ok(())
+        })?;
+        Ok((flat, u64_bytes(py, &offsets)))
     }
 
     fn decode_bytes<'py>(
@@ -251,6 +265,18 @@ impl CoreEncoding {
                 return Err(PyErr::fetch(py));
             }
             for (i, &id) in ids.iter().enumerate() {
+                // The cached ints of a varied text are spread over megabytes, and each one's
+                // reference count is written: fetch the cell of a later id, and the int of a
+                // nearer one, so those misses overlap.
+                if let Some(&later) = ids.get(i + 2 * LIST_PREFETCH) {
+                    prefetch(&self.ints[later as usize]);
+                }
+                if let Some(int) = ids
+                    .get(i + LIST_PREFETCH)
+                    .and_then(|&n| self.ints[n as usize].get())
+                {
+                    prefetch(int.as_ptr());
+                }
                 let item = self.ints[id as usize]
                     .get_or_init(|| {
                         let Ok(int) = id.into_pyobject(py);

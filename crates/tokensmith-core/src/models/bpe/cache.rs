@@ -9,6 +9,7 @@
 use super::merge::MergeScratch;
 use super::model::Rank;
 use super::piece_table::InlineKey;
+use super::prefetch::prefetch;
 use std::cell::RefCell;
 
 /// The most ranks a slot holds; longer results are not cached.
@@ -45,6 +46,12 @@ impl PieceCache {
         (hash >> 7) & (SLOTS - 1)
     }
 
+    /// Starts loading the slot of a key with this hash.
+    #[inline(always)]
+    pub fn prefetch(&self, hash: usize) {
+        prefetch(&self.slots[Self::index(hash)]);
+    }
+
     /// The cached ranks of `key`, if present.
     #[inline(always)]
     pub fn get(&self, key: InlineKey, hash: usize) -> Option<&[Rank]> {
@@ -73,7 +80,9 @@ impl PieceCache {
 /// Pieces longer than 16 bytes (whitespace runs, rules of dashes, long words) up to this
 /// length are cached with their bytes; longer ones are rare and not worth the copy.
 pub const LONG_MAX: usize = 256;
-const LONG_SLOTS: usize = 8192;
+/// A few megabytes of non-Latin text hold some ten thousand distinct long pieces (words of
+/// 6+ letters in 2- and 3-byte scripts); with 8,192 slots a third of them collided.
+const LONG_SLOTS: usize = 32768;
 
 #[derive(Default, Clone)]
 struct LongSlot {

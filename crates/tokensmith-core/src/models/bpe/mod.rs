@@ -7,10 +7,12 @@ mod merge;
 mod model;
 mod pair_table;
 mod piece_table;
+mod prefetch;
 mod token_table;
 
 pub use cache::{with_cache, PieceCache, ThreadState};
 pub use merge::MergeScratch;
-pub use model::{Bpe, Rank};
+pub use model::{Bpe, Rank, BATCH};
 pub use piece_table::{InlineKey, PieceTable};
+pub use prefetch::prefetch;
 pub use token_table::TokenTable;

@@ -12,6 +12,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// A token's rank, which is also its id.
 pub type Rank = u32;
 
+/// How many pieces [`Bpe::encode_pieces`] takes at once.
+pub const BATCH: usize = 16;
+
 /// Marks "no rank" in dense tables.
 pub(crate) const NO_RANK: Rank = Rank::MAX;
 
@@ -58,10 +61,11 @@ impl Bpe {
             }
         }
         let max_rank = encoder.values().copied().max().unwrap_or(0) as usize;
-        if max_rank >= 1 << RANK_BITS {
+        // The packed tables use the all-ones 21-bit value to mark "empty" and "no rank".
+        let limit = (1usize << RANK_BITS) - 1;
+        if max_rank >= limit {
             return Err(Error::InvalidVocab(format!(
-                "rank {max_rank} is too large: ranks must be below {}",
-                1u32 << RANK_BITS
+                "rank {max_rank} is too large: ranks must be below {limit}"
             )));
         }
         if max_rank > 2 * encoder.len() + 1024 {
@@ -148,42 +152,103 @@ impl Bpe {
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<()> {
-        let ThreadState {
-            pieces: cache,
-            long_pieces,
-            scratch,
-        } = state;
         if end - start > INLINE {
-            let piece = &text[start..end];
-            if let Some(r) = self.lookup.get_long(piece) {
-                out.push(r);
-                return Ok(());
-            }
-            if piece.len() > LONG_MAX {
-                return merge::merge(self, piece, out, scratch);
-            }
-            let hash = LongPieceCache::hash(piece);
-            if let Some(ranks) = long_pieces.get(piece, hash) {
-                out.extend_from_slice(ranks);
-                return Ok(());
-            }
-            let before = out.len();
-            merge::merge(self, piece, out, scratch)?;
-            long_pieces.put(piece, hash, &out[before..]);
-            return Ok(());
+            return self.encode_long_piece(&text[start..end], out, state);
         }
         let key = InlineKey::from_text(text, start, end);
-        let hash = key.hash();
-        if let Some(ranks) = cache.get(key, hash) {
+        self.encode_short_piece(text, start, end, key, key.hash(), out, state)
+    }
+
+    /// Appends the ranks of consecutive pieces (at most [`BATCH`] of them) to `out`.
+    ///
+    /// The same as calling [`encode_piece_cached`](Self::encode_piece_cached) on each, but the
+    /// cache slots of all of them are requested from memory first, so that their misses (the
+    /// piece cache is larger than L2) overlap instead of waiting one after another.
+    #[inline]
+    pub fn encode_pieces(
+        &self,
+        text: &[u8],
+        pieces: &[(usize, usize)],
+        out: &mut Vec<Rank>,
+        state: &mut ThreadState,
+    ) -> Result<()> {
+        let mut keys = [(InlineKey::default(), 0usize); BATCH];
+        for (slot, &(start, end)) in keys.iter_mut().zip(pieces) {
+            if end - start <= INLINE {
+                let key = InlineKey::from_text(text, start, end);
+                let hash = key.hash();
+                state.pieces.prefetch(hash);
+                *slot = (key, hash);
+            }
+        }
+        for (&(key, hash), &(start, end)) in keys.iter().zip(pieces) {
+            if end - start <= INLINE && state.pieces.get(key, hash).is_none() {
+                self.lookup.prefetch(hash);
+            }
+        }
+        for (&(key, hash), &(start, end)) in keys.iter().zip(pieces) {
+            if end - start <= INLINE {
+                self.encode_short_piece(text, start, end, key, hash, out, state)?;
+            } else {
+                self.encode_long_piece(&text[start..end], out, state)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// A piece of at most [`INLINE`] bytes whose key and hash are known.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn encode_short_piece(
+        &self,
+        text: &[u8],
+        start: usize,
+        end: usize,
+        key: InlineKey,
+        hash: usize,
+        out: &mut Vec<Rank>,
+        state: &mut ThreadState,
+    ) -> Result<()> {
+        if let Some(ranks) = state.pieces.get(key, hash) {
             out.extend_from_slice(ranks);
             return Ok(());
         }
         let before = out.len();
         match self.lookup.get_hashed(key, hash) {
             Some(r) => out.push(r),
-            None => merge::merge(self, &text[start..end], out, scratch)?,
+            None => merge::merge(self, &text[start..end], out, &mut state.scratch)?,
         }
-        cache.put(key, hash, &out[before..]);
+        state.pieces.put(key, hash, &out[before..]);
+        Ok(())
+    }
+
+    /// A piece of more than [`INLINE`] bytes.
+    #[inline(always)]
+    fn encode_long_piece(
+        &self,
+        piece: &[u8],
+        out: &mut Vec<Rank>,
+        state: &mut ThreadState,
+    ) -> Result<()> {
+        if piece.len() > LONG_MAX {
+            if let Some(r) = self.lookup.get_long(piece) {
+                out.push(r);
+                return Ok(());
+            }
+            return merge::merge(self, piece, out, &mut state.scratch);
+        }
+        // The cache first: a hit then costs one hash of the piece instead of two.
+        let hash = LongPieceCache::hash(piece);
+        if let Some(ranks) = state.long_pieces.get(piece, hash) {
+            out.extend_from_slice(ranks);
+            return Ok(());
+        }
+        let before = out.len();
+        match self.lookup.get_long(piece) {
+            Some(r) => out.push(r),
+            None => merge::merge(self, piece, out, &mut state.scratch)?,
+        }
+        state.long_pieces.put(piece, hash, &out[before..]);
         Ok(())
     }
 
@@ -239,4 +304,52 @@ fn find_pairs(encoder: &FxHashMap<Vec<u8>, Rank>) -> Vec<(Rank, Rank, Rank)> {
     // A fixed insertion order makes the table's layout, and so its speed, reproducible.
     found.par_sort_unstable();
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::merge::tests::{cl100k, reference};
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// A batch, with repeated pieces, short (inline) and long ones, and cache slots
+        /// overwritten inside the batch, gives each piece's own merge result, cold and warm.
+        #[test]
+        fn batches_equal_piece_by_piece_merges(
+            words in prop::collection::vec(
+                prop::collection::vec(prop::sample::select(b"aab eeinst\xe4\xb8\xad-".to_vec()), 1..300),
+                1..8,
+            ),
+            picks in prop::collection::vec(0usize..8, 1..=BATCH),
+        ) {
+            let bpe = cl100k();
+            let mut text = Vec::new();
+            let mut pieces = Vec::new();
+            for &k in &picks {
+                let word = &words[k % words.len()];
+                pieces.push((text.len(), text.len() + word.len()));
+                text.extend_from_slice(word);
+            }
+            let expected: Vec<Rank> = pieces.iter().flat_map(|&(a, b)| reference(bpe, &text[a..b])).collect();
+            let mut state = ThreadState::default();
+            for _ in 0..2 {
+                let mut out = Vec::new();
+                bpe.encode_pieces(&text, &pieces, &mut out, &mut state).unwrap();
+                prop_assert_eq!(&out, &expected);
+            }
+        }
+    }
+
+    #[test]
+    fn the_all_ones_rank_is_refused() {
+        let limit: Rank = (1 << super::super::pair_table::RANK_BITS) - 1;
+        let err = Bpe::new(vec![(b"a".to_vec(), limit)]).unwrap_err();
+        assert!(
+            err.to_string().contains("ranks must be below 2097151"),
+            "{err}"
+        );
+    }
 }

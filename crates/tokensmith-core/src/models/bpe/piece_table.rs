@@ -5,6 +5,7 @@
 //! one hash and usually one cache line: no pointer to follow and no `memcmp`. Longer keys
 //! go to an ordinary hash map.
 
+use super::prefetch::prefetch;
 use rustc_hash::FxHashMap;
 
 /// Keys up to this many bytes are stored inline.
@@ -28,7 +29,7 @@ pub struct PieceTable {
 }
 
 /// A key of at most [`INLINE`] bytes, as two little-endian words.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct InlineKey {
     pub lo: u64,
     pub hi: u64,
@@ -131,6 +132,12 @@ impl PieceTable {
             }
             i = (i + 1) & self.mask;
         }
+    }
+
+    /// Starts loading the slot where a lookup of an inline key with this hash begins.
+    #[inline(always)]
+    pub fn prefetch(&self, hash: usize) {
+        prefetch(&self.slots[hash & self.mask]);
     }
 
     /// The value of an inline key.
