@@ -24,6 +24,7 @@ pub mod bpe;
 pub mod byte_level;
 pub mod char_props;
 pub mod decoders;
+pub mod encoding;
 pub mod json;
 pub mod metaspace;
 pub mod model;
