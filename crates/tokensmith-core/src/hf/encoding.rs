@@ -105,6 +105,21 @@ impl HfEncoding {
         }
     }
 
+    /// An empty encoding whose tokens are read from `table`, with room for `n` tokens in
+    /// every vector.
+    pub fn with_capacity(table: Arc<TokenTable>, n: usize) -> Self {
+        Self {
+            ids: Vec::with_capacity(n),
+            own_tokens: Vec::with_capacity(n),
+            table: Some(table),
+            offsets: Vec::with_capacity(n),
+            type_ids: Vec::with_capacity(n),
+            special_tokens_mask: Vec::with_capacity(n),
+            attention_mask: Vec::with_capacity(n),
+            word_ids: Vec::with_capacity(n),
+        }
+    }
+
     /// An encoding with every token's text given (no table).
     #[allow(clippy::too_many_arguments)]
     pub fn from_parts(
@@ -144,6 +159,17 @@ impl HfEncoding {
         self.own_tokens.push(own);
         self.offsets.push(offsets);
         self.word_ids.push(word);
+    }
+
+    /// Removes every token, keeping the table and the vectors' room.
+    pub fn clear(&mut self) {
+        self.ids.clear();
+        self.own_tokens.clear();
+        self.offsets.clear();
+        self.type_ids.clear();
+        self.special_tokens_mask.clear();
+        self.attention_mask.clear();
+        self.word_ids.clear();
     }
 
     /// The tokens, one per id.
@@ -186,30 +212,26 @@ mod tests {
         assert_eq!(table.own_text(3, " a").as_deref(), Some(" a"));
     }
 
+    /// One token `x`-spanning `(0, 1)` with id 1, its text stored in the encoding.
+    fn explicit(token: &str) -> HfEncoding {
+        let (ids, offsets, words) = (vec![1], vec![(0, 1)], vec![Some(0)]);
+        HfEncoding::from_parts(
+            ids,
+            vec![token.into()],
+            offsets,
+            vec![],
+            vec![],
+            vec![],
+            words,
+        )
+    }
+
     #[test]
     fn equality_compares_token_text() {
         let table = Arc::new(TokenTable::new([(1, "x".to_string())]));
         let mut a = HfEncoding::with_table(table);
         a.push(1, None, (0, 1), Some(0));
-        let b = HfEncoding::from_parts(
-            vec![1],
-            vec!["x".into()],
-            vec![(0, 1)],
-            vec![],
-            vec![],
-            vec![],
-            vec![Some(0)],
-        );
-        assert_eq!(a, b);
-        let c = HfEncoding::from_parts(
-            vec![1],
-            vec!["y".into()],
-            vec![(0, 1)],
-            vec![],
-            vec![],
-            vec![],
-            vec![Some(0)],
-        );
-        assert_ne!(a, c);
+        assert_eq!(a, explicit("x"));
+        assert_ne!(a, explicit("y"));
     }
 }

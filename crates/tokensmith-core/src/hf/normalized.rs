@@ -30,6 +30,16 @@ impl NormalizedString {
         Self { chars, align }
     }
 
+    /// Makes this the identity normalization of `text` starting at character `offset`, as
+    /// [`Self::new_at`] does, reusing its vectors.
+    pub fn reset(&mut self, text: &str, offset: usize) {
+        self.chars.clear();
+        self.chars.extend(text.chars());
+        self.align.clear();
+        self.align
+            .extend((offset..offset + self.chars.len()).map(|i| (i, i + 1)));
+    }
+
     /// The normalized characters.
     pub fn chars(&self) -> &[char] {
         &self.chars
@@ -86,18 +96,27 @@ impl NormalizedString {
     /// or more); all of them keep its span. Works in place, without allocating, while no
     /// character has grown the string past the characters already read.
     pub fn expand(&mut self, mut f: impl FnMut(char, &mut Vec<char>)) {
+        thread_local! {
+            // The characters of one character, reused from call to call.
+            static BUF: std::cell::Cell<Vec<char>> = const { std::cell::Cell::new(Vec::new()) };
+        }
+        let mut buf = BUF.take();
+        self.expand_with(&mut buf, &mut f);
+        BUF.set(buf);
+    }
+
+    fn expand_with(&mut self, buf: &mut Vec<char>, mut f: impl FnMut(char, &mut Vec<char>)) {
         let n = self.chars.len();
-        let mut buf: Vec<char> = Vec::new();
         let mut written = 0;
         for read in 0..n {
             buf.clear();
-            f(self.chars[read], &mut buf);
+            f(self.chars[read], buf);
             if written + buf.len() > read + 1 {
-                self.expand_from(read, written, &buf, f);
+                self.expand_from(read, written, buf, f);
                 return;
             }
             let span = self.align[read];
-            for &c in &buf {
+            for &c in buf.iter() {
                 self.chars[written] = c;
                 self.align[written] = span;
                 written += 1;

@@ -46,7 +46,10 @@ pub enum PreTokenizer {
 }
 
 fn is_bert_punctuation(c: char) -> bool {
-    c.is_ascii_punctuation() || is_punctuation(c)
+    if c.is_ascii() {
+        return c.is_ascii_punctuation();
+    }
+    is_punctuation(c)
 }
 
 /// The class of a character for the Whitespace pre-tokenizer: 0 space, 1 word, 2 other.

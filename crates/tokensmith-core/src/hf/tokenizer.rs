@@ -26,7 +26,9 @@ use super::processors::{Piece, PostProcessor};
 use super::truncation::{pair_lengths, truncate, Padding, Truncation};
 use super::NormalizedString;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::Cell;
 use std::sync::Arc;
+use std::thread::LocalKey;
 
 use super::added_tokens::AddedMatcher;
 pub use super::added_tokens::AddedToken;
@@ -54,8 +56,8 @@ impl HfTokenizer {
     /// Encodes `text`, and `pair` after it, adding the post-processor's special tokens
     /// when `add_special_tokens` is true.
     pub fn encode(&self, text: &str, pair: Option<&str>, add_special_tokens: bool) -> HfEncoding {
-        let mut first = self.encode_sequence(text);
-        let mut second = pair.map(|p| self.encode_sequence(p));
+        let mut first = self.encode_sequence(text, &FIRST);
+        let mut second = pair.map(|p| self.encode_sequence(p, &SECOND));
         if let Some(t) = &self.truncation {
             // Room is left for the special tokens the post-processor will add.
             let template = self
@@ -77,7 +79,20 @@ impl HfTokenizer {
                 truncate(second, keep2, t.direction);
             }
         }
-        let mut out = HfEncoding::with_table(self.id_to_token.clone());
+        // Room for every token, the special and padding ones included, so that nothing grows.
+        let template = self
+            .post_processor
+            .as_ref()
+            .and_then(|p| p.template.as_ref());
+        let mut capacity = first.ids.len() + second.as_ref().map_or(0, |s| s.ids.len());
+        if let (Some(template), true) = (template, add_special_tokens) {
+            capacity += template.n_special_tokens(second.is_some());
+        }
+        if let Some(p) = &self.padding {
+            capacity = capacity.max(p.fixed.unwrap_or(0));
+            capacity += p.pad_to_multiple_of.unwrap_or(0);
+        }
+        let mut out = HfEncoding::with_capacity(self.id_to_token.clone(), capacity);
         if let Some(PostProcessor {
             trim_offsets: Some(add_prefix_space),
             ..
@@ -133,15 +148,31 @@ impl HfTokenizer {
                 }
             }
         }
-        out.attention_mask = vec![1; out.ids.len()];
+        out.attention_mask.resize(out.ids.len(), 1);
         if let Some(p) = &self.padding {
             p.pad(&mut out);
+        }
+        keep_for_reuse(&FIRST, first);
+        if let Some(second) = second {
+            keep_for_reuse(&SECOND, second);
         }
         out
     }
 
-    fn encode_sequence(&self, text: &str) -> HfEncoding {
-        let mut out = HfEncoding::with_table(self.id_to_token.clone());
+    /// The tokens of one sequence, written into the buffers `scratch` holds (if any).
+    fn encode_sequence(
+        &self,
+        text: &str,
+        scratch: &'static LocalKey<Cell<HfEncoding>>,
+    ) -> HfEncoding {
+        // A guess at the number of tokens (a few bytes each) that rarely needs to grow.
+        let guess = text.len() / 2 + 4;
+        let mut out = scratch.take();
+        out.table = Some(self.id_to_token.clone());
+        out.ids.reserve(guess);
+        out.own_tokens.reserve(guess);
+        out.offsets.reserve(guess);
+        out.word_ids.reserve(guess);
         let mut pieces = Vec::new();
         let mut word_index = 0u32;
         // Spans come in order: one walk turns their character offsets into bytes.
@@ -163,7 +194,8 @@ impl HfTokenizer {
                 word_index += 1;
                 continue;
             }
-            let mut piece = NormalizedString::new_at(&text[bs..be], s);
+            let mut piece = PIECE.take();
+            piece.reset(&text[bs..be], s);
             if let Some(n) = &self.normalizer {
                 n.normalize(&mut piece);
             }
@@ -195,6 +227,7 @@ impl HfTokenizer {
                             self.tokenize_word(&part, ws, we, word_index, &mut pieces, &mut out);
                             word_index += 1;
                         }
+                        PIECE.set(part);
                     }
                     Words::Owned(words) => {
                         for w in words.iter().filter(|w| !w.is_empty()) {
@@ -268,12 +301,29 @@ impl HfTokenizer {
     }
 }
 
+thread_local! {
+    // Buffers reused from one encode call to the next on each thread: the two sequences
+    // before post-processing, and a piece under normalization.
+    static FIRST: Cell<HfEncoding> = Cell::new(HfEncoding::default());
+    static SECOND: Cell<HfEncoding> = Cell::new(HfEncoding::default());
+    static PIECE: Cell<NormalizedString> = Cell::new(NormalizedString::default());
+}
+
+/// Buffers above this many tokens are freed rather than kept for the next call.
+const MAX_KEPT_TOKENS: usize = 1 << 16;
+
+/// Empties `enc` and keeps its buffers in `scratch` for the next call on this thread.
+fn keep_for_reuse(scratch: &'static LocalKey<Cell<HfEncoding>>, mut enc: HfEncoding) {
+    if enc.ids.capacity() <= MAX_KEPT_TOKENS {
+        enc.clear();
+        scratch.set(enc);
+    }
+}
+
 /// Appends `part` to `out`; its tokens are moved out of it when `last_use` is true.
 fn append(out: &mut HfEncoding, part: &mut HfEncoding, type_id: u32, last_use: bool) {
     out.ids.extend(&part.ids);
-    if last_use && out.own_tokens.is_empty() {
-        out.own_tokens = std::mem::take(&mut part.own_tokens);
-    } else if last_use {
+    if last_use {
         out.own_tokens.append(&mut part.own_tokens);
     } else {
         out.own_tokens.extend(part.own_tokens.iter().cloned());

@@ -22,6 +22,8 @@ pub struct WordPiece {
     unk_id: u32,
     prefix: String,
     max_input_chars_per_word: usize,
+    /// The most characters a vocabulary entry has: no longer piece can match.
+    max_piece_chars: usize,
 }
 
 impl WordPiece {
@@ -37,8 +39,10 @@ impl WordPiece {
                 "the unknown token {unk_token:?} is not in the vocabulary"
             ))
         })?;
+        let max_piece_chars = vocab.keys().map(|t| t.chars().count()).max().unwrap_or(0);
         Ok(Self {
             vocab,
+            max_piece_chars,
             unk_id,
             prefix: prefix.to_string(),
             max_input_chars_per_word,
@@ -78,8 +82,10 @@ impl WordPiece {
             let mut start = 0;
             let mut start_byte = 0;
             while start < word.len() {
-                let mut end = word.len();
-                let mut end_byte = text.len();
+                // Longer candidates than any vocabulary entry are not looked up.
+                let mut end = word.len().min(start + self.max_piece_chars);
+                let mut end_byte =
+                    start_byte + word[start..end].iter().map(|c| c.len_utf8()).sum::<usize>();
                 let mut found = None;
                 while start < end {
                     let piece = &text[start_byte..end_byte];
