@@ -37,51 +37,52 @@ impl EncodingResult {
         word_ids: Vec<Option<u32>>,
     ) -> Self {
         Self {
-            inner: HfEncoding {
+            inner: HfEncoding::from_parts(
                 ids,
                 tokens,
                 offsets,
                 type_ids,
-                special_tokens_mask,
                 attention_mask,
+                special_tokens_mask,
                 word_ids,
-            },
+            ),
         }
     }
 
     #[getter]
-    fn ids(&self) -> Vec<u32> {
-        self.inner.ids.clone()
+    fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.inner.ids)
+    }
+
+    /// Built from the tokenizer's shared id-to-token table when read (see `HfEncoding`).
+    #[getter]
+    fn tokens<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.inner.iter_tokens())
     }
 
     #[getter]
-    fn tokens(&self) -> Vec<String> {
-        self.inner.tokens.clone()
+    fn offsets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.inner.offsets)
     }
 
     #[getter]
-    fn offsets(&self) -> Vec<(usize, usize)> {
-        self.inner.offsets.clone()
+    fn type_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.inner.type_ids)
     }
 
     #[getter]
-    fn type_ids(&self) -> Vec<u32> {
-        self.inner.type_ids.clone()
+    fn attention_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.inner.attention_mask)
     }
 
     #[getter]
-    fn attention_mask(&self) -> Vec<u32> {
-        self.inner.attention_mask.clone()
+    fn special_tokens_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.inner.special_tokens_mask)
     }
 
     #[getter]
-    fn special_tokens_mask(&self) -> Vec<u32> {
-        self.inner.special_tokens_mask.clone()
-    }
-
-    #[getter]
-    fn word_ids(&self) -> Vec<Option<u32>> {
-        self.inner.word_ids.clone()
+    fn word_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.inner.word_ids)
     }
 
     fn __len__(&self) -> usize {
@@ -100,7 +101,7 @@ impl EncodingResult {
         let e = &self.inner;
         (
             e.ids.clone(),
-            e.tokens.clone(),
+            e.tokens(),
             e.offsets.clone(),
             e.type_ids.clone(),
             e.attention_mask.clone(),
@@ -115,7 +116,7 @@ impl EncodingResult {
         let e = &self.inner;
         let fields: [(&str, Bound<'_, PyAny>); 7] = [
             ("ids", PyList::new(py, &e.ids)?.into_any()),
-            ("tokens", PyList::new(py, &e.tokens)?.into_any()),
+            ("tokens", PyList::new(py, e.iter_tokens())?.into_any()),
             ("offsets", PyList::new(py, &e.offsets)?.into_any()),
             ("type_ids", PyList::new(py, &e.type_ids)?.into_any()),
             (

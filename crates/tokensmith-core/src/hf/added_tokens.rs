@@ -89,40 +89,41 @@ impl AddedMatcher {
 
     /// Cuts `chars` into added tokens and the text between them.
     pub fn find(&self, chars: &[char]) -> Spans {
-        let Some(automaton) = &self.automaton else {
+        if self.automaton.is_none() {
             return vec![(None, (0, chars.len()))];
-        };
-        let text: String = chars.iter().collect();
-        let mut char_at = Vec::with_capacity(text.len() + 1);
-        for (i, c) in chars.iter().enumerate() {
-            char_at.extend(std::iter::repeat_n(i, c.len_utf8()));
         }
-        char_at.push(chars.len());
-        let mut spans = Vec::new();
+        let text: String = chars.iter().collect();
+        self.find_str(&text)
+    }
+
+    /// Cuts `text` into added tokens and the text between them, with spans in characters.
+    pub fn find_str(&self, text: &str) -> Spans {
+        let Some(automaton) = &self.automaton else {
+            return vec![(None, (0, text.chars().count()))];
+        };
+        // Spans in bytes first; matches only move forward, so one walk turns them into
+        // characters.
+        let mut spans: Vec<(Option<u32>, (usize, usize))> = Vec::new();
         let mut done = 0;
-        for m in automaton.find_iter(&text) {
+        for m in automaton.find_iter(text) {
             let token = &self.tokens[m.pattern().as_usize()];
-            let (mut start, mut stop) = (char_at[m.start()], char_at[m.end()]);
+            let (mut start, mut stop) = (m.start(), m.end());
             if token.single_word {
-                let alone_before = start == 0 || !is_onig_word(chars[start - 1]);
-                let alone_after = stop == chars.len() || !is_onig_word(chars[stop]);
+                let alone_before = text[..start]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !is_onig_word(c));
+                let alone_after = text[stop..].chars().next().is_none_or(|c| !is_onig_word(c));
                 if !(alone_before && alone_after) {
                     continue;
                 }
             }
             if token.lstrip {
-                let spaces = chars[..start]
-                    .iter()
-                    .rev()
-                    .take_while(|c| c.is_whitespace())
-                    .count();
-                start = (start - spaces).max(done);
+                let kept = text[..start].trim_end_matches(char::is_whitespace).len();
+                start = kept.max(done);
             }
             if token.rstrip {
-                stop += chars[stop..]
-                    .iter()
-                    .take_while(|c| c.is_whitespace())
-                    .count();
+                stop = text.len() - text[stop..].trim_start_matches(char::is_whitespace).len();
             }
             if done < start {
                 spans.push((None, (done, start)));
@@ -130,8 +131,17 @@ impl AddedMatcher {
             spans.push((Some(token.id), (start, stop)));
             done = stop;
         }
-        if done < chars.len() || spans.is_empty() {
-            spans.push((None, (done, chars.len())));
+        if done < text.len() || spans.is_empty() {
+            spans.push((None, (done, text.len())));
+        }
+        let (mut byte, mut char) = (0, 0);
+        let mut to_chars = |b: usize| {
+            char += text[byte..b].chars().count();
+            byte = b;
+            char
+        };
+        for (_, span) in &mut spans {
+            *span = (to_chars(span.0), to_chars(span.1));
         }
         spans
     }

@@ -184,21 +184,39 @@ impl Bpe {
 
     /// The tokens of one word: `(id, start, end)` with spans in characters of `word`.
     pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+        let mut out = Vec::new();
+        self.tokenize_into(word, &mut out);
+        out
+    }
+
+    /// Appends the tokens of one word to `out`, as [`Self::tokenize`] gives them.
+    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
+        thread_local! {
+            // The word as text, to look it up in the cache without allocating.
+            static KEY: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
         if word.is_empty() || word.len() > CACHE_MAX_CHARS {
-            return self.tokenize_uncached(word);
+            out.extend(self.tokenize_uncached(word));
+            return;
         }
-        let key: String = word.iter().collect();
-        // A poisoned lock only means another thread panicked mid-insert; skip the cache.
-        if let Some(hit) = self.cache.read().ok().and_then(|c| c.get(&key).cloned()) {
-            return hit;
-        }
-        let tokens = self.tokenize_uncached(word);
-        if let Ok(mut cache) = self.cache.write() {
-            if cache.len() < CACHE_CAPACITY {
-                cache.insert(key, tokens.clone());
+        KEY.with_borrow_mut(|key| {
+            key.clear();
+            key.extend(word);
+            // A poisoned lock only means another thread panicked mid-insert; skip the cache.
+            if let Ok(cache) = self.cache.read() {
+                if let Some(hit) = cache.get(key.as_str()) {
+                    out.extend_from_slice(hit);
+                    return;
+                }
             }
-        }
-        tokens
+            let tokens = self.tokenize_uncached(word);
+            out.extend_from_slice(&tokens);
+            if let Ok(mut cache) = self.cache.write() {
+                if cache.len() < CACHE_CAPACITY {
+                    cache.insert(key.clone(), tokens);
+                }
+            }
+        });
     }
 
     fn tokenize_uncached(&self, word: &[char]) -> Tokens {

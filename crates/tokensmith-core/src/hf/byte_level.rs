@@ -19,8 +19,7 @@
 //! ```
 
 use super::normalized::NormalizedString;
-use super::regex_split::Split;
-use super::split::Behavior;
+use crate::pre_tokenizers::PreTokenizer;
 use crate::trainers::bpe::gpt2_char;
 use std::sync::OnceLock;
 
@@ -47,54 +46,76 @@ fn byte_chars() -> &'static [char; 256] {
     })
 }
 
-fn gpt2_split() -> &'static Split {
-    static SPLIT: OnceLock<Split> = OnceLock::new();
-    SPLIT.get_or_init(|| {
-        // A constant pattern: it compiles, or the unit tests fail.
-        Split::new(GPT2_REGEX, false, Behavior::Isolated, false).expect("GPT-2 regex compiles")
-    })
+/// The words of `chars` under [`GPT2_REGEX`], as ranges of characters that tile them.
+///
+/// The hand-written GPT-2 splitter of [`crate::pre_tokenizers`] runs it: r50k's pattern
+/// differs from HF's only in spelling (`'(?:[sdmt]|ll|ve|re)` for the seven contractions,
+/// possessive runs of one class, and `\s++$|\s+(?!\S)|\s` for `\s+(?!\S)|\s+`, which cut a
+/// whitespace run at the same places).
+fn gpt2_words(chars: &[char]) -> Vec<(usize, usize)> {
+    let text: String = chars.iter().collect();
+    let mut words = Vec::new();
+    let mut char_pos = 0;
+    // The r50k splitter cannot fail (only a user regex can).
+    let _ = PreTokenizer::R50k.for_each_piece(&text, |s, e| {
+        let n = text[s..e].chars().count();
+        words.push((char_pos, char_pos + n));
+        char_pos += n;
+    });
+    words
 }
 
 impl ByteLevel {
     /// The words of one piece, spelled in GPT-2's byte alphabet.
-    pub fn pre_tokenize(&self, mut piece: NormalizedString) -> Vec<NormalizedString> {
+    pub fn pre_tokenize(&self, piece: NormalizedString) -> Vec<NormalizedString> {
+        let (piece, words) = self.cut(piece);
+        words.into_iter().map(|(s, e)| piece.slice(s, e)).collect()
+    }
+
+    /// The piece spelled in GPT-2's byte alphabet (after the prefix space), and its words as
+    /// ranges of those characters.
+    pub fn cut(&self, mut piece: NormalizedString) -> (NormalizedString, Vec<(usize, usize)>) {
         if self.add_prefix_space && piece.chars().first() != Some(&' ') {
             piece.prepend(' ');
         }
-        let words: Vec<NormalizedString> = if self.use_regex {
-            gpt2_split()
-                .split(&piece)
-                .into_iter()
-                .map(|(s, e)| piece.slice(s, e))
-                .collect()
+        let words = if self.use_regex {
+            gpt2_words(piece.chars())
         } else if piece.is_empty() {
             Vec::new()
         } else {
-            vec![piece]
+            vec![(0, piece.len())]
         };
-        let table = byte_chars();
-        words
+        // Each character becomes one per UTF-8 byte: move the ranges with them.
+        let chars = piece.chars();
+        let (mut read, mut spelled) = (0, 0);
+        let mut advance = |to: usize| {
+            spelled += chars[read..to].iter().map(|c| c.len_utf8()).sum::<usize>();
+            read = to;
+            spelled
+        };
+        let words: Vec<(usize, usize)> = words
             .into_iter()
-            .map(|mut w| {
-                w.map_chars(|c| {
-                    let mut buf = [0u8; 4];
-                    c.encode_utf8(&mut buf)
-                        .bytes()
-                        .map(|b| table[b as usize])
-                        .collect()
-                });
-                w
-            })
-            .collect()
+            .map(|(s, e)| (advance(s), advance(e)))
+            .collect();
+        let table = byte_chars();
+        piece.expand(|c, out| {
+            let mut buf = [0u8; 4];
+            out.extend(c.encode_utf8(&mut buf).bytes().map(|b| table[b as usize]));
+        });
+        (piece, words)
     }
 }
 
 /// HF's `trim_offsets`: each token's offsets skip its leading and trailing `Ġ`s (one leading
 /// space is kept on a sequence's first token when `add_prefix_space` added it).
-pub fn trim_offsets(tokens: &[String], offsets: &mut [(usize, usize)], add_prefix_space: bool) {
+pub fn trim_offsets<'a>(
+    tokens: impl Iterator<Item = &'a str>,
+    offsets: &mut [(usize, usize)],
+    add_prefix_space: bool,
+) {
     let space = byte_chars()[b' ' as usize];
     let is_space = |c: &char| *c == space || c.is_whitespace();
-    for (i, (token, off)) in tokens.iter().zip(offsets.iter_mut()).enumerate() {
+    for (i, (token, off)) in tokens.zip(offsets.iter_mut()).enumerate() {
         let mut leading = token.chars().take_while(is_space).count();
         let trailing = token.chars().rev().take_while(is_space).count();
         if leading > 0 {
@@ -128,13 +149,32 @@ mod tests {
     }
 
     #[test]
+    fn gpt2_words_agree_with_the_regex() {
+        use crate::hf::regex_split::Split;
+        use crate::hf::split::Behavior;
+        let regex = Split::new(GPT2_REGEX, false, Behavior::Isolated, false).unwrap();
+        for text in [
+            "Hello  world's 42,  they'll\n\n  go!! \t",
+            "  x\u{3000}\u{3000}y  ",
+            "naïve café 東京 123abc ’s 'S 're'",
+            "\n \n",
+            "",
+            " ",
+            "a\u{a0} b\r\n",
+        ] {
+            let s = NormalizedString::new(text);
+            assert_eq!(gpt2_words(s.chars()), regex.split(&s), "{text:?}");
+        }
+    }
+
+    #[test]
     fn trimming() {
         let tokens = ["Ġa".to_string(), "ĠĠ".to_string(), "bĠ".to_string()];
         let mut offsets = [(0, 2), (2, 4), (4, 6)];
-        trim_offsets(&tokens, &mut offsets, false);
+        trim_offsets(tokens.iter().map(String::as_str), &mut offsets, false);
         assert_eq!(offsets, [(1, 2), (4, 4), (4, 5)]);
         let mut offsets = [(0, 2), (2, 4), (4, 6)];
-        trim_offsets(&tokens, &mut offsets, true);
+        trim_offsets(tokens.iter().map(String::as_str), &mut offsets, true);
         assert_eq!(offsets[0], (0, 2));
     }
 }

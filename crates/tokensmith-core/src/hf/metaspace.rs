@@ -51,7 +51,14 @@ pub struct Metaspace {
 
 impl Metaspace {
     /// The words of one piece.
-    pub fn pre_tokenize(&self, mut piece: NormalizedString) -> Vec<NormalizedString> {
+    pub fn pre_tokenize(&self, piece: NormalizedString) -> Vec<NormalizedString> {
+        let (piece, words) = self.cut(piece);
+        words.into_iter().map(|(s, e)| piece.slice(s, e)).collect()
+    }
+
+    /// The piece with its spaces replaced (and `▁` prepended), and its words as ranges of
+    /// its characters.
+    pub fn cut(&self, mut piece: NormalizedString) -> (NormalizedString, Vec<(usize, usize)>) {
         piece.replace_char(' ', self.replacement);
         let starts_marked = piece.chars().first() == Some(&self.replacement);
         let prepend = match self.prepend {
@@ -62,21 +69,20 @@ impl Metaspace {
         if prepend {
             piece.prepend(self.replacement);
         }
-        if !self.split {
-            return if piece.is_empty() {
+        let words = if !self.split {
+            if piece.is_empty() {
                 vec![]
             } else {
-                vec![piece]
-            };
-        }
-        let r = self.replacement;
-        cut(
-            &char_spans(piece.chars(), |c| c == r),
-            Behavior::MergedWithNext,
-        )
-        .into_iter()
-        .map(|(s, e)| piece.slice(s, e))
-        .collect()
+                vec![(0, piece.len())]
+            }
+        } else {
+            let r = self.replacement;
+            cut(
+                &char_spans(piece.chars(), |c| c == r),
+                Behavior::MergedWithNext,
+            )
+        };
+        (piece, words)
     }
 
     /// Each token with `▁` turned into spaces (none in the first token when prepending).

@@ -26,6 +26,7 @@ pub mod byte_level;
 pub mod char_props;
 pub mod ctc;
 pub mod decoders;
+pub mod encoding;
 pub mod json;
 pub mod metaspace;
 pub mod model;

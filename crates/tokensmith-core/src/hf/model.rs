@@ -18,11 +18,21 @@ pub enum Model {
 impl Model {
     /// The tokens of one word: `(id, start, end)` with spans in characters of `word`.
     pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+        let mut out = Vec::new();
+        self.tokenize_into(word, &mut out);
+        out
+    }
+
+    /// Appends the tokens of one word to `out`, as [`Self::tokenize`] gives them. The
+    /// tokenizer calls this with one buffer for every word of a text, so a model that can
+    /// write into it allocates nothing per word; a model without such a method can use
+    /// `out.extend(m.tokenize(word))`.
+    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
         match self {
-            Model::WordPiece(m) => m.tokenize(word),
-            Model::Bpe(m) => m.tokenize(word),
-            Model::Unigram(m) => m.tokenize(word),
-            Model::WordLevel(m) => m.tokenize(word),
+            Model::WordPiece(m) => m.tokenize_into(word, out),
+            Model::Bpe(m) => m.tokenize_into(word, out),
+            Model::Unigram(m) => out.extend(m.tokenize(word)),
+            Model::WordLevel(m) => out.extend(m.tokenize(word)),
         }
     }
 

@@ -19,9 +19,25 @@ pub struct NormalizedString {
 impl NormalizedString {
     /// The identity normalization of `text`.
     pub fn new(text: &str) -> Self {
+        Self::new_at(text, 0)
+    }
+
+    /// The identity normalization of `text`, a part of the original string that starts at
+    /// character `offset`.
+    pub fn new_at(text: &str, offset: usize) -> Self {
         let chars: Vec<char> = text.chars().collect();
-        let align = (0..chars.len()).map(|i| (i, i + 1)).collect();
+        let align = (offset..offset + chars.len()).map(|i| (i, i + 1)).collect();
         Self { chars, align }
+    }
+
+    /// Makes this the identity normalization of `text` starting at character `offset`, as
+    /// [`Self::new_at`] does, reusing its vectors.
+    pub fn reset(&mut self, text: &str, offset: usize) {
+        self.chars.clear();
+        self.chars.extend(text.chars());
+        self.align.clear();
+        self.align
+            .extend((offset..offset + self.chars.len()).map(|i| (i, i + 1)));
     }
 
     /// The normalized characters.
@@ -64,14 +80,75 @@ impl NormalizedString {
     }
 
     /// Replaces each character by zero or more characters; all of them keep its span.
+    /// ([`Self::expand`] does the same without a vector per character.)
     pub fn map_chars(&mut self, f: impl Fn(char) -> Vec<char>) {
-        let mut chars = Vec::with_capacity(self.chars.len());
-        let mut align = Vec::with_capacity(self.align.len());
-        for (&c, &span) in self.chars.iter().zip(&self.align) {
-            for new in f(c) {
-                chars.push(new);
-                align.push(span);
+        self.expand(|c, out| out.extend(f(c)));
+    }
+
+    /// Replaces each character by one character, keeping its span.
+    pub fn map_each(&mut self, f: impl Fn(char) -> char) {
+        for c in &mut self.chars {
+            *c = f(*c);
+        }
+    }
+
+    /// Replaces each character by the characters `f` appends to the buffer it is given (zero
+    /// or more); all of them keep its span. Works in place, without allocating, while no
+    /// character has grown the string past the characters already read.
+    pub fn expand(&mut self, mut f: impl FnMut(char, &mut Vec<char>)) {
+        thread_local! {
+            // The characters of one character, reused from call to call.
+            static BUF: std::cell::Cell<Vec<char>> = const { std::cell::Cell::new(Vec::new()) };
+        }
+        let mut buf = BUF.take();
+        self.expand_with(&mut buf, &mut f);
+        BUF.set(buf);
+    }
+
+    fn expand_with(&mut self, buf: &mut Vec<char>, mut f: impl FnMut(char, &mut Vec<char>)) {
+        let n = self.chars.len();
+        let mut written = 0;
+        for read in 0..n {
+            buf.clear();
+            f(self.chars[read], buf);
+            if written + buf.len() > read + 1 {
+                self.expand_from(read, written, buf, f);
+                return;
             }
+            let span = self.align[read];
+            for &c in buf.iter() {
+                self.chars[written] = c;
+                self.align[written] = span;
+                written += 1;
+            }
+        }
+        self.chars.truncate(written);
+        self.align.truncate(written);
+    }
+
+    /// The rest of [`Self::expand`] once a character grew the string: `buf` holds the
+    /// characters of `read`, and `written` characters are already in place.
+    #[cold]
+    fn expand_from(
+        &mut self,
+        read: usize,
+        written: usize,
+        buf: &[char],
+        mut f: impl FnMut(char, &mut Vec<char>),
+    ) {
+        let n = self.chars.len();
+        let mut chars = Vec::with_capacity(n + n / 2 + buf.len());
+        let mut align = Vec::with_capacity(chars.capacity());
+        chars.extend_from_slice(&self.chars[..written]);
+        align.extend_from_slice(&self.align[..written]);
+        chars.extend_from_slice(buf);
+        align.extend(std::iter::repeat_n(self.align[read], buf.len()));
+        let mut buf = Vec::new();
+        for i in read + 1..n {
+            buf.clear();
+            f(self.chars[i], &mut buf);
+            chars.extend_from_slice(&buf);
+            align.extend(std::iter::repeat_n(self.align[i], buf.len()));
         }
         self.chars = chars;
         self.align = align;
@@ -97,6 +174,8 @@ impl NormalizedString {
     /// of the position it lands on, not of the character it came from.
     pub fn canonical_reorder(&mut self) {
         use unicode_normalization_alignments::char::canonical_combining_class as ccc;
+        // Every character below U+0300 has class 0.
+        let ccc = |c: char| if c < '\u{300}' { 0 } else { ccc(c) };
         let n = self.chars.len();
         let mut i = 0;
         while i < n {
@@ -164,6 +243,11 @@ impl NormalizedString {
         self.align.first().map_or(0, |a| a.0)
     }
 
+    /// Whether every character is ASCII.
+    pub fn is_ascii(&self) -> bool {
+        self.chars.iter().all(char::is_ascii)
+    }
+
     /// Splits into the pieces `[start, end)` of normalized characters given, keeping spans.
     pub fn slice(&self, start: usize, end: usize) -> NormalizedString {
         NormalizedString {
@@ -186,6 +270,28 @@ mod tests {
         s.map_chars(|c| if c == 'b' { vec![' ', c, ' '] } else { vec![c] });
         assert_eq!(s.text(), "a b c");
         assert_eq!(s.original_span(2, 3), (2, 3));
+    }
+
+    #[test]
+    fn expand_in_place_then_growing() {
+        // Deletions leave room that a later expansion fills in place.
+        let mut s = NormalizedString::new("xxab");
+        s.expand(|c, out| match c {
+            'x' => {}
+            'a' => out.extend(['a', 'A']),
+            _ => out.push(c),
+        });
+        assert_eq!(s.text(), "aAb");
+        assert_eq!(s.original_span(1, 2), (2, 3));
+        assert_eq!(s.original_span(2, 3), (3, 4));
+        // A growth past the characters read moves to new vectors, spans intact.
+        let mut s = NormalizedString::new("abc");
+        s.expand(|c, out| out.extend([c, c]));
+        assert_eq!(s.text(), "aabbcc");
+        assert_eq!(s.original_span(3, 4), (1, 2));
+        assert_eq!(s.original_span(5, 6), (2, 3));
+        s.map_each(|c| c.to_ascii_uppercase());
+        assert_eq!(s.text(), "AABBCC");
     }
 
     #[test]

@@ -60,7 +60,11 @@ fn is_bert_whitespace(c: char) -> bool {
 
 /// Categories Cc, Cf, Cn, Co, except the three whitespace controls.
 fn is_bert_control(c: char) -> bool {
-    !matches!(c, '\t' | '\n' | '\r') && is_other(c)
+    if c.is_ascii() {
+        // The only ASCII characters of category C are the controls.
+        return c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r');
+    }
+    is_other(c)
 }
 
 /// The CJK Unified Ideographs blocks and their extensions and compatibility blocks.
@@ -80,36 +84,42 @@ impl BertNormalizer {
     fn normalize(&self, s: &mut NormalizedString) {
         if self.clean_text {
             s.filter(|c| !(c == '\0' || c == '\u{fffd}' || is_bert_control(c)));
-            s.map_chars(|c| vec![if is_bert_whitespace(c) { ' ' } else { c }]);
+            s.map_each(|c| if is_bert_whitespace(c) { ' ' } else { c });
         }
-        if self.handle_chinese_chars {
-            s.map_chars(|c| {
+        // ASCII text has no CJK ideographs, nothing to decompose and no marks.
+        let ascii = s.is_ascii();
+        if self.handle_chinese_chars && !ascii && s.chars().iter().any(|&c| is_chinese_char(c)) {
+            s.expand(|c, out| {
                 if is_chinese_char(c) {
-                    vec![' ', c, ' ']
+                    out.extend([' ', c, ' ']);
                 } else {
-                    vec![c]
+                    out.push(c);
                 }
             });
         }
-        if self.strip_accents.unwrap_or(self.lowercase) {
+        if self.strip_accents.unwrap_or(self.lowercase) && !ascii {
             strip_accents(s);
         }
         if self.lowercase {
-            lowercase(s);
+            if ascii {
+                s.map_each(|c| c.to_ascii_lowercase());
+            } else {
+                lowercase(s);
+            }
         }
     }
 }
 
 fn decompose(s: &mut NormalizedString, compatible: bool) {
     use unicode_normalization_alignments::char::{decompose_canonical, decompose_compatible};
-    s.map_chars(|c| {
-        let mut out = Vec::with_capacity(2);
-        if compatible {
+    s.expand(|c, out| {
+        if c.is_ascii() {
+            out.push(c);
+        } else if compatible {
             decompose_compatible(c, |d| out.push(d));
         } else {
             decompose_canonical(c, |d| out.push(d));
         }
-        out
     });
     s.canonical_reorder();
 }
@@ -120,7 +130,7 @@ fn strip_accents(s: &mut NormalizedString) {
 }
 
 fn lowercase(s: &mut NormalizedString) {
-    s.map_chars(|c| c.to_lowercase().collect());
+    s.expand(|c, out| out.extend(c.to_lowercase()));
 }
 
 /// One normalizer of a `tokenizer.json`.

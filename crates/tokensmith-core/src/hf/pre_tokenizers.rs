@@ -49,7 +49,10 @@ pub enum PreTokenizer {
 }
 
 fn is_bert_punctuation(c: char) -> bool {
-    c.is_ascii_punctuation() || is_punctuation(c)
+    if c.is_ascii() {
+        return c.is_ascii_punctuation();
+    }
+    is_punctuation(c)
 }
 
 /// The class of a character for the Whitespace pre-tokenizer: 0 space, 1 word, 2 other.
@@ -63,7 +66,37 @@ fn whitespace_class(c: char) -> u8 {
     }
 }
 
+/// The words of one piece of text, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Words {
+    /// The piece (rewritten by Metaspace or ByteLevel) and its words as ranges of its
+    /// characters; no range is empty.
+    Ranges(NormalizedString, Vec<(usize, usize)>),
+    /// Each word as its own string (after a Sequence); none is empty.
+    Owned(Vec<NormalizedString>),
+}
+
 impl PreTokenizer {
+    /// The words of a piece, without copying them out of it when the pre-tokenizer only
+    /// cuts (or rewrites the piece as a whole).
+    pub fn cut_words(&self, piece: NormalizedString) -> Words {
+        let (piece, mut ranges) = match self {
+            PreTokenizer::Metaspace(m) => m.cut(piece),
+            PreTokenizer::ByteLevel(b) => b.cut(piece),
+            PreTokenizer::Split(s) => {
+                let ranges = s.split(&piece);
+                (piece, ranges)
+            }
+            PreTokenizer::Sequence(_) => return Words::Owned(self.words_of(piece)),
+            _ => {
+                let ranges = self.split(piece.chars());
+                (piece, ranges)
+            }
+        };
+        ranges.retain(|(s, e)| e > s);
+        Words::Ranges(piece, ranges)
+    }
+
     /// The words of the whole normalized string, in order; none is empty.
     pub fn pre_tokenize(&self, text: NormalizedString) -> Vec<NormalizedString> {
         self.words_of(text)

@@ -17,40 +17,21 @@
 
 use super::byte_level::trim_offsets;
 use super::decoders::Decoder;
+use super::encoding::resolve;
+pub use super::encoding::{HfEncoding, TokenTable};
 use super::model::Model;
 use super::normalizers::Normalizer;
-use super::pre_tokenizers::PreTokenizer;
+use super::pre_tokenizers::{PreTokenizer, Words};
 use super::processors::{Piece, PostProcessor};
 use super::truncation::{pair_lengths, truncate, Padding, Truncation};
 use super::NormalizedString;
 use rustc_hash::{FxHashMap, FxHashSet};
+use std::cell::Cell;
+use std::sync::Arc;
+use std::thread::LocalKey;
 
 use super::added_tokens::AddedMatcher;
 pub use super::added_tokens::AddedToken;
-
-/// The result of encoding one sequence or a pair; every vector has one entry per token.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct HfEncoding {
-    pub ids: Vec<u32>,
-    pub tokens: Vec<String>,
-    /// `(start, end)` in characters of the sequence the token came from; `(0, 0)` for
-    /// special tokens.
-    pub offsets: Vec<(usize, usize)>,
-    pub type_ids: Vec<u32>,
-    pub special_tokens_mask: Vec<u32>,
-    pub attention_mask: Vec<u32>,
-    /// The index of the word (pre-token) within its sequence; `None` for special tokens.
-    pub word_ids: Vec<Option<u32>>,
-}
-
-impl HfEncoding {
-    fn push(&mut self, id: u32, token: String, offsets: (usize, usize), word: Option<u32>) {
-        self.ids.push(id);
-        self.tokens.push(token);
-        self.offsets.push(offsets);
-        self.word_ids.push(word);
-    }
-}
 
 /// A loaded `tokenizer.json`. Immutable and `Sync`.
 #[derive(Clone, Debug)]
@@ -66,8 +47,8 @@ pub struct HfTokenizer {
     /// Added tokens looked for in the original text, and in normalized pieces.
     pub(super) raw_matcher: AddedMatcher,
     pub(super) normalized_matcher: AddedMatcher,
-    /// Every id's token: the model's, overridden by added tokens.
-    pub(super) id_to_token: FxHashMap<u32, String>,
+    /// Every id's token: the model's, overridden by added tokens. Encodings share it.
+    pub(super) id_to_token: Arc<TokenTable>,
     pub(super) special_ids: FxHashSet<u32>,
 }
 
@@ -75,8 +56,8 @@ impl HfTokenizer {
     /// Encodes `text`, and `pair` after it, adding the post-processor's special tokens
     /// when `add_special_tokens` is true.
     pub fn encode(&self, text: &str, pair: Option<&str>, add_special_tokens: bool) -> HfEncoding {
-        let mut first = self.encode_sequence(text);
-        let mut second = pair.map(|p| self.encode_sequence(p));
+        let mut first = self.encode_sequence(text, &FIRST);
+        let mut second = pair.map(|p| self.encode_sequence(p, &SECOND));
         if let Some(t) = &self.truncation {
             // Room is left for the special tokens the post-processor will add.
             let template = self
@@ -98,14 +79,28 @@ impl HfTokenizer {
                 truncate(second, keep2, t.direction);
             }
         }
-        let mut out = HfEncoding::default();
+        // Room for every token, the special and padding ones included, so that nothing grows.
+        let template = self
+            .post_processor
+            .as_ref()
+            .and_then(|p| p.template.as_ref());
+        let mut capacity = first.ids.len() + second.as_ref().map_or(0, |s| s.ids.len());
+        if let (Some(template), true) = (template, add_special_tokens) {
+            capacity += template.n_special_tokens(second.is_some());
+        }
+        if let Some(p) = &self.padding {
+            capacity = capacity.max(p.fixed.unwrap_or(0));
+            capacity += p.pad_to_multiple_of.unwrap_or(0);
+        }
+        let mut out = HfEncoding::with_capacity(self.id_to_token.clone(), capacity);
         if let Some(PostProcessor {
             trim_offsets: Some(add_prefix_space),
             ..
         }) = &self.post_processor
         {
             for part in std::iter::once(&mut first).chain(second.as_mut()) {
-                trim_offsets(&part.tokens, &mut part.offsets, *add_prefix_space);
+                let tokens = resolve(&part.ids, &part.own_tokens, part.table.as_deref());
+                trim_offsets(tokens, &mut part.offsets, *add_prefix_space);
             }
         }
         match self
@@ -135,7 +130,8 @@ impl HfTokenizer {
                             // The loader checked that every name used has an entry.
                             if let Some(sp) = template.special_tokens.get(name) {
                                 for (id, token) in sp.ids.iter().zip(&sp.tokens) {
-                                    out.push(*id, token.clone(), (0, 0), None);
+                                    let own = self.id_to_token.own_text(*id, token);
+                                    out.push(*id, own, (0, 0), None);
                                     out.type_ids.push(*type_id);
                                     out.special_tokens_mask.push(1);
                                 }
@@ -152,54 +148,122 @@ impl HfTokenizer {
                 }
             }
         }
-        out.attention_mask = vec![1; out.ids.len()];
+        out.attention_mask.resize(out.ids.len(), 1);
         if let Some(p) = &self.padding {
             p.pad(&mut out);
+        }
+        keep_for_reuse(&FIRST, first);
+        if let Some(second) = second {
+            keep_for_reuse(&SECOND, second);
         }
         out
     }
 
-    fn encode_sequence(&self, text: &str) -> HfEncoding {
-        let original = NormalizedString::new(text);
-        // Each word: the added token it is, or text for the model.
-        let mut words: Vec<(Option<u32>, NormalizedString)> = Vec::new();
-        for (added, (s, e)) in self.raw_matcher.find(original.chars()) {
-            let mut piece = original.slice(s, e);
-            if added.is_some() {
-                words.push((added, piece));
+    /// The tokens of one sequence, written into the buffers `scratch` holds (if any).
+    fn encode_sequence(
+        &self,
+        text: &str,
+        scratch: &'static LocalKey<Cell<HfEncoding>>,
+    ) -> HfEncoding {
+        // A guess at the number of tokens (a few bytes each) that rarely needs to grow.
+        let guess = text.len() / 2 + 4;
+        let mut out = scratch.take();
+        out.table = Some(self.id_to_token.clone());
+        out.ids.reserve(guess);
+        out.own_tokens.reserve(guess);
+        out.offsets.reserve(guess);
+        out.word_ids.reserve(guess);
+        let mut pieces = Vec::new();
+        let mut word_index = 0u32;
+        // Spans come in order: one walk turns their character offsets into bytes.
+        let (mut byte, mut char) = (0, 0);
+        let mut to_byte = |c: usize| {
+            byte += text[byte..]
+                .chars()
+                .take(c.saturating_sub(char))
+                .map(char::len_utf8)
+                .sum::<usize>();
+            char = c;
+            byte
+        };
+        for (added, (s, e)) in self.raw_matcher.find_str(text) {
+            let (bs, be) = (to_byte(s), to_byte(e));
+            if let Some(id) = added {
+                let own = self.id_to_token.own_text(id, &text[bs..be]);
+                out.push(id, own, (s, e), Some(word_index));
+                word_index += 1;
                 continue;
             }
+            let mut piece = PIECE.take();
+            piece.reset(&text[bs..be], s);
             if let Some(n) = &self.normalizer {
                 n.normalize(&mut piece);
             }
             for (added, (s, e)) in self.normalized_matcher.find(piece.chars()) {
-                let part = piece.slice(s, e);
-                match (added, &self.pre_tokenizer) {
-                    (Some(_), _) => words.push((added, part)),
-                    (None, Some(p)) => {
-                        words.extend(p.pre_tokenize(part).into_iter().map(|w| (None, w)))
+                let part = if s == 0 && e == piece.len() {
+                    std::mem::take(&mut piece)
+                } else {
+                    piece.slice(s, e)
+                };
+                if part.is_empty() {
+                    continue;
+                }
+                if let Some(id) = added {
+                    let own = self.id_to_token.own_text(id, &part.text());
+                    out.push(id, own, part.original_span(0, part.len()), Some(word_index));
+                    word_index += 1;
+                    continue;
+                }
+                let words = match &self.pre_tokenizer {
+                    Some(p) => p.cut_words(part),
+                    None => {
+                        let n = part.len();
+                        Words::Ranges(part, vec![(0, n)])
                     }
-                    (None, None) => words.push((None, part)),
+                };
+                match words {
+                    Words::Ranges(part, ranges) => {
+                        for (ws, we) in ranges {
+                            self.tokenize_word(&part, ws, we, word_index, &mut pieces, &mut out);
+                            word_index += 1;
+                        }
+                        PIECE.set(part);
+                    }
+                    Words::Owned(words) => {
+                        for w in words.iter().filter(|w| !w.is_empty()) {
+                            self.tokenize_word(w, 0, w.len(), word_index, &mut pieces, &mut out);
+                            word_index += 1;
+                        }
+                    }
                 }
             }
         }
-        words.retain(|(_, w)| !w.is_empty());
-        let mut out = HfEncoding::default();
-        for (word_index, (added, word)) in words.iter().enumerate() {
-            let word_id = Some(word_index as u32);
-            if let Some(id) = added {
-                out.push(*id, word.text(), word.original_span(0, word.len()), word_id);
-                continue;
-            }
-            for (id, s, e) in self.model.tokenize(word.chars()) {
-                let token = match self.model.spells_unknown(id) {
-                    true => word.chars()[s..e].iter().collect(),
-                    false => self.id_to_token.get(&id).cloned().unwrap_or_default(),
-                };
-                out.push(id, token, word.original_span(s, e), word_id);
-            }
-        }
         out
+    }
+
+    /// Appends the tokens of the word `start..end` of `piece` to `out`; `pieces` is a buffer.
+    fn tokenize_word(
+        &self,
+        piece: &NormalizedString,
+        start: usize,
+        end: usize,
+        word_index: u32,
+        pieces: &mut Vec<(u32, usize, usize)>,
+        out: &mut HfEncoding,
+    ) {
+        pieces.clear();
+        self.model.tokenize_into(&piece.chars()[start..end], pieces);
+        for &(id, s, e) in pieces.iter() {
+            let span = piece.original_span(start + s, start + e);
+            // HF names an unknown Unigram piece by its own text, not by the unk token.
+            let own = self.model.spells_unknown(id).then(|| {
+                piece.chars()[start + s..start + e]
+                    .iter()
+                    .collect::<String>()
+                    .into()
+            });
+            out.push(id, own, span, Some(word_index));
+        }
     }
 
     /// The text of `ids`; ids that no token has are skipped, as in HF.
@@ -207,7 +271,7 @@ impl HfTokenizer {
         let tokens: Vec<String> = ids
             .iter()
             .filter(|id| !(skip_special_tokens && self.special_ids.contains(id)))
-            .filter_map(|id| self.id_to_token.get(id).cloned())
+            .filter_map(|&id| self.id_to_token.get(id).map(String::from))
             .collect();
         match &self.decoder {
             Some(d) => d.decode(&tokens),
@@ -226,7 +290,7 @@ impl HfTokenizer {
 
     /// The token of `id`.
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
-        self.id_to_token.get(&id).map(String::as_str)
+        self.id_to_token.get(id)
     }
 
     /// Every token and its id, added tokens included.
@@ -244,15 +308,32 @@ impl HfTokenizer {
     }
 }
 
+thread_local! {
+    // Buffers reused from one encode call to the next on each thread: the two sequences
+    // before post-processing, and a piece under normalization.
+    static FIRST: Cell<HfEncoding> = Cell::new(HfEncoding::default());
+    static SECOND: Cell<HfEncoding> = Cell::new(HfEncoding::default());
+    static PIECE: Cell<NormalizedString> = Cell::new(NormalizedString::default());
+}
+
+/// Buffers above this many tokens are freed rather than kept for the next call.
+const MAX_KEPT_TOKENS: usize = 1 << 16;
+
+/// Empties `enc` and keeps its buffers in `scratch` for the next call on this thread.
+fn keep_for_reuse(scratch: &'static LocalKey<Cell<HfEncoding>>, mut enc: HfEncoding) {
+    if enc.ids.capacity() <= MAX_KEPT_TOKENS {
+        enc.clear();
+        scratch.set(enc);
+    }
+}
+
 /// Appends `part` to `out`; its tokens are moved out of it when `last_use` is true.
 fn append(out: &mut HfEncoding, part: &mut HfEncoding, type_id: u32, last_use: bool) {
     out.ids.extend(&part.ids);
-    if last_use && out.tokens.is_empty() {
-        out.tokens = std::mem::take(&mut part.tokens);
-    } else if last_use {
-        out.tokens.append(&mut part.tokens);
+    if last_use {
+        out.own_tokens.append(&mut part.own_tokens);
     } else {
-        out.tokens.extend(part.tokens.iter().cloned());
+        out.own_tokens.extend(part.own_tokens.iter().cloned());
     }
     out.offsets.extend(&part.offsets);
     out.word_ids.extend(&part.word_ids);
@@ -286,9 +367,11 @@ mod tests {
         let tok = HfTokenizer::from_json_str(JSON).unwrap();
         let enc = tok.encode("Cafés,", Some("中x"), true);
         assert_eq!(
-            enc.tokens,
+            enc.tokens(),
             ["[CLS]", "cafe", "##s", ",", "[SEP]", "中", "[UNK]", "[SEP]"]
         );
+        // Every token here is its id's token: none is stored.
+        assert!(enc.own_tokens.iter().all(Option::is_none));
         assert_eq!(enc.type_ids, [0, 0, 0, 0, 0, 1, 1, 1]);
         assert_eq!(
             enc.offsets,

@@ -82,7 +82,7 @@ pub fn truncate(enc: &mut HfEncoding, len: usize, direction: Direction) {
         }
     }
     keep(&mut enc.ids, len, cut, direction);
-    keep(&mut enc.tokens, len, cut, direction);
+    keep(&mut enc.own_tokens, len, cut, direction);
     keep(&mut enc.offsets, len, cut, direction);
     keep(&mut enc.word_ids, len, cut, direction);
     keep(&mut enc.type_ids, len, cut, direction);
@@ -110,8 +110,13 @@ impl Padding {
             }
         }
         let d = self.direction;
+        // The pad token is stored only when it is not the vocabulary's token of pad_id.
+        let own = match &enc.table {
+            Some(table) => table.own_text(self.pad_id, &self.pad_token),
+            None => Some(self.pad_token.as_str().into()),
+        };
         fill(&mut enc.ids, n, self.pad_id, d);
-        fill(&mut enc.tokens, n, self.pad_token.clone(), d);
+        fill(&mut enc.own_tokens, n, own, d);
         fill(&mut enc.offsets, n, (0, 0), d);
         fill(&mut enc.word_ids, n, None, d);
         fill(&mut enc.type_ids, n, self.pad_type_id, d);
@@ -134,13 +139,15 @@ mod tests {
 
     #[test]
     fn truncate_and_pad() {
-        let mut enc = HfEncoding {
-            ids: vec![1, 2, 3],
-            tokens: ["a", "b", "c"].map(String::from).to_vec(),
-            offsets: vec![(0, 1), (1, 2), (2, 3)],
-            word_ids: vec![Some(0), Some(1), Some(2)],
-            ..HfEncoding::default()
-        };
+        let mut enc = HfEncoding::from_parts(
+            vec![1, 2, 3],
+            ["a", "b", "c"].map(String::from).to_vec(),
+            vec![(0, 1), (1, 2), (2, 3)],
+            vec![],
+            vec![],
+            vec![],
+            vec![Some(0), Some(1), Some(2)],
+        );
         truncate(&mut enc, 2, Direction::Left);
         assert_eq!(enc.ids, [2, 3]);
         enc.type_ids = vec![0, 0];
@@ -158,5 +165,6 @@ mod tests {
         assert_eq!(enc.ids, [2, 3, 0, 0]);
         assert_eq!(enc.attention_mask, [1, 1, 0, 0]);
         assert_eq!(enc.word_ids, [Some(1), Some(2), None, None]);
+        assert_eq!(enc.tokens(), ["b", "c", "[PAD]", "[PAD]"]);
     }
 }

@@ -22,6 +22,8 @@ pub struct WordPiece {
     unk_id: u32,
     prefix: String,
     max_input_chars_per_word: usize,
+    /// The most characters a vocabulary entry has: no longer piece can match.
+    max_piece_chars: usize,
 }
 
 impl WordPiece {
@@ -37,8 +39,10 @@ impl WordPiece {
                 "the unknown token {unk_token:?} is not in the vocabulary"
             ))
         })?;
+        let max_piece_chars = vocab.keys().map(|t| t.chars().count()).max().unwrap_or(0);
         Ok(Self {
             vocab,
+            max_piece_chars,
             unk_id,
             prefix: prefix.to_string(),
             max_input_chars_per_word,
@@ -53,35 +57,65 @@ impl WordPiece {
     /// The pieces of one word as `(id, start, end)`, in characters of `word`. A word that is
     /// too long, or that has a part no piece matches, is one `[UNK]` over the whole word.
     pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
-        let unk = vec![(self.unk_id, 0, word.len())];
+        let mut out = Vec::new();
+        self.tokenize_into(word, &mut out);
+        out
+    }
+
+    /// Appends the pieces of one word to `out`, as [`Self::tokenize`] gives them.
+    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
+        thread_local! {
+            // The word's text and a candidate piece, reused from word to word.
+            static BUFFERS: std::cell::RefCell<(String, String)> = const {
+                std::cell::RefCell::new((String::new(), String::new()))
+            };
+        }
+        let unk = (self.unk_id, 0, word.len());
         if word.len() > self.max_input_chars_per_word {
-            return unk;
+            out.push(unk);
+            return;
         }
-        let mut pieces = Vec::new();
-        let mut candidate = String::new();
-        let mut start = 0;
-        while start < word.len() {
-            let mut end = word.len();
-            let mut found = None;
-            while start < end {
-                candidate.clear();
-                if start > 0 {
-                    candidate.push_str(&self.prefix);
+        BUFFERS.with_borrow_mut(|(text, candidate)| {
+            text.clear();
+            text.extend(word);
+            let first = out.len();
+            let mut start = 0;
+            let mut start_byte = 0;
+            while start < word.len() {
+                // Longer candidates than any vocabulary entry are not looked up.
+                let mut end = word.len().min(start + self.max_piece_chars);
+                let mut end_byte =
+                    start_byte + word[start..end].iter().map(|c| c.len_utf8()).sum::<usize>();
+                let mut found = None;
+                while start < end {
+                    let piece = &text[start_byte..end_byte];
+                    let id = if start == 0 {
+                        self.vocab.get(piece)
+                    } else {
+                        candidate.clear();
+                        candidate.push_str(&self.prefix);
+                        candidate.push_str(piece);
+                        self.vocab.get(candidate.as_str())
+                    };
+                    if let Some(&id) = id {
+                        found = Some(id);
+                        break;
+                    }
+                    end -= 1;
+                    end_byte -= word[end].len_utf8();
                 }
-                candidate.extend(&word[start..end]);
-                if let Some(&id) = self.vocab.get(candidate.as_str()) {
-                    found = Some(id);
-                    break;
+                match found {
+                    Some(id) => out.push((id, start, end)),
+                    None => {
+                        out.truncate(first);
+                        out.push(unk);
+                        return;
+                    }
                 }
-                end -= 1;
+                start = end;
+                start_byte = end_byte;
             }
-            match found {
-                Some(id) => pieces.push((id, start, end)),
-                None => return unk,
-            }
-            start = end;
-        }
-        pieces
+        });
     }
 }
 

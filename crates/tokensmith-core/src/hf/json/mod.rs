@@ -279,7 +279,7 @@ impl HfTokenizer {
             truncation: section(root, "truncation", truncation)?,
             padding: section(root, "padding", padding)?,
             added_tokens: added,
-            id_to_token,
+            id_to_token: std::sync::Arc::new(crate::hf::encoding::TokenTable::new(id_to_token)),
             special_ids,
         })
     }
