@@ -20,6 +20,8 @@
 //! Not handled yet (the loader refuses such files with [`Error::Unsupported`]): `word` and
 //! `char` models, and denormalization.
 
+use std::cell::RefCell;
+
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
@@ -30,6 +32,11 @@ use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
 
 /// One segmentation as `(piece, id)` pairs, with its score.
 pub type Scored = (Vec<(String, u32)>, f32);
+
+thread_local! {
+    /// The model's spans, kept between calls so that encoding short texts allocates less.
+    static SPANS: RefCell<Vec<Span>> = const { RefCell::new(Vec::new()) };
+}
 
 /// The largest n-best list sentencepiece (0.2.1 and later) accepts.
 const MAX_NBEST: usize = 512;
@@ -301,13 +308,27 @@ impl SentencePieceProcessor {
     /// Encodes `text` into ids (as [`Self::encode`], without building the pieces' text).
     pub fn encode_ids(&self, text: &str) -> Vec<u32> {
         let normalized = self.normalizer.normalize(text);
-        let spans = match &self.model {
-            Model::Unigram(m) => m.encode(&normalized),
-            Model::Bpe(m) => m.encode(&normalized),
-        };
+        SPANS.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut spans) => self.ids_of(&normalized, &mut spans),
+            Err(_) => self.ids_of(&normalized, &mut Vec::new()),
+        })
+    }
+
+    /// The model's segmentation of `normalized` into `spans` (cleared first).
+    fn segment(&self, normalized: &str, spans: &mut Vec<Span>) {
+        match &self.model {
+            Model::Unigram(m) => {
+                m.encode_into(normalized, spans);
+            }
+            Model::Bpe(m) => *spans = m.encode(normalized),
+        }
+    }
+
+    fn ids_of(&self, normalized: &str, spans: &mut Vec<Span>) -> Vec<u32> {
+        self.segment(normalized, spans);
         let mut out = Vec::with_capacity(spans.len());
         let mut is_prev_unk = false;
-        for (start, end, id) in spans {
+        for &(start, end, id) in spans.iter() {
             let is_unk = id == self.unk_id;
             match &self.byte_ids {
                 Some(table) if is_unk => out.extend(
