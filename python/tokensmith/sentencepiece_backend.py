@@ -20,8 +20,14 @@ How the HF fields are filled: ``type_ids`` are 0 (1 for ``pair``), ``special_tok
 marks control pieces, and a word starts at each piece that begins with ``▁`` (ends with it,
 for models with ``treat_whitespace_as_suffix``). ``add_special_tokens`` adds nothing:
 a ``.model`` has no post-processor (sentencepiece adds ``<s>``/``</s>`` only when asked, see
-:meth:`SentencePieceProcessor.encode`). Not handled: ``offsets`` is an empty list, because
-the normalizer does not track where normalized characters came from yet.
+:meth:`SentencePieceProcessor.encode`). ``offsets`` are ``(begin, end)`` in characters of the
+text each token came from, the spans sentencepiece's ``encode(..., out_type="proto")`` gives
+(there in bytes): through normalization, so ``▁ab`` from ``" ab"`` starts at ``a``, a merged
+run of unknown characters spans the run, and with byte fallback all byte pieces of a
+character but the last are empty.
+
+>>> enc.offsets
+[(0, 2), (2, 3), (3, 4)]
 """
 
 from __future__ import annotations
@@ -65,19 +71,20 @@ class _SentencePieceCore:
     def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> EncodingResult:
         del add_special_tokens  # a .model has no post-processor
         model = self.sp._model
-        tokens, ids = model.encode(text)
+        tokens, ids, offsets = model.encode_offsets(text)
         type_ids = [0] * len(ids)
         word_ids = self._word_ids(tokens, 0)
         if pair is not None:
-            pair_tokens, pair_ids = model.encode(pair)
+            pair_tokens, pair_ids, pair_offsets = model.encode_offsets(pair)
             tokens += pair_tokens
             ids += pair_ids
+            offsets += pair_offsets
             type_ids += [1] * len(pair_ids)
             word_ids += self._word_ids(pair_tokens, 0)
         control = [model.piece_type(i) == "control" for i in ids]
         special = [int(c) for c in control]
         word_ids = [None if c else w for c, w in zip(control, word_ids, strict=True)]
-        return EncodingResult(ids, tokens, [], type_ids, [1] * len(ids), special, word_ids)
+        return EncodingResult(ids, tokens, offsets, type_ids, [1] * len(ids), special, word_ids)
 
     def encode_batch(
         self, inputs: list[tuple[str, str | None]], add_special_tokens: bool, threads: int

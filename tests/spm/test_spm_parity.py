@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 
 def test_ids_and_pieces_on_every_line(models, lines):
     ours, ref = models
@@ -66,22 +64,20 @@ def test_document_of_16k_chars(models, lines):
     assert ours.encode(lines[:50], out_type=str) == ref.encode(lines[:50], out_type=str)
 
 
-# Unigram models whose 35k-character document hits a near tie that sentencepiece breaks
-# differently (see docs/sentencepiece.md, "Known divergence"); they are checked on 16k.
-LONG_INPUT_NEAR_TIES = {
-    "unigram_identity",
-    "unigram_keep_spaces",
-    "unigram_split_digits",
-    "unigram_user_defined",
-    "unigram_ws_suffix",
-}
-
-
-def test_whole_document(models, lines, request: pytest.FixtureRequest):
-    """The first 800 lines as one input: 35k characters, or 16k for the models above."""
+def test_whole_document(models, lines):
+    """The first 800 lines as one input: 35k characters, past the point (a path score of
+    -100,000) where sentencepiece starts rebasing its Viterbi scores."""
     ours, ref = models
     text = "\n".join(lines[:800])
     assert len(text) > 34_000
-    if request.node.callspec.params["models"] in LONG_INPUT_NEAR_TIES:
-        text = text[:16000]
     assert ours.encode(text) == ref.encode(text)
+
+
+def test_long_lines(models, lines):
+    """Long single lines built from the committed text: every line joined by spaces (about
+    244k characters, several rebases), its first half, and 40k characters from the middle."""
+    ours, ref = models
+    text = " ".join(line for line in lines if line.strip())
+    assert len(text) > 200_000
+    for part in (text, text[: len(text) // 2], text[20_000:60_000]):
+        assert ours.encode(part) == ref.encode(part)

@@ -20,6 +20,8 @@
 //! Not handled yet (the loader refuses such files with [`Error::Unsupported`]): `word` and
 //! `char` models, and denormalization.
 
+use std::cell::RefCell;
+
 use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
@@ -30,6 +32,11 @@ use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
 
 /// One segmentation as `(piece, id)` pairs, with its score.
 pub type Scored = (Vec<(String, u32)>, f32);
+
+thread_local! {
+    /// The model's spans, kept between calls so that encoding short texts allocates less.
+    static SPANS: RefCell<Vec<Span>> = const { RefCell::new(Vec::new()) };
+}
 
 /// The largest n-best list sentencepiece (0.2.1 and later) accepts.
 const MAX_NBEST: usize = 512;
@@ -180,6 +187,51 @@ impl SentencePieceProcessor {
         self.pieces_of(&normalized, spans)
     }
 
+    /// Encodes `text` into `(piece, id, begin, end)`, where `begin..end` are the byte offsets in
+    /// `text` of what the piece came from, exactly as sentencepiece's `SentencePieceText`
+    /// gives them: through normalization (a replacement maps to what it replaces, the dummy
+    /// prefix to where the text starts), a merged unknown run spans the whole run, and with
+    /// byte fallback every byte piece but the last of a character is empty at its start.
+    ///
+    /// ```
+    /// use tokensmith_core::sentencepiece::SentencePieceProcessor;
+    /// # let bytes = std::fs::read("../../tests/data/spm/test_model.model").unwrap();
+    /// let sp = SentencePieceProcessor::from_bytes(&bytes).unwrap();
+    /// let pieces = sp.encode_with_offsets("  Hi there");
+    /// let spans: Vec<&str> = pieces.iter().map(|p| &"  Hi there"[p.2..p.3]).collect();
+    /// assert_eq!(spans.concat(), "Hi there");
+    /// ```
+    pub fn encode_with_offsets(&self, text: &str) -> Vec<(String, u32, usize, usize)> {
+        let (normalized, to_orig) = self.normalizer.normalize_with_offsets(text);
+        let mut spans = Vec::new();
+        self.segment(&normalized, &mut spans);
+        let mut out: Vec<(String, u32, usize, usize)> = Vec::with_capacity(spans.len());
+        let mut is_prev_unk = false;
+        for (start, end, id) in spans {
+            let w = &normalized[start..end];
+            let (begin, finish) = (to_orig[start], to_orig[end]);
+            let is_unk = id == self.unk_id;
+            match &self.byte_ids {
+                Some(table) if is_unk => {
+                    let last = w.len().saturating_sub(1);
+                    out.extend(w.bytes().enumerate().map(|(i, b)| {
+                        let stop = if i == last { finish } else { begin };
+                        (byte_piece(b), table[usize::from(b)], begin, stop)
+                    }));
+                }
+                _ if is_unk && is_prev_unk => {
+                    if let Some(prev) = out.last_mut() {
+                        prev.0.push_str(w);
+                        prev.3 = finish;
+                    }
+                }
+                _ => out.push((w.to_string(), id, begin, finish)),
+            }
+            is_prev_unk = is_unk;
+        }
+        out
+    }
+
     /// Up to `n` best segmentations of `text` with their scores, best first (sentencepiece's
     /// `NBestEncode`: `n <= 1` gives the best one, scored 0; more than 512 is an error).
     pub fn nbest(&self, text: &str, n: usize) -> Result<Vec<Scored>> {
@@ -301,13 +353,27 @@ impl SentencePieceProcessor {
     /// Encodes `text` into ids (as [`Self::encode`], without building the pieces' text).
     pub fn encode_ids(&self, text: &str) -> Vec<u32> {
         let normalized = self.normalizer.normalize(text);
-        let spans = match &self.model {
-            Model::Unigram(m) => m.encode(&normalized),
-            Model::Bpe(m) => m.encode(&normalized),
-        };
+        SPANS.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut spans) => self.ids_of(&normalized, &mut spans),
+            Err(_) => self.ids_of(&normalized, &mut Vec::new()),
+        })
+    }
+
+    /// The model's segmentation of `normalized` into `spans` (cleared first).
+    fn segment(&self, normalized: &str, spans: &mut Vec<Span>) {
+        match &self.model {
+            Model::Unigram(m) => {
+                m.encode_into(normalized, spans);
+            }
+            Model::Bpe(m) => *spans = m.encode(normalized),
+        }
+    }
+
+    fn ids_of(&self, normalized: &str, spans: &mut Vec<Span>) -> Vec<u32> {
+        self.segment(normalized, spans);
         let mut out = Vec::with_capacity(spans.len());
         let mut is_prev_unk = false;
-        for (start, end, id) in spans {
+        for &(start, end, id) in spans.iter() {
             let is_unk = id == self.unk_id;
             match &self.byte_ids {
                 Some(table) if is_unk => out.extend(

@@ -18,6 +18,8 @@ use crate::errors::IntoPyResult;
 
 /// One segmentation: its pieces and their ids.
 type Segmentation = (Vec<String>, Vec<u32>);
+/// One segmentation with each piece's `(begin, end)` in characters of the input.
+type OffsetSegmentation = (Vec<String>, Vec<u32>, Vec<(usize, usize)>);
 /// One n-best entry: pieces, ids and the score.
 type ScoredSegmentation = (Vec<String>, Vec<u32>, f32);
 
@@ -28,6 +30,17 @@ pub struct CoreSentencePiece {
 
 fn split(pairs: Vec<(String, u32)>) -> Segmentation {
     pairs.into_iter().unzip()
+}
+
+/// For each byte offset of `text` (and its end), the number of characters before it; offsets
+/// inside a character get that character's index.
+fn char_index_of_bytes(text: &str) -> Vec<usize> {
+    let mut index = Vec::with_capacity(text.len() + 1);
+    for (i, c) in text.chars().enumerate() {
+        index.extend(std::iter::repeat_n(i, c.len_utf8()));
+    }
+    index.push(text.chars().count());
+    index
 }
 
 fn kind_name(kind: PieceType) -> &'static str {
@@ -216,6 +229,28 @@ impl CoreSentencePiece {
     /// Pieces and ids of one text.
     fn encode(&self, py: Python<'_>, text: &str) -> Segmentation {
         py.detach(|| split(self.inner.encode(text)))
+    }
+
+    /// Pieces, ids and `(begin, end)` offsets in characters of `text` (sentencepiece's byte
+    /// offsets, counted in characters as Python indexes strings).
+    fn encode_offsets(&self, py: Python<'_>, text: &str) -> OffsetSegmentation {
+        py.detach(|| {
+            let pieces = self.inner.encode_with_offsets(text);
+            let chars = char_index_of_bytes(text);
+            let total = chars.last().copied().unwrap_or(0);
+            let at = |byte: usize| chars.get(byte).copied().unwrap_or(total);
+            let mut out: OffsetSegmentation = (
+                Vec::with_capacity(pieces.len()),
+                Vec::with_capacity(pieces.len()),
+                Vec::with_capacity(pieces.len()),
+            );
+            for (piece, id, begin, end) in pieces {
+                out.0.push(piece);
+                out.1.push(id);
+                out.2.push((at(begin), at(end)));
+            }
+            out
+        })
     }
 
     /// Ids of many texts, on `num_threads` threads. This thread builds the Python lists of

@@ -15,7 +15,9 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone)]
 pub struct PrecompiledCharsMap {
     units: Vec<u32>,
-    normalized: Vec<u8>,
+    /// The replacement strings: checked as UTF-8 once when that holds for the whole blob
+    /// (then lookups need no check), else kept as bytes and checked per lookup.
+    normalized: std::result::Result<String, Vec<u8>>,
 }
 
 impl PrecompiledCharsMap {
@@ -39,16 +41,62 @@ impl PrecompiledCharsMap {
             .collect();
         Ok(Self {
             units,
-            normalized: rest[trie_size..].to_vec(),
+            normalized: String::from_utf8(rest[trie_size..].to_vec()).map_err(|e| e.into_bytes()),
         })
+    }
+
+    /// Whether some rule's key begins with `byte`. When none does, a character starting with
+    /// that byte is always kept as it is, which lets callers copy such bytes without a lookup.
+    pub fn has_rule_starting_with(&self, byte: u8) -> bool {
+        self.has_rule_starting_with_all(&[byte])
+    }
+
+    /// Whether some rule's key begins with all of `key` (or is `key`). When none does, the
+    /// character `key` encodes is always kept as it is.
+    pub fn has_rule_starting_with_all(&self, key: &[u8]) -> bool {
+        let Some(&root) = self.units.first() else {
+            return false;
+        };
+        let mut node = unit_offset(root);
+        for &byte in key {
+            node ^= usize::from(byte);
+            match self.units.get(node) {
+                Some(&unit) if unit_label(unit) == u32::from(byte) => node ^= unit_offset(unit),
+                _ => return false,
+            }
+        }
+        true
+    }
+
+    /// Whether the character that is the first `len` bytes of `input` is kept as it is: no
+    /// rule is exactly that character, and no longer rule goes on with the byte after it.
+    pub fn keeps_char(&self, input: &[u8], len: usize) -> bool {
+        let Some(&root) = self.units.first() else {
+            return true;
+        };
+        let mut node = unit_offset(root);
+        for (i, &byte) in input.iter().enumerate().take(len + 1) {
+            node ^= usize::from(byte);
+            let Some(&unit) = self.units.get(node) else {
+                return true;
+            };
+            if unit_label(unit) != u32::from(byte) {
+                return true;
+            }
+            node ^= unit_offset(unit);
+            if i + 1 == len && (unit >> 8) & 1 == 1 {
+                return false;
+            }
+        }
+        // The walk went through the character and on with the next byte (or the input ends
+        // right after the character, which the leaf test above already covered).
+        input.len() == len
     }
 
     /// The longest rule that matches a prefix of `input`: (replacement, bytes consumed).
     pub fn longest_match(&self, input: &[u8]) -> Option<(&str, usize)> {
         let mut best: Option<(u32, usize)> = None;
-        // Darts-clone unit fields: offset, label, has_leaf and value, packed in one u32.
-        let offset = |unit: u32| ((unit >> 10) << ((unit & (1 << 9)) >> 6)) as usize;
-        let label = |unit: u32| unit & ((1 << 31) | 0xff);
+        let (offset, label) = (unit_offset, unit_label);
         let has_leaf = |unit: u32| (unit >> 8) & 1 == 1;
         let mut node = offset(*self.units.first()?);
         // sentencepiece asks darts for at most 32 matches and takes the longest of those.
@@ -73,9 +121,26 @@ impl PrecompiledCharsMap {
             }
         }
         let (value, len) = best?;
-        let tail = self.normalized.get(value as usize..)?;
-        let end = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
-        let replacement = std::str::from_utf8(&tail[..end]).ok()?;
+        let replacement = match &self.normalized {
+            Ok(text) => {
+                let tail = text.get(value as usize..)?;
+                tail.split('\0').next().unwrap_or(tail)
+            }
+            Err(bytes) => {
+                let tail = bytes.get(value as usize..)?;
+                let end = tail.iter().position(|&b| b == 0).unwrap_or(tail.len());
+                std::str::from_utf8(&tail[..end]).ok()?
+            }
+        };
         Some((replacement, len))
     }
+}
+
+// Darts-clone unit fields: offset, label, has_leaf and value, packed in one u32.
+fn unit_offset(unit: u32) -> usize {
+    ((unit >> 10) << ((unit & (1 << 9)) >> 6)) as usize
+}
+
+fn unit_label(unit: u32) -> u32 {
+    unit & ((1 << 31) | 0xff)
 }

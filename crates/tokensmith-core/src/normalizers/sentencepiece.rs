@@ -13,7 +13,8 @@
 //!
 //! User-defined symbols (longest match first) are copied without normalization.
 //!
-//! What it does not handle: the offsets from normalized to original text.
+//! [`SentencePieceNormalizer::normalize_with_offsets`] also maps each normalized byte back to
+//! the input, as sentencepiece's `norm_to_orig`.
 
 use super::precompiled::PrecompiledCharsMap;
 use crate::error::Result;
@@ -33,6 +34,16 @@ pub struct SentencePieceNormalizer {
     remove_extra_whitespaces: bool,
     escape_whitespaces: bool,
     treat_whitespace_as_suffix: bool,
+    /// Bytes that start no charsmap rule and no user-defined symbol, and are not a space: an
+    /// ASCII character such a byte starts normalizes to itself.
+    plain: [bool; 256],
+    /// One bit per code point below U+10000: set when the character starts no charsmap rule
+    /// (and its lead byte no user-defined symbol), so that it normalizes to itself.
+    plain_bmp: Box<[u64; 1024]>,
+    /// Whether a space, too, starts no rule and no symbol.
+    plain_space: bool,
+    /// Bytes that start a user-defined symbol.
+    user_lead: [bool; 256],
 }
 
 impl SentencePieceNormalizer {
@@ -55,7 +66,44 @@ impl SentencePieceNormalizer {
             }
             trie
         });
+        let starts_rule = |byte: u8| {
+            charsmap
+                .as_ref()
+                .is_some_and(|m| m.has_rule_starting_with(byte))
+                || user_defined
+                    .as_ref()
+                    .is_some_and(|t| t.has_key_starting_with(byte))
+        };
+        let mut user_lead = [false; 256];
+        for (byte, lead) in user_lead.iter_mut().enumerate() {
+            *lead = user_defined
+                .as_ref()
+                .is_some_and(|t| t.has_key_starting_with(byte as u8));
+        }
+        let mut plain = [false; 256];
+        for byte in 0..0x80u8 {
+            plain[usize::from(byte)] = byte != b' ' && !starts_rule(byte);
+        }
+        let plain_space = !starts_rule(b' ');
+        let mut plain_bmp = Box::new([0u64; 1024]);
+        let mut utf8 = [0u8; 4];
+        for c in (0x80..0x10000u32).filter_map(char::from_u32) {
+            let key = c.encode_utf8(&mut utf8).as_bytes();
+            let ruled = charsmap
+                .as_ref()
+                .is_some_and(|m| m.has_rule_starting_with_all(key))
+                || user_defined
+                    .as_ref()
+                    .is_some_and(|t| t.has_key_starting_with(key[0]));
+            if !ruled {
+                plain_bmp[(c as usize) >> 6] |= 1 << (c as u32 & 63);
+            }
+        }
         Ok(Self {
+            plain,
+            plain_bmp,
+            user_lead,
+            plain_space,
             charsmap,
             user_defined,
             add_dummy_prefix: spec.add_dummy_prefix,
@@ -87,8 +135,80 @@ impl SentencePieceNormalizer {
     }
 
     /// Normalizes `input` the way `sentencepiece::normalizer::Normalizer::Normalize` does.
-    pub fn normalize(&self, mut input: &str) -> String {
-        let mut out = String::with_capacity(input.len() + 3);
+    pub fn normalize(&self, input: &str) -> String {
+        let mut out = Normalized {
+            text: String::with_capacity(input.len() + 3),
+            to_orig: None,
+        };
+        self.normalize_into(input, &mut out);
+        out.text
+    }
+
+    /// The normalized text and, for each of its bytes and one past its end, the byte offset in
+    /// `input` it comes from (sentencepiece's `norm_to_orig`: every byte of a replacement maps
+    /// to the start of what it replaces; the end maps to where the consumed input stops).
+    ///
+    /// ```
+    /// use tokensmith_core::formats::sentencepiece_model::NormalizerSpec;
+    /// use tokensmith_core::normalizers::sentencepiece::SentencePieceNormalizer;
+    /// let spec = NormalizerSpec { name: "identity".into(), ..NormalizerSpec::default() };
+    /// let n = SentencePieceNormalizer::new(&spec, false, &[]).unwrap();
+    /// let (text, to_orig) = n.normalize_with_offsets(" ab  c ");
+    /// assert_eq!(text, "▁ab▁c");
+    /// assert_eq!(to_orig, [1, 1, 1, 1, 2, 3, 3, 3, 5, 6]);
+    /// ```
+    pub fn normalize_with_offsets(&self, input: &str) -> (String, Vec<usize>) {
+        let mut out = Normalized {
+            text: String::with_capacity(input.len() + 3),
+            to_orig: Some(Vec::with_capacity(input.len() + 4)),
+        };
+        self.normalize_into(input, &mut out);
+        (out.text, out.to_orig.unwrap_or_default())
+    }
+
+    /// The length of the longest prefix of `input` made of characters that normalize to
+    /// themselves (not spaces): those no rule starts with, and those whose rules all need a
+    /// next character other than the one that follows (a letter before anything but a
+    /// combining mark).
+    fn plain_prefix_len(&self, input: &str) -> usize {
+        let bytes = input.as_bytes();
+        let mut i = 0;
+        while let Some(&lead) = bytes.get(i) {
+            let len = match lead {
+                0..=0x7f => 1,
+                0xc0..=0xdf => 2,
+                0xe0..=0xef => 3,
+                _ => 4,
+            };
+            let plain = match lead {
+                0..=0x7f => self.plain[usize::from(lead)],
+                _ if len < 4 => bytes.get(i + 1..i + len).is_some_and(|tail| {
+                    let code = tail
+                        .iter()
+                        .fold(u32::from(lead) & (0x7f >> len), |acc, &b| {
+                            (acc << 6) | u32::from(b & 0x3f)
+                        });
+                    self.plain_bmp[(code as usize) >> 6] & (1 << (code & 63)) != 0
+                }),
+                _ => false,
+            };
+            let kept = plain
+                || (lead != b' '
+                    && !self.user_lead[usize::from(lead)]
+                    && self
+                        .charsmap
+                        .as_ref()
+                        .is_none_or(|m| m.keeps_char(&bytes[i..], len)));
+            if !kept {
+                break;
+            }
+            i += len;
+        }
+        i
+    }
+
+    fn normalize_into(&self, whole: &str, out: &mut Normalized) {
+        let mut input = whole;
         if self.remove_extra_whitespaces {
             while !input.is_empty() {
                 let (normalized, consumed) = self.normalize_prefix(input);
@@ -99,29 +219,52 @@ impl SentencePieceNormalizer {
             }
         }
         if input.is_empty() {
-            return out;
+            return;
         }
+        let offset_of = |rest: &str| whole.len() - rest.len();
         let space = if self.escape_whitespaces {
             SPACE_SYMBOL
         } else {
             " "
         };
         if !self.treat_whitespace_as_suffix && self.add_dummy_prefix {
-            out.push_str(space);
+            out.push(space, offset_of(input));
         }
         let mut is_prev_space = self.remove_extra_whitespaces;
-        while !input.is_empty() {
+        while let Some(&first) = input.as_bytes().first() {
+            let at = offset_of(input);
+            // Characters no rule touches are copied as they are, a run at a time.
+            let run = self.plain_prefix_len(input);
+            if run > 0 {
+                out.push_run(&input[..run], at);
+                is_prev_space = false;
+                input = &input[run..];
+                continue;
+            }
+            if first == b' ' && self.plain_space {
+                if !is_prev_space {
+                    out.push(space, at);
+                    is_prev_space = self.remove_extra_whitespaces;
+                }
+                input = &input[1..];
+                continue;
+            }
             let (normalized, consumed) = self.normalize_prefix(input);
             let mut piece = normalized;
             while is_prev_space && piece.starts_with(' ') {
                 piece = &piece[1..];
             }
-            if !piece.is_empty() {
-                for c in piece.chars() {
-                    if self.escape_whitespaces && c == ' ' {
-                        out.push_str(SPACE_SYMBOL);
-                    } else {
-                        out.push(c);
+            if !piece.is_empty() && !piece.as_bytes().contains(&b' ') {
+                out.push(piece, at);
+                is_prev_space = false;
+            } else if !piece.is_empty() {
+                for part in piece.split_inclusive(' ') {
+                    match part.strip_suffix(' ') {
+                        Some(text) => {
+                            out.push(text, at);
+                            out.push(space, at);
+                        }
+                        None => out.push(part, at),
                     }
                 }
                 is_prev_space = piece.ends_with(' ');
@@ -131,15 +274,50 @@ impl SentencePieceNormalizer {
                 is_prev_space = false;
             }
         }
+        let mut end = whole.len();
         if self.remove_extra_whitespaces {
-            while out.ends_with(space) {
-                out.truncate(out.len() - space.len());
+            while out.text.ends_with(space) {
+                let length = out.text.len() - space.len();
+                if let Some(map) = &mut out.to_orig {
+                    end = map[length];
+                    map.truncate(length);
+                }
+                out.text.truncate(length);
             }
         }
         if self.treat_whitespace_as_suffix && self.add_dummy_prefix {
-            out.push_str(space);
+            out.push(space, end);
         }
-        out
+        if let Some(map) = &mut out.to_orig {
+            map.push(end);
+        }
+    }
+}
+
+/// The normalizer's output, with the offsets map when asked for.
+struct Normalized {
+    text: String,
+    to_orig: Option<Vec<usize>>,
+}
+
+impl Normalized {
+    /// Appends `s`, every byte of it coming from input offset `at`.
+    fn push(&mut self, s: &str, at: usize) {
+        self.text.push_str(s);
+        if let Some(map) = &mut self.to_orig {
+            map.extend(std::iter::repeat_n(at, s.len()));
+        }
+    }
+
+    /// Appends `s`, copied unchanged from input offset `at` on: each byte maps to the start of
+    /// its character, as sentencepiece maps the bytes of a character it keeps.
+    fn push_run(&mut self, s: &str, at: usize) {
+        self.text.push_str(s);
+        if let Some(map) = &mut self.to_orig {
+            for (i, c) in s.char_indices() {
+                map.extend(std::iter::repeat_n(at + i, c.len_utf8()));
+            }
+        }
     }
 }
 

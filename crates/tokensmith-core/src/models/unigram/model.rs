@@ -8,11 +8,18 @@
 //! - positions are UTF-8 byte offsets; starts are visited left to right, and at each start the
 //!   matches shortest first; a candidate replaces a node only when strictly better, so ties go
 //!   to the earlier start;
-//! - path scores are `f32`, and a normal piece's candidate is summed in `f32`. Summing in
-//!   `f64` (as the C++ source reads) breaks near-ties differently from the shipped
-//!   sentencepiece 0.2.3 on runs of `-`; the parity tests in `tests/spm/` pin this down.
+//! - path scores are `f32`, and a candidate is one `f32` addition of the piece's score to the
+//!   score at its start;
+//! - the scores are rebased to keep them small, as sentencepiece 0.2.3 does (read from its
+//!   compiled `unigram::Model` Viterbi loop, which has no public source): when the score at the
+//!   start being visited is below `-100000` or above `100000`, that score is subtracted (in
+//!   `f32`) from it and from every reached position up to the furthest end seen so far, and the
+//!   walk goes on from 0. On long inputs this decides near ties that plain `f32` sums round
+//!   together (see `docs/sentencepiece.md`).
 //!
 //! Consecutive unknown characters are merged later, by the processor, not here.
+
+use std::cell::RefCell;
 
 use super::lattice::Lattice;
 use super::nbest::nbest;
@@ -49,11 +56,23 @@ enum MatchKind {
     Unused,
 }
 
+/// Scores beyond this magnitude are rebased (sentencepiece 0.2.3's constant).
+const REBASE_AT: f32 = 100_000.0;
+
+/// The best path ending at one byte position.
 #[derive(Clone, Copy)]
 struct BestPath {
-    id: u32,
     score: f32,
-    starts_at: Option<usize>,
+    id: u32,
+    /// Where the last piece of the path starts, or `NO_START` when nothing ends here yet.
+    starts_at: usize,
+}
+
+const NO_START: usize = usize::MAX;
+
+thread_local! {
+    /// Viterbi's per-position table, kept between calls so that short texts allocate nothing.
+    static BEST: RefCell<Vec<BestPath>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Unigram {
@@ -125,73 +144,108 @@ impl Unigram {
 
     /// The best segmentation of `normalized` as `(start, end, id)` byte spans.
     pub fn encode(&self, normalized: &str) -> Vec<(usize, usize, u32)> {
-        self.viterbi(normalized).0
+        let mut spans = Vec::new();
+        self.encode_into(normalized, &mut spans);
+        spans
     }
 
-    /// The best segmentation and its score (the sum of the pieces' scores).
+    /// The best segmentation and its score (the sum of the pieces' scores, with the rebased
+    /// parts added back in `f64`).
     pub fn viterbi(&self, normalized: &str) -> (Vec<(usize, usize, u32)>, f32) {
+        let mut spans = Vec::new();
+        let score = self.encode_into(normalized, &mut spans);
+        (spans, score as f32)
+    }
+
+    /// Writes the best segmentation of `normalized` into `spans` (cleared first) and returns
+    /// its score; reusing `spans` between calls saves its allocation.
+    pub fn encode_into(&self, normalized: &str, spans: &mut Vec<Span>) -> f64 {
+        spans.clear();
+        if normalized.is_empty() {
+            return 0.0;
+        }
+        BEST.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut best) => self.viterbi_with(normalized, &mut best, spans),
+            // Only reachable if `f` of a trie walk re-entered Viterbi on this thread.
+            Err(_) => self.viterbi_with(normalized, &mut Vec::new(), spans),
+        })
+    }
+
+    fn viterbi_with(
+        &self,
+        normalized: &str,
+        best: &mut Vec<BestPath>,
+        spans: &mut Vec<Span>,
+    ) -> f64 {
         let bytes = normalized.as_bytes();
         let size = bytes.len();
-        if size == 0 {
-            return (Vec::new(), 0.0);
-        }
         let unk_score = self.min_score - UNK_PENALTY;
-        let mut best = vec![
-            BestPath {
-                id: self.unk_id,
-                score: 0.0,
-                starts_at: None,
-            };
-            size + 1
-        ];
-        let relax = |best: &mut [BestPath], end: usize, start: usize, id: u32, cand: f64| {
+        let unset = BestPath {
+            score: 0.0,
+            id: self.unk_id,
+            starts_at: NO_START,
+        };
+        best.clear();
+        best.resize(size + 1, unset);
+        let relax = |best: &mut [BestPath], end: usize, start: usize, id: u32, cand: f32| {
             let node = &mut best[end];
-            if node.starts_at.is_none() || cand > f64::from(node.score) {
+            if node.starts_at == NO_START || cand > node.score {
                 *node = BestPath {
+                    score: cand,
                     id,
-                    score: cand as f32,
-                    starts_at: Some(start),
+                    starts_at: start,
                 };
             }
         };
+        let mut rebased = 0.0f64;
+        // The furthest end of any node so far: rebasing touches positions up to it.
+        let mut furthest = 0;
         let mut start = 0;
         while start < size {
-            let here = best[start].score;
+            let mut here = best[start].score;
+            // Two comparisons, as sentencepiece makes them: a NaN score is left alone.
+            #[allow(clippy::manual_range_contains)]
+            if here < -REBASE_AT || here > REBASE_AT {
+                best[start].score = 0.0;
+                for node in &mut best[start + 1..=furthest.max(start)] {
+                    if node.starts_at != NO_START {
+                        node.score -= here;
+                    }
+                }
+                rebased += f64::from(here);
+                here = 0.0;
+            }
             let mblen = utf8_len(bytes[start]).min(size - start);
             let mut has_single_node = false;
             self.trie.common_prefixes(&bytes[start..], |len, id| {
                 let (score, kind) = self.matches[id as usize];
                 let cand = match kind {
                     MatchKind::Unused => return,
-                    MatchKind::UserDefined => f64::from(user_defined_score(len) + here),
-                    MatchKind::Scored => f64::from(score + here),
+                    MatchKind::UserDefined => user_defined_score(len) + here,
+                    MatchKind::Scored => score + here,
                 };
-                relax(&mut best, start + len, start, id, cand);
+                furthest = furthest.max(start + len);
+                relax(best, start + len, start, id, cand);
                 has_single_node |= len == mblen;
             });
             if !has_single_node {
-                let cand = unk_score + here;
-                relax(
-                    &mut best,
-                    start + mblen,
-                    start,
-                    self.unk_id,
-                    f64::from(cand),
-                );
+                furthest = furthest.max(start + mblen);
+                relax(best, start + mblen, start, self.unk_id, unk_score + here);
             }
             start += mblen;
         }
-        let mut spans = Vec::new();
         let mut end = size;
         while end > 0 {
             let node = best[end];
             // Every char boundary is reached, so backtracking always finds a start.
-            let Some(s) = node.starts_at else { break };
-            spans.push((s, end, node.id));
-            end = s;
+            if node.starts_at == NO_START {
+                break;
+            }
+            spans.push((node.starts_at, end, node.id));
+            end = node.starts_at;
         }
         spans.reverse();
-        (spans, best[size].score)
+        rebased + f64::from(best[size].score)
     }
 
     pub fn pieces(&self) -> &[UnigramPiece] {
@@ -258,9 +312,10 @@ pub type Span = (usize, usize, u32);
 /// The score of a user-defined piece of `length` units: bytes in Viterbi, characters in the
 /// lattice, as sentencepiece 0.2.3 does. Measured on the `sentencepiece` 0.2.3 wheel through
 /// its n-best scores: 0.0, 0.1 and 0.2 for 1, 2 and 3 units, whatever the other scores (its
-/// 0.2.1 source reads `length * max_score - 0.1` instead).
+/// 0.2.1 source reads `length * max_score - 0.1` instead); its Viterbi loop computes
+/// `(length - 1) * 0.1` in `f64` and rounds that to `f32`, as here.
 pub(super) fn user_defined_score(length: usize) -> f32 {
-    (length as f64 * 0.1 - 0.1) as f32
+    (length.saturating_sub(1) as f64 * 0.1) as f32
 }
 
 fn utf8_len(lead: u8) -> usize {

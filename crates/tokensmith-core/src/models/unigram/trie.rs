@@ -1,16 +1,18 @@
 //! A byte trie of the pieces, to find every piece that starts at a position in one walk.
 //!
-//! Built with a hash map of edges; the first lookup compiles it into flat arrays (a 256-entry
-//! table for the root, and each other node's children as a sorted run of labels), which is
-//! what the Viterbi inner loop walks: one table read, then short linear scans.
+//! Built with a hash map of edges; the first lookup compiles it into a double array: state `s`
+//! has its child for byte `b` at `base(s) + b`, and that slot names its parent in `check`, so a
+//! walk reads one 12-byte unit per byte and never scans a list of labels. Children are placed
+//! breadth first, so the short pieces that every walk visits sit together near the start.
 
+use std::collections::VecDeque;
 use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
 const NONE: u32 = u32::MAX;
-/// Nodes with more children than this get a 256-entry table instead of a linear scan.
-const DENSE_FROM: usize = 12;
+/// How many bases the layout tries among the gaps before it places children at the end.
+const GAP_SEARCH: usize = 32;
 
 /// Each node is a number; an edge is one hash entry keyed by (node, byte).
 #[derive(Debug, Clone)]
@@ -18,29 +20,85 @@ pub struct PieceTrie {
     edges: FxHashMap<(u32, u8), u32>,
     /// The piece id that ends at each node, if any.
     values: Vec<Option<u32>>,
-    compiled: OnceLock<Compiled>,
+    compiled: OnceLock<DoubleArray>,
 }
 
-/// The read-only form: root table, then per-node runs of (label, child) sorted by label.
-#[derive(Debug, Clone)]
-struct Compiled {
-    root: Box<[u32; 256]>,
-    /// Everything a walk reads about a node, in one 16-byte record (one cache miss, not four).
-    nodes: Vec<NodeInfo>,
-    tables: Vec<[u32; 256]>,
-    labels: Vec<u8>,
-    children: Vec<u32>,
-}
-
+/// One state of the double array.
 #[derive(Debug, Clone, Copy)]
-struct NodeInfo {
-    /// The piece id ending here, or `NONE`.
+struct Unit {
+    /// Where this state's children start: the child for byte `b` is at `base + b`.
+    base: u32,
+    /// The parent state of this slot, or `NONE` when the slot is free.
+    check: u32,
+    /// The piece id that ends here, or `NONE`.
     value: u32,
-    /// The node's 256-entry child table in `tables` (wide nodes), or `NONE`.
-    table: u32,
-    /// The node's children in `labels`/`children`: `lo..hi`.
-    lo: u32,
-    hi: u32,
+}
+
+/// The read-only form of the trie; state 0 is the root.
+#[derive(Debug, Clone)]
+struct DoubleArray {
+    units: Vec<Unit>,
+}
+
+impl DoubleArray {
+    /// Lays out the trie given by `children` (each node's `(byte, child)` list, sorted by byte)
+    /// breadth first, each node's children at the first base where all their slots are free.
+    fn build(children: &[Vec<(u8, u32)>], values: &[Option<u32>]) -> Self {
+        let free = Unit {
+            base: 0,
+            check: NONE,
+            value: NONE,
+        };
+        let mut units = vec![free; 256];
+        units[0] = Unit {
+            base: 0,
+            check: NONE - 1,
+            value: values.first().copied().flatten().unwrap_or(NONE),
+        };
+        let mut first_free = 1usize;
+        let mut last_used = 0usize;
+        let mut queue = VecDeque::from([(0u32, 0usize)]);
+        while let Some((node, state)) = queue.pop_front() {
+            let kids = &children[node as usize];
+            let Some(&(lowest, _)) = kids.first() else {
+                continue;
+            };
+            while first_free < units.len() && units[first_free].check != NONE {
+                first_free += 1;
+            }
+            let mut base = first_free.saturating_sub(usize::from(lowest)).max(1);
+            // A short search among the gaps; past it, the children go after every used slot,
+            // which bounds the build time (wide nodes would otherwise scan the packed front).
+            for tries in 0.. {
+                if tries == GAP_SEARCH {
+                    base = (last_used + 1).saturating_sub(usize::from(lowest)).max(1);
+                }
+                let end = base + 256;
+                if units.len() < end {
+                    units.resize(end, free);
+                }
+                if kids
+                    .iter()
+                    .all(|&(b, _)| units[base + usize::from(b)].check == NONE)
+                {
+                    break;
+                }
+                base += 1;
+            }
+            units[state].base = base as u32;
+            for &(b, child) in kids {
+                let slot = base + usize::from(b);
+                last_used = last_used.max(slot);
+                units[slot] = Unit {
+                    base: 0,
+                    check: state as u32,
+                    value: values[child as usize].unwrap_or(NONE),
+                };
+                queue.push_back((child, slot));
+            }
+        }
+        Self { units }
+    }
 }
 
 impl Default for PieceTrie {
@@ -75,60 +133,24 @@ impl PieceTrie {
         }
     }
 
-    fn compiled(&self) -> &Compiled {
+    fn compiled(&self) -> &DoubleArray {
         self.compiled.get_or_init(|| {
-            let n = self.values.len();
-            let mut edges: Vec<(u32, u8, u32)> = self
-                .edges
-                .iter()
-                .map(|(&(from, b), &to)| (from, b, to))
-                .collect();
-            edges.sort_unstable();
-            let mut root = Box::new([NONE; 256]);
-            let mut start = vec![0u32; n + 1];
-            for &(from, _, _) in &edges {
-                start[from as usize + 1] += 1;
+            let mut children = vec![Vec::new(); self.values.len()];
+            for (&(from, b), &to) in &self.edges {
+                children[from as usize].push((b, to));
             }
-            for i in 0..n {
-                start[i + 1] += start[i];
+            for list in &mut children {
+                list.sort_unstable();
             }
-            let mut labels = Vec::with_capacity(edges.len());
-            let mut children = Vec::with_capacity(edges.len());
-            for &(from, b, to) in &edges {
-                if from == 0 {
-                    root[usize::from(b)] = to;
-                }
-                labels.push(b);
-                children.push(to);
-            }
-            let mut tables = Vec::new();
-            let mut nodes = Vec::with_capacity(n);
-            for node in 0..n {
-                let (lo, hi) = (start[node] as usize, start[node + 1] as usize);
-                let mut table_index = NONE;
-                if node > 0 && hi - lo > DENSE_FROM {
-                    let mut table = [NONE; 256];
-                    for k in lo..hi {
-                        table[usize::from(labels[k])] = children[k];
-                    }
-                    table_index = tables.len() as u32;
-                    tables.push(table);
-                }
-                nodes.push(NodeInfo {
-                    value: self.values[node].unwrap_or(NONE),
-                    table: table_index,
-                    lo: lo as u32,
-                    hi: hi as u32,
-                });
-            }
-            Compiled {
-                root,
-                nodes,
-                tables,
-                labels,
-                children,
-            }
+            DoubleArray::build(&children, &self.values)
         })
+    }
+
+    /// Whether some key begins with `byte`.
+    pub fn has_key_starting_with(&self, byte: u8) -> bool {
+        let units = &self.compiled().units;
+        let slot = units[0].base as usize + usize::from(byte);
+        units.get(slot).is_some_and(|u| u.check == 0)
     }
 
     /// The length of the longest key that is a prefix of `text`.
@@ -141,29 +163,20 @@ impl PieceTrie {
     /// Calls `f(length, id)` for every key that is a prefix of `text`, shortest first.
     #[inline]
     pub fn common_prefixes(&self, text: &[u8], mut f: impl FnMut(usize, u32)) {
-        let c = self.compiled();
-        let Some(&first) = text.first() else { return };
-        let mut node = c.root[usize::from(first)];
-        let mut i = 0;
-        loop {
-            if node == NONE {
+        let units = &self.compiled().units;
+        let mut state = 0u32;
+        let mut base = units[0].base as usize;
+        for (i, &byte) in text.iter().enumerate() {
+            let slot = base + usize::from(byte);
+            let Some(unit) = units.get(slot) else { return };
+            if unit.check != state {
                 return;
             }
-            let info = c.nodes[node as usize];
-            if info.value != NONE {
-                f(i + 1, info.value);
+            if unit.value != NONE {
+                f(i + 1, unit.value);
             }
-            i += 1;
-            let Some(&byte) = text.get(i) else { return };
-            if info.table != NONE {
-                node = c.tables[info.table as usize][usize::from(byte)];
-                continue;
-            }
-            let (lo, hi) = (info.lo as usize, info.hi as usize);
-            node = c.labels[lo..hi]
-                .iter()
-                .position(|&l| l == byte)
-                .map_or(NONE, |k| c.children[lo + k]);
+            state = slot as u32;
+            base = unit.base as usize;
         }
     }
 }
@@ -189,5 +202,46 @@ mod tests {
         assert_eq!(found, vec![(1, 1), (2, 0), (3, 2), (4, 4)]);
         assert_eq!(trie.longest_prefix(b"x"), None);
         assert_eq!(trie.longest_prefix(b""), None);
+    }
+
+    /// The double array finds exactly the keys a plain scan finds, on many random keys that
+    /// share prefixes and use every byte value.
+    #[test]
+    fn double_array_matches_a_scan() {
+        let mut rng = super::super::sample::SplitMix64::new(7);
+        let mut keys: Vec<Vec<u8>> = Vec::new();
+        let mut trie = PieceTrie::new();
+        for id in 0..3000u32 {
+            let len = 1 + (rng.next_u64() % 6) as usize;
+            let alphabet = if id % 3 == 0 { 256 } else { 4 };
+            let key: Vec<u8> = (0..len)
+                .map(|_| (rng.next_u64() % alphabet) as u8)
+                .collect();
+            trie.insert(&key, id);
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+        }
+        for _ in 0..2000 {
+            let alphabet = if rng.next_u64().is_multiple_of(2) {
+                256
+            } else {
+                4
+            };
+            let text: Vec<u8> = (0..8).map(|_| (rng.next_u64() % alphabet) as u8).collect();
+            let mut found = Vec::new();
+            trie.common_prefixes(&text, |len, _| found.push(len));
+            let mut want: Vec<usize> = keys
+                .iter()
+                .filter(|k| text.starts_with(k))
+                .map(|k| k.len())
+                .collect();
+            want.sort_unstable();
+            assert_eq!(found, want);
+            assert_eq!(
+                trie.has_key_starting_with(text[0]),
+                keys.iter().any(|k| k[0] == text[0])
+            );
+        }
     }
 }
