@@ -114,10 +114,11 @@ def extend_bpe_bytes(
     chunk_size: int = 4096,
 ) -> tuple[list[tuple[bytes, int]], list[tuple[str, int]], list[tuple[bytes, bytes]]]: ...
 def train_unigram(
-    texts: Iterable[str] | tuple[bytes, int, int],
+    texts: Iterable[str] | Iterable[tuple[str, int]] | tuple[bytes, int, int],
     *,
     vocab_size: int,
     character_coverage: float = 0.9995,
+    required_chars: str = "",
     byte_fallback: bool = False,
     split_digits: bool = False,
     max_piece_length: int = 16,
@@ -136,10 +137,11 @@ def train_unigram(
     treat_whitespace_as_suffix: bool = False,
     add_dummy_prefix: bool = True,
     remove_extra_whitespaces: bool = True,
-    normalization: str = "identity",
+    normalization_rule_name: str = "nmt_nfkc",
     num_threads: int = 0,
     progress: Callable[[str, Mapping[str, float]], None] | None = None,
     chunk_size: int = 4096,
+    weighted: bool = False,
 ) -> CoreSentencePiece: ...
 def count_unigram_words(
     texts: Iterable[str],
@@ -152,7 +154,7 @@ def count_unigram_words(
     treat_whitespace_as_suffix: bool = False,
     add_dummy_prefix: bool = True,
     remove_extra_whitespaces: bool = True,
-    normalization: str = "identity",
+    normalization: str = "nmt_nfkc",
     num_threads: int = 0,
     chunk_size: int = 4096,
 ) -> tuple[bytes, int, int]: ...

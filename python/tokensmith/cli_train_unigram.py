@@ -105,6 +105,19 @@ def unigram(
     character_coverage: Annotated[
         float, typer.Option(help="Share of character occurrences the alphabet covers.")
     ] = 0.9995,
+    required_chars: Annotated[
+        str, typer.Option(help="Characters always kept as pieces, whatever the coverage.")
+    ] = "",
+    normalization_rule_name: Annotated[
+        str,
+        typer.Option(
+            "--normalization-rule-name",
+            help="nmt_nfkc, nfkc, nmt_nfkc_cf, nfkc_cf or identity (as sentencepiece).",
+        ),
+    ] = "nmt_nfkc",
+    input_format: Annotated[
+        str, typer.Option(help="text, or tsv: each line is sentence<TAB>count.")
+    ] = "text",
     byte_fallback: Annotated[bool, typer.Option(help="Add the 256 <0xNN> pieces.")] = False,
     split_digits: Annotated[bool, typer.Option(help="Each digit is its own piece.")] = False,
     max_piece_length: Annotated[int, typer.Option(min=1, help="Longest piece, in chars.")] = 16,
@@ -134,7 +147,8 @@ def unigram(
     """Train a Unigram SentencePiece model on FILES and save it to --out.
 
     Text files give one sentence per line; .jsonl/.ndjson files give --field of each record.
-    Normalization is identity (sentencepiece's nmt_nfkc is not supported yet).
+    Text is normalized with sentencepiece's nmt_nfkc unless --normalization-rule-name says
+    otherwise; --input-format tsv reads sentencepiece's word<TAB>count files.
 
     Example: tokensmith train unigram 'corpus/*.txt.gz' --vocab-size 32000 --out m.model
     """
@@ -157,6 +171,9 @@ def unigram(
                     files=corpus,
                     vocab_size=vocab_size,
                     character_coverage=character_coverage,
+                    required_chars=required_chars,
+                    normalization_rule_name=normalization_rule_name,  # type: ignore[arg-type]
+                    input_format=input_format,  # type: ignore[arg-type]
                     byte_fallback=byte_fallback,
                     split_digits=split_digits,
                     max_piece_length=max_piece_length,

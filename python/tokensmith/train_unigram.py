@@ -14,11 +14,12 @@ The result is a :class:`tokensmith.SentencePieceProcessor`.
 'the cat'
 
 The same options as ``sentencepiece.SentencePieceTrainer.train`` keep their names and
-defaults, except that normalization defaults to ``"identity"`` (the only one supported yet)
-and that the result does not depend on the number of threads. See ``docs/unigram_trainer.md``.
+defaults (``normalization_rule_name="nmt_nfkc"`` included: tokensmith builds the same
+charsmap and writes it into the model), except that the result does not depend on the number
+of threads. See ``docs/unigram_trainer.md``.
 
-Not handled yet: ``nmt_nfkc``/``nfkc`` normalization, ``model_type`` other than
-``"unigram"``, Parquet input, ``required_chars``.
+Not handled yet: ``model_type`` other than ``"unigram"``, Parquet input with
+``input_format="tsv"``.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from tokensmith.corpus import Corpus, Inputs
 from tokensmith.errors import InvalidTrainerOptionError, UnsupportedFeatureError
 from tokensmith.sentencepiece import SentencePieceProcessor
 from tokensmith.train import resolve_texts, warn_replaced
+from tokensmith.tsv_counts import tsv_pairs
 
 __all__ = ["ProgressCallback", "train_unigram"]
 
@@ -49,6 +51,8 @@ def train_unigram(
     errors: Literal["replace", "strict"] = "replace",
     vocab_size: int,
     character_coverage: float = 0.9995,
+    required_chars: str = "",
+    input_format: Literal["text", "tsv"] = "text",
     model_type: Literal["unigram"] = "unigram",
     byte_fallback: bool = False,
     split_digits: bool = False,
@@ -68,7 +72,7 @@ def train_unigram(
     treat_whitespace_as_suffix: bool = False,
     add_dummy_prefix: bool = True,
     remove_extra_whitespaces: bool = True,
-    normalization: Normalization = "identity",
+    normalization_rule_name: Normalization = "nmt_nfkc",
     num_threads: int = 0,
     show_progress: bool = False,
     progress: ProgressCallback | None = None,
@@ -88,6 +92,13 @@ def train_unigram(
             symbols and byte pieces included.
         character_coverage: The share of character occurrences the single-character pieces
             must cover (0.98 to 1.0); rarer characters become ``<unk>`` (or bytes).
+        required_chars: Characters always in the vocabulary as single-character pieces,
+            whatever ``character_coverage`` says and even if the texts lack them (compared
+            with the normalized text, so give them normalized).
+        input_format: ``"text"`` (a sentence per line or item) or ``"tsv"``: each line (or
+            item) is ``sentence<TAB>count``, trained on as ``count`` copies of the sentence,
+            as sentencepiece's ``input_format=tsv``. A bad line raises
+            :class:`~tokensmith.errors.CorpusFormatError` naming the file and line.
         model_type: Only ``"unigram"``.
         byte_fallback: Add the 256 ``<0xNN>`` pieces; unknown characters are spelt in bytes.
         split_digits: Every digit is a piece of its own.
@@ -106,8 +117,11 @@ def train_unigram(
             for what a piece may span.
         treat_whitespace_as_suffix: ``▁`` ends words instead of starting them.
         add_dummy_prefix, remove_extra_whitespaces: sentencepiece's whitespace normalization.
-        normalization: ``"identity"`` (the other names raise
-            :class:`~tokensmith.errors.UnsupportedFeatureError` for now).
+        normalization_rule_name: sentencepiece's rule: ``"nmt_nfkc"`` (NFKC, control
+            characters removed, odd spaces made spaces), ``"nfkc"``, ``"nmt_nfkc_cf"`` and
+            ``"nfkc_cf"`` (the same with case folding), or ``"identity"``. The training text is
+            normalized with it and the model carries its charsmap, so sentencepiece
+            normalizes the same way when it loads the saved ``.model``.
         num_threads: Threads for counting and EM (0: one per core). The result is the same
             for any number.
         show_progress: Show a progress bar (rich) per EM round on stderr.
@@ -121,10 +135,17 @@ def train_unigram(
         EmptyCorpusError: the texts hold no sentence.
         InvalidTrainerOptionError: an option cannot work, or ``vocab_size`` is too large for
             the corpus (the message gives the size it can reach).
-        UnsupportedFeatureError: a normalization or model type not supported yet.
+        CorpusFormatError: a ``tsv`` line is not ``sentence<TAB>count``.
+        UnsupportedFeatureError: a model type not supported yet.
         KeyboardInterrupt: Ctrl-C, honoured at the end of the current EM round.
     """
     texts, corpus = resolve_texts(texts, files, field, errors, "train_unigram")
+    if input_format not in ("text", "tsv"):
+        raise InvalidTrainerOptionError(
+            f'input_format={input_format!r} is not known; use "text" or "tsv"'
+        )
+    if not isinstance(required_chars, str):
+        raise TypeError("required_chars must be a str of characters")
     if model_type != "unigram":
         raise UnsupportedFeatureError(
             f"model_type={model_type!r} is not supported by train_unigram; use 'unigram'"
@@ -150,7 +171,7 @@ def train_unigram(
     if engine == "ray":
         from tokensmith.train_unigram_ray import check_options, count_on_ray
 
-        check_options(input_sentence_size)
+        check_options(input_sentence_size, input_format)
         counting = dict(
             byte_fallback=byte_fallback,
             user_defined_symbols=list(user_defined_symbols),
@@ -160,16 +181,17 @@ def train_unigram(
             treat_whitespace_as_suffix=treat_whitespace_as_suffix,
             add_dummy_prefix=add_dummy_prefix,
             remove_extra_whitespaces=remove_extra_whitespaces,
-            normalization=normalization,
+            normalization=normalization_rule_name,
         )
         texts = count_on_ray(texts, corpus, counting, address)  # type: ignore[assignment]
     bar = _ProgressBar() if show_progress else None
     callback = _chain(progress, bar)
     try:
         core = _train_unigram(
-            texts,
+            tsv_pairs(texts, corpus) if input_format == "tsv" else texts,
             vocab_size=vocab_size,
             character_coverage=float(character_coverage),
+            required_chars=required_chars,
             byte_fallback=byte_fallback,
             split_digits=split_digits,
             max_piece_length=max_piece_length,
@@ -188,9 +210,10 @@ def train_unigram(
             treat_whitespace_as_suffix=treat_whitespace_as_suffix,
             add_dummy_prefix=add_dummy_prefix,
             remove_extra_whitespaces=remove_extra_whitespaces,
-            normalization=normalization,
+            normalization_rule_name=normalization_rule_name,
             num_threads=num_threads,
             progress=callback,
+            weighted=input_format == "tsv",
         )
     finally:
         if bar is not None:

@@ -74,8 +74,13 @@ def count_on_ray(
     return row["counts"], row["sentences"], row["too_long"]
 
 
-def check_options(input_sentence_size: int) -> None:
+def check_options(input_sentence_size: int, input_format: str = "text") -> None:
     """Refuses what the Ray engine cannot do the way local training does."""
+    if input_format != "text":
+        raise InvalidTrainerOptionError(
+            f"input_format={input_format!r}: engine='ray' counts sentences of text; a word-count "
+            "TSV is already counted, so train it with engine='local'"
+        )
     if input_sentence_size:
         raise InvalidTrainerOptionError(
             "input_sentence_size samples the whole stream of sentences, which engine='ray' "

@@ -56,13 +56,16 @@ def test_ray_training_from_files_gives_the_local_model(
     assert seen == [corpus.total_bytes]
 
 
+@pytest.mark.parametrize("rule", ["nmt_nfkc", "nfkc_cf", "identity"])
 def test_ray_training_from_texts_gives_the_local_model(
-    ray_cluster, tmp_path: Path, monkeypatch
+    ray_cluster, tmp_path: Path, monkeypatch, rule: str
 ) -> None:
+    """The workers count under the same normalization rule as local training."""
     monkeypatch.setattr(unigram_ray, "CHUNK_TEXTS", 100)
     texts = _raw_lines()
-    local = tokensmith.train_unigram(texts, vocab_size=VOCAB)
-    remote = tokensmith.train_unigram(iter(texts), vocab_size=VOCAB, engine="ray")
+    options = {"vocab_size": VOCAB, "normalization_rule_name": rule}
+    local = tokensmith.train_unigram(texts, **options)  # type: ignore[arg-type]
+    remote = tokensmith.train_unigram(iter(texts), engine="ray", **options)  # type: ignore[arg-type]
     pieces = [(local.id_to_piece(i), local.get_score(i)) for i in range(VOCAB)]
     assert [(remote.id_to_piece(i), remote.get_score(i)) for i in range(VOCAB)] == pieces
     assert remote.serialized_model_proto() == local.serialized_model_proto()
@@ -96,5 +99,7 @@ def test_ray_training_errors_are_the_local_ones(ray_cluster, tmp_path: Path) -> 
         tokensmith.train_unigram(
             _raw_lines(), vocab_size=VOCAB, engine="ray", input_sentence_size=10
         )
+    with pytest.raises(InvalidTrainerOptionError, match="input_format"):
+        tokensmith.train_unigram(["a\t3"], vocab_size=VOCAB, engine="ray", input_format="tsv")
     with pytest.raises(InvalidTrainerOptionError, match="engine"):
         tokensmith.train_unigram(_raw_lines(), vocab_size=VOCAB, engine="spark")  # type: ignore[arg-type]

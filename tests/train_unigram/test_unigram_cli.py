@@ -52,3 +52,18 @@ def test_bad_input_exits_2_with_the_reason(tmp_path: Path) -> None:
     code, _, stderr = _run(str(corpus), "--vocab-size", "5000", "--out", str(tmp_path / "m.model"))
     assert code == 2 and "vocab_size=5000" in stderr
     assert not (tmp_path / "m.vocab").exists()
+
+
+def test_normalization_and_tsv_options(tmp_path: Path) -> None:
+    tsv = tmp_path / "words.tsv"
+    tsv.write_text("Hello\t50\nWORLD\t30\nhelp\t5\n", encoding="utf-8")
+    out = tmp_path / "m.model"
+    args = ["--vocab-size", "14", "--out", str(out), "--input-format", "tsv"]
+    code, _, stderr = _run(str(tsv), *args, "--normalization-rule-name", "nmt_nfkc_cf")
+    assert code == 0, stderr
+    ref = spm.SentencePieceProcessor(model_file=str(out))
+    # Case folding is in the saved charsmap: sentencepiece lowercases as it loads it.
+    assert ref.normalize("HeLLo Ｗorld") == "▁hello▁world"
+    tsv.write_text("Hello\tfifty\n", encoding="utf-8")
+    code, _, stderr = _run(str(tsv), *args)
+    assert code == 2 and "words.tsv:1" in stderr and "fifty" in stderr

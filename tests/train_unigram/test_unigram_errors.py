@@ -50,7 +50,9 @@ def test_vocab_size_too_small_for_the_characters() -> None:
         ({"vocab_size": 2}, "vocab_size"),
         ({"user_defined_symbols": ["<x>", "<x>"]}, "user_defined_symbols"),
         ({"control_symbols": ["<unk>"]}, "control_symbols"),
-        ({"normalization": "bogus"}, "bogus"),
+        ({"normalization_rule_name": "bogus"}, "normalization_rule_name=.bogus"),
+        ({"required_chars": "a b"}, "required_chars holds ' '"),
+        ({"input_format": "csv"}, "input_format='csv'"),
     ],
 )
 def test_bad_options_are_named(options: dict[str, object], name: str) -> None:
@@ -60,8 +62,6 @@ def test_bad_options_are_named(options: dict[str, object], name: str) -> None:
 
 
 def test_unsupported_features() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="nmt_nfkc"):
-        tokensmith.train_unigram(TEXTS, vocab_size=100, normalization="nmt_nfkc")
     with pytest.raises(UnsupportedFeatureError, match="bpe"):
         tokensmith.train_unigram(TEXTS, vocab_size=100, model_type="bpe")  # type: ignore[arg-type]
 

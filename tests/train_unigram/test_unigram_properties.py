@@ -96,7 +96,8 @@ def test_split_digits_and_max_piece_length(lines: list[str]) -> None:
 
 
 def test_byte_fallback_round_trips_every_line(lines: list[str]) -> None:
-    sp = train(lines, byte_fallback=True, vocab_size=3500)
+    # Identity normalization, so that decoding gives the text back as it was written.
+    sp = train(lines, byte_fallback=True, vocab_size=3500, normalization_rule_name="identity")
     assert sp.piece_size() == 3500
     assert [sp.id_to_piece(i) for i in (3, 4, 258)] == ["<0x00>", "<0x01>", "<0xFF>"]
     assert all(sp.is_byte(i) for i in range(3, 259))
@@ -153,7 +154,12 @@ def test_progress_reports_each_stage(lines: list[str]) -> None:
     assert events[-1][1]["pieces"] == sp.piece_size()
 
 
-def test_normalization_keeps_text_as_is(model: tokensmith.SentencePieceProcessor) -> None:
+def test_identity_normalization_keeps_text_as_is(lines: list[str]) -> None:
+    model = train(lines[:300], vocab_size=500, normalization_rule_name="identity")
     text = "ﬁ ① Ａ"
     assert model.normalize(text) == "▁" + text.replace(" ", "▁")
     assert unicodedata.normalize("NFKC", text) != text
+
+
+def test_default_normalization_is_nmt_nfkc(model: tokensmith.SentencePieceProcessor) -> None:
+    assert model.normalize("ﬁ ①\tＡ\u200b") == "▁fi▁1▁A"

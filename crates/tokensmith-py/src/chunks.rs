@@ -10,20 +10,31 @@ use pyo3::pybacked::PyBackedStr;
 pub fn for_each_chunk(
     texts: &Bound<'_, PyAny>,
     chunk_size: usize,
-    mut f: impl FnMut(&[PyBackedStr]) -> PyResult<bool>,
+    f: impl FnMut(&[PyBackedStr]) -> PyResult<bool>,
 ) -> PyResult<()> {
-    let mut chunk: Vec<PyBackedStr> = Vec::with_capacity(chunk_size.max(1));
-    for (index, item) in texts.try_iter()?.enumerate() {
+    for_each_chunk_of(texts, chunk_size, "a str", f)
+}
+
+/// [`for_each_chunk`] for items of any extractable type `T`; `expected` names it in the
+/// `TypeError` for an item that is not one.
+pub fn for_each_chunk_of<'py, T: for<'a> FromPyObject<'a, 'py>>(
+    items: &Bound<'py, PyAny>,
+    chunk_size: usize,
+    expected: &str,
+    mut f: impl FnMut(&[T]) -> PyResult<bool>,
+) -> PyResult<()> {
+    let mut chunk: Vec<T> = Vec::with_capacity(chunk_size.max(1));
+    for (index, item) in items.try_iter()?.enumerate() {
         let item = item?;
-        let text: PyBackedStr = item.extract().map_err(|_| {
+        let value: T = item.extract().map_err(|_| {
             PyTypeError::new_err(format!(
-                "texts[{index}] is a {}, not a str",
+                "texts[{index}] is a {}, not {expected}",
                 item.get_type()
                     .name()
                     .map_or_else(|_| "?".to_string(), |n| n.to_string())
             ))
         })?;
-        chunk.push(text);
+        chunk.push(value);
         if chunk.len() >= chunk_size.max(1) {
             let more = f(&chunk)?;
             chunk.clear();

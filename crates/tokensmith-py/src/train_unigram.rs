@@ -15,14 +15,14 @@ use std::time::Duration;
 
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedBytes;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyDict;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
 use tokensmith_core::trainers::unigram::{
     train, Event, Normalization, SentenceCounter, UnigramConfig, WordTable,
 };
 
-use crate::chunks::for_each_chunk;
+use crate::chunks::{for_each_chunk, for_each_chunk_of};
 use crate::errors::IntoPyResult;
 use crate::sentencepiece::CoreSentencePiece;
 
@@ -32,13 +32,15 @@ use crate::sentencepiece::CoreSentencePiece;
 /// "finished" and a dict of numbers; an exception it raises stops training.
 #[pyfunction]
 #[pyo3(signature = (
-    texts, *, vocab_size, character_coverage=0.9995, byte_fallback=false, split_digits=false,
+    texts, *, vocab_size, character_coverage=0.9995, required_chars="", byte_fallback=false,
+    split_digits=false,
     max_piece_length=16, user_defined_symbols=Vec::new(), control_symbols=Vec::new(),
     input_sentence_size=0, shuffle_input_sentence=true, seed=0, shrinking_factor=0.75,
     num_sub_iterations=2, seed_sentencepiece_size=1_000_000, max_sentence_length=4192,
     split_by_whitespace=true, split_by_unicode_script=true, split_by_number=true,
     treat_whitespace_as_suffix=false, add_dummy_prefix=true, remove_extra_whitespaces=true,
-    normalization="identity", num_threads=0, progress=None, chunk_size=4096
+    normalization_rule_name="nmt_nfkc", num_threads=0, progress=None, chunk_size=4096,
+    weighted=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_unigram(
@@ -46,6 +48,7 @@ pub fn train_unigram(
     texts: &Bound<'_, PyAny>,
     vocab_size: usize,
     character_coverage: f64,
+    required_chars: &str,
     byte_fallback: bool,
     split_digits: bool,
     max_piece_length: usize,
@@ -64,14 +67,16 @@ pub fn train_unigram(
     treat_whitespace_as_suffix: bool,
     add_dummy_prefix: bool,
     remove_extra_whitespaces: bool,
-    normalization: &str,
+    normalization_rule_name: &str,
     num_threads: usize,
     progress: Option<Py<PyAny>>,
     chunk_size: usize,
+    weighted: bool,
 ) -> PyResult<CoreSentencePiece> {
     let config = UnigramConfig {
         vocab_size,
         character_coverage,
+        required_chars: required_chars.chars().collect(),
         byte_fallback,
         split_digits,
         max_piece_length,
@@ -90,12 +95,15 @@ pub fn train_unigram(
         treat_whitespace_as_suffix,
         add_dummy_prefix,
         remove_extra_whitespaces,
-        normalization: Normalization::parse(normalization).py_err(py)?,
+        normalization: Normalization::parse(normalization_rule_name).py_err(py)?,
         num_threads,
         ..UnigramConfig::new(vocab_size)
     };
     config.validate().py_err(py)?;
-    let words = count(py, texts, &config, chunk_size)?;
+    // Building the charsmap takes seconds; do it once here with the GIL released.
+    py.detach(|| config.normalization.precompiled_charsmap())
+        .py_err(py)?;
+    let words = count(py, texts, &config, chunk_size, weighted)?;
     report(
         py,
         progress.as_ref(),
@@ -113,13 +121,15 @@ pub fn train_unigram(
     Ok(CoreSentencePiece::from_processor(processor))
 }
 
-/// The word table of every text, one chunk at a time; or, for `texts` =
-/// `(word-count buffer, sentences, skipped)`, the table counted elsewhere.
+/// The word table of every text (or `(text, count)` pair when `weighted`), one chunk at a
+/// time; or, for `texts` = `(word-count buffer, sentences, skipped)`, the table counted
+/// elsewhere.
 fn count(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     config: &UnigramConfig,
     chunk_size: usize,
+    weighted: bool,
 ) -> PyResult<WordTable> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.num_threads)
@@ -134,6 +144,15 @@ fn count(
         return Ok(words);
     }
     let mut counter = SentenceCounter::new(config).py_err(py)?;
+    if weighted {
+        let pair = "a (str, int >= 0) pair";
+        for_each_chunk_of(texts, chunk_size, pair, |chunk: &[(PyBackedStr, u64)]| {
+            py.detach(|| pool.install(|| counter.add_weighted(chunk)));
+            py.check_signals()?;
+            Ok(!counter.is_full())
+        })?;
+        return Ok(py.detach(|| pool.install(|| counter.finish())));
+    }
     for_each_chunk(texts, chunk_size, |chunk| {
         py.detach(|| pool.install(|| counter.add_texts(chunk)));
         py.check_signals()?;

@@ -24,7 +24,7 @@ use crate::errors::IntoPyResult;
 #[pyo3(signature = (
     texts, *, byte_fallback=false, user_defined_symbols=Vec::new(), control_symbols=Vec::new(),
     max_sentence_length=4192, split_by_whitespace=true, treat_whitespace_as_suffix=false,
-    add_dummy_prefix=true, remove_extra_whitespaces=true, normalization="identity",
+    add_dummy_prefix=true, remove_extra_whitespaces=true, normalization="nmt_nfkc",
     num_threads=0, chunk_size=4096
 ))]
 #[allow(clippy::too_many_arguments)]

@@ -1,4 +1,7 @@
 //! Normalizers: the first pipeline stage, which rewrites text before it is split into tokens.
 
+pub mod case_fold;
+pub mod charsmap_builder;
+pub mod double_array;
 pub mod precompiled;
 pub mod sentencepiece;

@@ -14,33 +14,54 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::normalizers::charsmap_builder::{precompiled_charsmap, Rule};
 
-/// How the trainer normalizes text before counting words.
+/// How the trainer normalizes text before counting words: sentencepiece's
+/// `normalization_rule_name`. The charsmap is built by
+/// [`crate::normalizers::charsmap_builder`], applied to the training text and written into the
+/// model, so that sentencepiece normalizes the same way when it loads the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Normalization {
     /// No character mapping; only the whitespace rules (dummy prefix, extra spaces, `▁`).
     Identity,
+    /// A rule with a charsmap: NFKC, with or without the NMT rules and case folding.
+    Charsmap(Rule),
 }
 
 impl Normalization {
+    /// sentencepiece's default, `nmt_nfkc`.
+    pub const DEFAULT: Self = Self::Charsmap(Rule::NmtNfkc);
+
     /// The name written to `NormalizerSpec.name`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Identity => "identity",
+            Self::Charsmap(rule) => rule.name(),
         }
     }
 
-    /// Parses a rule name; only the names tokensmith can build are accepted.
+    /// Parses a rule name: `nmt_nfkc`, `nfkc`, `nmt_nfkc_cf`, `nfkc_cf` or `identity`.
     pub fn parse(name: &str) -> Result<Self> {
-        match name {
-            "identity" => Ok(Self::Identity),
-            "nmt_nfkc" | "nfkc" | "nmt_nfkc_cf" | "nfkc_cf" => Err(Error::Unsupported(format!(
-                "normalization={name:?} is not supported by the Unigram trainer yet; \
-                 use normalization=\"identity\""
-            ))),
-            other => Err(Error::InvalidOption(format!(
-                "normalization={other:?} is not known; use \"identity\""
-            ))),
+        if name == "identity" {
+            return Ok(Self::Identity);
+        }
+        Rule::ALL
+            .into_iter()
+            .find(|r| r.name() == name)
+            .map(Self::Charsmap)
+            .ok_or_else(|| {
+                Error::InvalidOption(format!(
+                    "normalization_rule_name={name:?} is not known; use \"nmt_nfkc\", \"nfkc\", \
+                     \"nmt_nfkc_cf\", \"nfkc_cf\" or \"identity\""
+                ))
+            })
+    }
+
+    /// The precompiled charsmap (empty for identity), built once per process.
+    pub fn precompiled_charsmap(self) -> Result<Vec<u8>> {
+        match self {
+            Self::Identity => Ok(Vec::new()),
+            Self::Charsmap(rule) => Ok(precompiled_charsmap(rule)?.to_vec()),
         }
     }
 }
@@ -55,6 +76,9 @@ pub struct UnigramConfig {
     /// The share of character occurrences that must be covered by single-character pieces;
     /// rarer characters become unknown.
     pub character_coverage: f64,
+    /// Characters always kept in the alphabet (as single-character pieces), whatever
+    /// `character_coverage` says and even when the corpus lacks them.
+    pub required_chars: Vec<char>,
     /// Adds the 256 `<0xNN>` byte pieces, so that unknown characters are spelt as bytes.
     pub byte_fallback: bool,
     /// Digits never join other characters in a piece.
@@ -96,11 +120,12 @@ pub struct UnigramConfig {
 }
 
 impl UnigramConfig {
-    /// sentencepiece's defaults with the given vocabulary size (and identity normalization).
+    /// sentencepiece's defaults with the given vocabulary size (`nmt_nfkc` normalization).
     pub fn new(vocab_size: usize) -> Self {
         Self {
             vocab_size,
             character_coverage: 0.9995,
+            required_chars: Vec::new(),
             byte_fallback: false,
             split_digits: false,
             max_piece_length: 16,
@@ -119,7 +144,7 @@ impl UnigramConfig {
             treat_whitespace_as_suffix: false,
             add_dummy_prefix: true,
             remove_extra_whitespaces: true,
-            normalization: Normalization::Identity,
+            normalization: Normalization::DEFAULT,
             num_threads: 0,
             unk_id: 0,
             bos_id: 1,
@@ -186,6 +211,16 @@ impl UnigramConfig {
             if let Some((other, _)) = ids[..i].iter().find(|(_, o)| *o == *id && *id >= 0) {
                 return bad(format!("{name}={id} is the same id as {other}"));
             }
+        }
+        if let Some(c) = self
+            .required_chars
+            .iter()
+            .find(|c| matches!(c, ' ' | '\0' | '\u{2585}'))
+        {
+            return bad(format!(
+                "required_chars holds {c:?}, which never is a piece (spaces are written \
+                 U+2581; U+2585 is reserved for unknown characters)"
+            ));
         }
         let mut seen = std::collections::HashSet::new();
         for (option, symbols) in [
@@ -296,12 +331,19 @@ mod tests {
                 },
                 "user_defined_symbols",
             ),
+            (
+                UnigramConfig {
+                    required_chars: vec!['a', ' '],
+                    ..base.clone()
+                },
+                "required_chars holds ' '",
+            ),
         ];
         for (config, needle) in cases {
             let err = config.validate().unwrap_err().to_string();
             assert!(err.contains(needle), "{err} lacks {needle}");
         }
-        assert!(Normalization::parse("nfkc").is_err());
+        assert_eq!(Normalization::parse("nfkc_cf").unwrap().name(), "nfkc_cf");
         assert!(Normalization::parse("bogus")
             .unwrap_err()
             .to_string()

@@ -15,6 +15,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::config::UnigramConfig;
 use super::lattice::TrainerModel;
 use super::sentences::normalizer_spec;
+use crate::error::Result;
 use crate::formats::sentencepiece_model::{ModelProto, ModelType, Piece, PieceType, TrainerSpec};
 use crate::sentencepiece::byte_piece;
 
@@ -107,7 +108,7 @@ pub fn meta_pieces(config: &UnigramConfig) -> FxHashMap<usize, (String, PieceTyp
 }
 
 /// The model: meta pieces at their ids, learned pieces in the other ids, and the specs.
-pub fn build_proto(config: &UnigramConfig, learned: Vec<(String, f64)>) -> ModelProto {
+pub fn build_proto(config: &UnigramConfig, learned: Vec<(String, f64)>) -> Result<ModelProto> {
     let meta = meta_pieces(config);
     let total = meta.len() + learned.len();
     let mut learned = learned.into_iter();
@@ -143,13 +144,13 @@ pub fn build_proto(config: &UnigramConfig, learned: Vec<(String, f64)>) -> Model
         pad_id: config.pad_id,
         ..TrainerSpec::default()
     };
-    ModelProto {
+    Ok(ModelProto {
         pieces,
         trainer_spec,
-        normalizer_spec: normalizer_spec(config),
+        normalizer_spec: normalizer_spec(config)?,
         denormalizer_spec: None,
         ..ModelProto::default()
-    }
+    })
 }
 
 #[cfg(test)]
@@ -172,7 +173,7 @@ mod tests {
         assert_eq!(meta[&4], ("<sep>".to_string(), PieceType::UserDefined));
         assert_eq!(meta[&5], ("<0x00>".to_string(), PieceType::Byte));
         assert_eq!(meta.len(), config.meta_piece_count());
-        let proto = build_proto(&config, vec![("▁a".into(), -1.0)]);
+        let proto = build_proto(&config, vec![("▁a".into(), -1.0)]).unwrap();
         assert_eq!(proto.pieces.len(), meta.len() + 1);
         assert_eq!(proto.pieces.last().unwrap().piece, "▁a");
     }

@@ -28,8 +28,8 @@
 //! assert_eq!(proto.pieces[0].piece, "<unk>");
 //! ```
 //!
-//! Not handled yet: normalization other than `identity` (no charsmap builder), the
-//! `tsv`/`word`/`char`/`bpe` model types, and `required_chars` given by the user.
+//! Normalization uses the charsmaps of [`crate::normalizers::charsmap_builder`]
+//! (`nmt_nfkc` by default). Not handled yet: the `word`/`char`/`bpe` model types.
 
 pub mod config;
 pub mod em;

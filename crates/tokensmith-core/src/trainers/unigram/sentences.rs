@@ -88,7 +88,7 @@ pub struct SentenceCounter {
     limit: usize,
     shuffle: bool,
     rng: SplitMix64,
-    reservoir: Vec<String>,
+    reservoir: Vec<(String, u64)>,
     seen: u64,
     counts: FxHashMap<String, u64>,
     sentences: u64,
@@ -98,7 +98,7 @@ pub struct SentenceCounter {
 impl SentenceCounter {
     pub fn new(config: &UnigramConfig) -> Result<Self> {
         config.validate()?;
-        let spec = normalizer_spec(config);
+        let spec = normalizer_spec(config)?;
         let normalizer =
             SentencePieceNormalizer::new(&spec, config.treat_whitespace_as_suffix, &[])?;
         let mut meta: Vec<String> = ["<unk>", "<s>", "</s>", "<pad>"]
@@ -141,16 +141,28 @@ impl SentenceCounter {
 
     /// Adds a batch of sentences.
     pub fn add_texts<S: AsRef<str> + Sync>(&mut self, texts: &[S]) {
+        self.add(texts, |t| (t.as_ref(), 1));
+    }
+
+    /// Adds a batch of sentences that each stand for `count` equal sentences: sentencepiece's
+    /// `input_format=tsv` (`word<TAB>count` lines). Sampling with `input_sentence_size` keeps
+    /// or drops a pair whole.
+    pub fn add_weighted<S: AsRef<str> + Sync>(&mut self, pairs: &[(S, u64)]) {
+        self.add(pairs, |(t, n)| (t.as_ref(), *n));
+    }
+
+    fn add<T: Sync>(&mut self, items: &[T], get: impl Fn(&T) -> (&str, u64) + Sync) {
         let max_len = self.max_sentence_length;
         let usable = move |t: &str| t.len() <= max_len && !t.contains(UNK_CHAR);
         if self.limit == 0 {
-            let skipped = texts.iter().filter(|t| !usable(line(t.as_ref()))).count() as u64;
+            let skipped = items.iter().filter(|t| !usable(line(get(t).0))).count() as u64;
             self.skipped += skipped;
-            self.count(texts, usable);
+            self.count(items, &get, usable);
             return;
         }
-        for text in texts {
-            let text = line(text.as_ref());
+        for item in items {
+            let (text, n) = get(item);
+            let text = line(text);
             if !usable(text) {
                 self.skipped += 1;
                 continue;
@@ -158,41 +170,47 @@ impl SentenceCounter {
             let k = self.seen;
             self.seen += 1;
             if (k as usize) < self.limit {
-                self.reservoir.push(text.to_string());
+                self.reservoir.push((text.to_string(), n));
             } else if self.shuffle {
                 let j = self.rng.below(k + 1) as usize;
                 if j < self.limit {
-                    self.reservoir[j] = text.to_string();
+                    self.reservoir[j] = (text.to_string(), n);
                 }
             }
         }
     }
 
-    fn count<S: AsRef<str> + Sync>(&mut self, texts: &[S], usable: impl Fn(&str) -> bool + Sync) {
-        let partial: Vec<(FxHashMap<String, u64>, u64)> = texts
+    fn count<T: Sync>(
+        &mut self,
+        items: &[T],
+        get: &(impl Fn(&T) -> (&str, u64) + Sync),
+        usable: impl Fn(&str) -> bool + Sync,
+    ) {
+        let partial: Vec<(FxHashMap<String, u64>, u64)> = items
             .par_chunks(SENTENCES_PER_TASK)
             .map(|chunk| {
                 let mut local: FxHashMap<String, u64> = FxHashMap::default();
-                let mut n = 0u64;
-                for text in chunk {
-                    let text = line(text.as_ref());
-                    if !usable(text) {
+                let mut sentences = 0u64;
+                for item in chunk {
+                    let (text, n) = get(item);
+                    let text = line(text);
+                    if !usable(text) || n == 0 {
                         continue;
                     }
                     let normalized = self.normalize(text);
                     if normalized.is_empty() {
                         continue;
                     }
-                    n += 1;
+                    sentences += n;
                     if self.split_by_whitespace {
                         for w in split_words(&normalized, self.suffix) {
-                            bump(&mut local, w, 1);
+                            bump(&mut local, w, n);
                         }
                     } else {
-                        bump(&mut local, &normalized, 1);
+                        bump(&mut local, &normalized, n);
                     }
                 }
-                (local, n)
+                (local, sentences)
             })
             .collect();
         for (local, n) in partial {
@@ -216,7 +234,7 @@ impl SentenceCounter {
     /// The word table of everything added.
     pub fn finish(mut self) -> WordTable {
         let kept = std::mem::take(&mut self.reservoir);
-        self.count(&kept, |_| true);
+        self.count(&kept, &|(t, n): &(String, u64)| (t.as_str(), *n), |_| true);
         WordTable {
             words: sorted(std::mem::take(&mut self.counts)),
             sentences: self.sentences,
@@ -240,16 +258,17 @@ fn bump(map: &mut FxHashMap<String, u64>, word: &str, n: u64) {
     }
 }
 
-/// The `NormalizerSpec` the trainer normalizes with, and writes into the model.
-pub fn normalizer_spec(config: &UnigramConfig) -> NormalizerSpec {
-    NormalizerSpec {
+/// The `NormalizerSpec` the trainer normalizes with, and writes into the model (with the
+/// charsmap of its rule, so that sentencepiece normalizes as the trainer did).
+pub fn normalizer_spec(config: &UnigramConfig) -> Result<NormalizerSpec> {
+    Ok(NormalizerSpec {
         name: config.normalization.name().to_string(),
-        precompiled_charsmap: Vec::new(),
+        precompiled_charsmap: config.normalization.precompiled_charsmap()?,
         add_dummy_prefix: config.add_dummy_prefix,
         remove_extra_whitespaces: config.remove_extra_whitespaces,
         escape_whitespaces: true,
         has_rule_tsv: false,
-    }
+    })
 }
 
 /// A small seeded generator (SplitMix64): the same seed samples the same sentences on every
@@ -313,6 +332,18 @@ mod tests {
         assert_eq!(t.get("▁y"), 1);
         assert_eq!(t.get("▁z"), 1);
         assert_eq!(t.skipped, 2);
+    }
+
+    #[test]
+    fn weighted_sentences_count_as_many() {
+        let mut c = SentenceCounter::new(&UnigramConfig::new(100)).unwrap();
+        c.add_weighted(&[("the cat", 3), ("cat", 2), ("dog", 0)]);
+        c.add_texts(&["the"]);
+        let t = c.finish();
+        assert_eq!(t.get("▁the"), 4);
+        assert_eq!(t.get("▁cat"), 5);
+        assert_eq!(t.get("▁dog"), 0);
+        assert_eq!(t.sentences, 6);
     }
 
     #[test]

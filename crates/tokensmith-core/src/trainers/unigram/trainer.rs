@@ -79,7 +79,7 @@ fn train_here(
     on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
 ) -> Result<Option<ModelProto>> {
     let meta = config.meta_piece_count();
-    let required = required_chars(&words, config.character_coverage);
+    let required = required_chars(&words, config.character_coverage, &config.required_chars);
     if required.len() + meta >= config.vocab_size {
         return Err(Error::InvalidOption(format!(
             "vocab_size={} is too small: the corpus needs {} characters (character_coverage={}) \
@@ -92,7 +92,10 @@ fn train_here(
     }
     let words = replace_rare_chars(words, &required);
     let rules = PieceRules::from_config(config);
-    let seeds = seed_pieces(&words, &required, &rules, config.seed_sentencepiece_size)?;
+    // A required character the corpus lacks has no count to seed with; it joins the
+    // vocabulary at the end (`final_pieces`).
+    let seen: Vec<(char, u64)> = required.iter().copied().filter(|c| c.1 > 0).collect();
+    let seeds = seed_pieces(&words, &seen, &rules, config.seed_sentencepiece_size)?;
     let learnable = config.vocab_size - meta;
     if seeds.len() < learnable {
         return Err(too_large(config, seeds.len() + meta));
@@ -159,7 +162,7 @@ fn train_here(
     if learned.len() < learnable {
         return Err(too_large(config, learned.len() + meta));
     }
-    let proto = build_proto(config, learned);
+    let proto = build_proto(config, learned)?;
     let _ = on_event(&Event::Finished {
         pieces: proto.pieces.len(),
     });
@@ -185,9 +188,11 @@ fn estimate_rounds(seeds: usize, desired: usize, config: &UnigramConfig) -> usiz
     steps * config.num_sub_iterations
 }
 
-/// The characters that cover `coverage` of all character occurrences, most frequent first
-/// (ties by code point), as sentencepiece chooses them. Spaces and NUL never count.
-pub fn required_chars(words: &[(String, u64)], coverage: f64) -> Vec<(char, u64)> {
+/// The alphabet: every character of `forced` (by count, descending, then code point, as
+/// sentencepiece puts them first), then the characters that bring the share of all character
+/// occurrences covered to `coverage`, most frequent first (ties by code point). Spaces, NUL
+/// and U+2585 never count.
+pub fn required_chars(words: &[(String, u64)], coverage: f64, forced: &[char]) -> Vec<(char, u64)> {
     let mut counts: FxHashMap<char, u64> = FxHashMap::default();
     for (w, n) in words {
         for c in w.chars() {
@@ -197,10 +202,22 @@ pub fn required_chars(words: &[(String, u64)], coverage: f64) -> Vec<(char, u64)
         }
     }
     let all: u64 = counts.values().sum();
+    let by_count = |a: &(char, u64), b: &(char, u64)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
+    let mut forced: Vec<char> = forced
+        .iter()
+        .copied()
+        .filter(|&c| c != ' ' && c != '\0' && c != UNK_CHAR)
+        .collect();
+    forced.sort_unstable();
+    forced.dedup();
+    let mut required: Vec<(char, u64)> = forced
+        .into_iter()
+        .map(|c| (c, counts.remove(&c).unwrap_or(0)))
+        .collect();
+    required.sort_by(by_count);
+    let mut accumulated: u64 = required.iter().map(|c| c.1).sum();
     let mut sorted: Vec<(char, u64)> = counts.into_iter().collect();
-    sorted.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut accumulated = 0u64;
-    let mut required = Vec::new();
+    sorted.sort_by(by_count);
     for (c, n) in sorted {
         if accumulated as f64 / all as f64 >= coverage {
             break;
@@ -238,11 +255,24 @@ mod tests {
     #[test]
     fn coverage_picks_the_frequent_characters() {
         let words = vec![("aaaab".to_string(), 100), ("c".to_string(), 1)];
-        let all = required_chars(&words, 1.0);
+        let all = required_chars(&words, 1.0, &[]);
         assert_eq!(all, vec![('a', 400), ('b', 100), ('c', 1)]);
         // After 'a' and 'b', 500 / 501 = 0.998 >= 0.995 is covered.
-        assert_eq!(required_chars(&words, 0.995).len(), 2);
+        assert_eq!(required_chars(&words, 0.995, &[]).len(), 2);
         let replaced = replace_rare_chars(words, &all[..2]);
         assert_eq!(replaced[1], ("\u{2585}".to_string(), 1));
+    }
+
+    #[test]
+    fn forced_characters_come_first_and_always() {
+        let words = vec![("a".repeat(1000), 1), ("bc".to_string(), 1)];
+        // 'a' alone covers 1000 / 1002 >= 0.98; the rare 'c' and the absent 'z' are kept
+        // anyway, and 'b' is not.
+        let got = required_chars(&words, 0.98, &['z', 'c', 'c']);
+        assert_eq!(got, vec![('c', 1), ('z', 0), ('a', 1000)]);
+        assert_eq!(
+            required_chars(&words, 1.0, &['b']),
+            vec![('b', 1), ('a', 1000), ('c', 1)]
+        );
     }
 }
