@@ -14,7 +14,7 @@ use crate::hf::pre_tokenizers::PreTokenizer;
 use crate::hf::processors::{Piece, PostProcessor, SpecialToken, Template};
 use crate::hf::regex_split::Split;
 use crate::hf::split::Behavior;
-use crate::hf::truncation::{Direction, Padding, Truncation};
+use crate::hf::truncation::{Direction, Padding, Strategy, Truncation};
 use crate::hf::wordpiece::WordPiece;
 use crate::{Error, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -629,21 +629,22 @@ fn direction(node: &Node<'_>) -> Result<Direction> {
 
 pub(super) fn truncation(node: Node<'_>) -> Result<Truncation> {
     node.only_keys(&["max_length", "strategy", "stride", "direction"])?;
-    let strategy = node.str("strategy")?;
-    if strategy != "LongestFirst" {
-        return Err(unsupported(node.path, strategy, &["LongestFirst"]).renamed("strategy"));
-    }
-    if node.opt_uint("stride")?.unwrap_or(0) != 0 {
-        return Err(err(
-            &join(node.path, "stride"),
-            "a non-zero stride (overflowing windows) is not supported yet",
-        ));
-    }
+    let strategy = match node.str("strategy")? {
+        "LongestFirst" => Strategy::LongestFirst,
+        "OnlyFirst" => Strategy::OnlyFirst,
+        "OnlySecond" => Strategy::OnlySecond,
+        other => {
+            let known = ["LongestFirst", "OnlyFirst", "OnlySecond"];
+            return Err(unsupported(node.path, other, &known).renamed("strategy"));
+        }
+    };
     let max_length = node
         .opt_uint("max_length")?
         .ok_or_else(|| err(&join(node.path, "max_length"), "missing"))?;
     Ok(Truncation {
         max_length: max_length as usize,
+        stride: node.opt_uint("stride")?.unwrap_or(0) as usize,
+        strategy,
         direction: direction(&node)?,
     })
 }

@@ -481,10 +481,11 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_truncation_stride() {
+    fn unknown_truncation_strategy() {
         let e = error_of(&format!(
-            r#"{{{MODEL}, "truncation": {{"max_length": 8, "strategy": "LongestFirst", "stride": 2}}}}"#
+            r#"{{{MODEL}, "truncation": {{"max_length": 8, "strategy": "Longest", "stride": 2}}}}"#
         ));
-        assert!(e.contains("truncation.stride"), "{e}");
+        assert!(e.contains("truncation.strategy"), "{e}");
+        assert!(e.contains("OnlySecond"), "{e}");
     }
 }
