@@ -12,7 +12,7 @@ Added tokens are found in the input first, as HF does (``special``, ``normalized
 BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace,
 Precompiled, ByteLevel, Sequence; BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
 Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel, UnicodeScripts, FixedLength,
-Sequence; WordPiece, BPE (no dropout), Unigram and WordLevel; TemplateProcessing,
+Sequence; WordPiece, BPE (dropout included), Unigram and WordLevel; TemplateProcessing,
 BertProcessing, RobertaProcessing, ByteLevel, Sequence; the WordPiece, Metaspace, BPEDecoder,
 ByteFallback, Fuse, Strip, Replace, ByteLevel, CTC and Sequence decoders. Any other component
 type raises :class:`~tokensmith.errors.UnsupportedComponentError` naming it. Truncation

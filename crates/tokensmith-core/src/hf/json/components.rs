@@ -307,11 +307,13 @@ fn bpe(node: Node<'_>) -> Result<Model> {
         "vocab",
         "merges",
     ])?;
-    if let Some((v, path)) = node.get("dropout")? {
-        if v.as_f64() != Some(0.0) {
-            return Err(err(&path, "BPE dropout is not supported; set it to null"));
-        }
-    }
+    let dropout = match node.get("dropout")? {
+        None | Some((Value::Null, _)) => None,
+        Some((v, path)) => match v.as_f64() {
+            Some(p) if (0.0..=1.0).contains(&p) => Some(p as f32),
+            _ => return Err(err(&path, "expected a probability from 0 to 1, or null")),
+        },
+    };
     let (vocab, _) = vocab(&node)?;
     let (m, mp) = node.required("merges")?;
     let items = m.as_array().ok_or_else(|| err(&mp, "expected a list"))?;
@@ -342,6 +344,7 @@ fn bpe(node: Node<'_>) -> Result<Model> {
         .fuse_unk(node.opt_bool("fuse_unk", false)?)
         .byte_fallback(node.opt_bool("byte_fallback", false)?)
         .ignore_merges(node.opt_bool("ignore_merges", false)?)
+        .dropout(dropout)
         .build(merges)?;
     Ok(Model::Bpe(Box::new(model)))
 }

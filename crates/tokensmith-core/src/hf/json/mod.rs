@@ -416,7 +416,7 @@ mod tests {
         let e = error_of(r#"{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a"]}}"#);
         assert!(e.contains("model.merges[0]"), "{e}");
         let e = error_of(
-            r#"{"model": {"type": "BPE", "dropout": 0.1, "vocab": {"a": 0}, "merges": []}}"#,
+            r#"{"model": {"type": "BPE", "dropout": 1.5, "vocab": {"a": 0}, "merges": []}}"#,
         );
         assert!(e.contains("model.dropout"), "{e}");
         let e = error_of(
