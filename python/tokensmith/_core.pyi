@@ -218,6 +218,7 @@ class EncodingResult:
         attention_mask: Sequence[int],
         special_tokens_mask: Sequence[int],
         word_ids: Sequence[int | None],
+        overflowing: Sequence[EncodingResult] | None = None,
     ) -> None: ...
     @property
     def ids(self) -> list[int]: ...
@@ -233,6 +234,10 @@ class EncodingResult:
     def special_tokens_mask(self) -> list[int]: ...
     @property
     def word_ids(self) -> list[int | None]: ...
+    @property
+    def overflowing(self) -> list[EncodingResult]:
+        """The windows truncation cut off, each a complete result (special tokens and
+        padding included), as HF ``tokenizers`` builds them."""
     def __len__(self) -> int: ...
 
 class CoreHfTokenizer:
@@ -243,6 +248,12 @@ class CoreHfTokenizer:
     @staticmethod
     def from_str(json: str) -> CoreHfTokenizer: ...
     def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> EncodingResult: ...
+    def with_truncation(
+        self, max_length: int | None, stride: int, strategy: str, direction: str
+    ) -> CoreHfTokenizer:
+        """A copy with truncation set (removed when ``max_length`` is None)."""
+    def truncation(self) -> tuple[int, int, str, str] | None:
+        """``(max_length, stride, strategy, direction)`` in HF's names, or None."""
     def encode_batch(
         self, inputs: list[tuple[str, str | None]], add_special_tokens: bool, threads: int
     ) -> list[EncodingResult]: ...

@@ -145,6 +145,11 @@ class ModelNotLoadedError(TokensmithError, RuntimeError):
     """A ``SentencePieceProcessor`` was used before a model was loaded into it."""
 
 
+class TruncationError(TokensmithError, ValueError):
+    """Truncation cannot be applied as configured: ``only_second`` without a pair, a sequence
+    too short to lose enough tokens, or a stride not below the length left for a sequence."""
+
+
 __all__ = [
     "ChatTemplateError",
     "ChatTemplateSecurityError",
@@ -166,6 +171,7 @@ __all__ = [
     "PatternError",
     "TokenizerJsonError",
     "TokensmithError",
+    "TruncationError",
     "UnknownEncodingError",
     "UnknownFormatError",
     "UnknownModelError",

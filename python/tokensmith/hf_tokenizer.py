@@ -12,12 +12,19 @@ Added tokens are found in the input first, as HF does (``special``, ``normalized
 BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace,
 Precompiled, ByteLevel, Sequence; BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
 Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel, UnicodeScripts, FixedLength,
-Sequence; WordPiece, BPE (no dropout), Unigram and WordLevel; TemplateProcessing,
+Sequence; WordPiece, BPE (dropout included), Unigram and WordLevel; TemplateProcessing,
 BertProcessing, RobertaProcessing, ByteLevel, Sequence; the WordPiece, Metaspace, BPEDecoder,
 ByteFallback, Fuse, Strip, Replace, ByteLevel, CTC and Sequence decoders. Any other component
 type raises :class:`~tokensmith.errors.UnsupportedComponentError` naming it. Truncation
-(LongestFirst, stride 0) and padding are applied as the file configures them; the
-``overflowing`` part of a truncated input is not returned.
+(every strategy, direction and stride) and padding are applied as the file configures
+them, or as :meth:`Tokenizer.enable_truncation` sets; what truncation cuts off is in the
+result's ``overflowing`` list, as in HF:
+
+>>> tok.enable_truncation(1)
+>>> enc = tok.encode("his")
+>>> enc.ids, [o.tokens for o in enc.overflowing]
+([1], [['##s']])
+>>> tok.no_truncation()
 
 An :class:`EncodingResult` keeps the encoding in Rust and builds each list (``ids``,
 ``tokens``, ``offsets``, ``type_ids``, ``attention_mask``, ``special_tokens_mask``,
@@ -32,6 +39,7 @@ An :class:`EncodingResult` keeps the encoding in Rust and builds each list (``id
 
 from __future__ import annotations
 
+import json as _json
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -180,8 +188,62 @@ class Tokenizer:
     def encode(
         self, text: str, pair: str | None = None, add_special_tokens: bool = True
     ) -> EncodingResult:
-        """Encodes ``text`` (and ``pair`` after it) as HF ``tokenizers`` does."""
+        """Encodes ``text`` (and ``pair`` after it) as HF ``tokenizers`` does.
+
+        Raises:
+            TruncationError: the truncation strategy cannot be satisfied for this input.
+        """
         return self._core.encode(text, pair, add_special_tokens)
+
+    def enable_truncation(
+        self,
+        max_length: int,
+        stride: int = 0,
+        strategy: str = "longest_first",
+        direction: str = "right",
+    ) -> None:
+        """Truncates every later encoding to ``max_length`` tokens (special tokens included),
+        as HF's ``enable_truncation`` does: ``strategy`` is ``longest_first``, ``only_first``
+        or ``only_second``; ``direction`` ``right`` or ``left``; the tokens cut off come back
+        in ``overflowing`` windows that repeat the ``stride`` tokens before them. The
+        ``tokenizer.json`` text (:meth:`to_str`, :meth:`save`) records it.
+
+        Raises:
+            TruncationError: an unknown strategy or direction, or a stride not below
+                ``max_length`` minus the special tokens of one sequence. Encoding raises it
+                later when a strategy cannot be satisfied (``only_second`` without a pair,
+                a sequence too short to lose enough tokens), with HF's reasons.
+        """
+        self._core = self._core.with_truncation(max_length, stride, strategy, direction)
+        self._set_json_truncation()
+
+    def no_truncation(self) -> None:
+        """Stops truncating."""
+        self._core = self._core.with_truncation(None, 0, "longest_first", "right")
+        self._set_json_truncation()
+
+    @property
+    def truncation(self) -> dict[str, Any] | None:
+        """The truncation in force, as HF reports it (``max_length``, ``stride``,
+        ``strategy``, ``direction``), or None."""
+        t = self._core.truncation()
+        if t is None:
+            return None
+        return dict(zip(("max_length", "stride", "strategy", "direction"), t, strict=True))
+
+    def _set_json_truncation(self) -> None:
+        """Writes the truncation in force into the kept ``tokenizer.json`` text."""
+        if self._json is None:
+            return
+        data = _json.loads(self._json)
+        t = self.truncation
+        data["truncation"] = t and {
+            "direction": t["direction"].capitalize(),
+            "max_length": t["max_length"],
+            "strategy": "".join(w.capitalize() for w in t["strategy"].split("_")),
+            "stride": t["stride"],
+        }
+        self._json = _json.dumps(data, ensure_ascii=False, indent=2)
 
     def encode_batch(
         self,

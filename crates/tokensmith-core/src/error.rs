@@ -59,6 +59,10 @@ pub enum Error {
         kind: String,
         supported: String,
     },
+    /// Truncation cannot give the configured length (a strategy or stride that the input
+    /// cannot satisfy); the message says which.
+    #[error("{0}")]
+    Truncation(String),
 }
 
 /// The result type of the core.

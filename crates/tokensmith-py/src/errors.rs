@@ -49,6 +49,7 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
         Error::Unsupported(_) => "UnsupportedFeatureError",
         Error::TokenizerJson { .. } => "TokenizerJsonError",
         Error::UnsupportedComponent { .. } => "UnsupportedComponentError",
+        Error::Truncation(_) => "TruncationError",
     };
     let py_err = new_error(py, class, message);
     if let Error::VocabFormat { path, line, .. } = &err {

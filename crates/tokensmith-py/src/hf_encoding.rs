@@ -26,7 +26,8 @@ impl From<HfEncoding> for EncodingResult {
 #[pymethods]
 impl EncodingResult {
     #[new]
-    #[pyo3(signature = (ids, tokens, offsets, type_ids, attention_mask, special_tokens_mask, word_ids))]
+    #[pyo3(signature = (ids, tokens, offsets, type_ids, attention_mask, special_tokens_mask, word_ids, overflowing=None))]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         ids: Vec<u32>,
         tokens: Vec<String>,
@@ -35,18 +36,34 @@ impl EncodingResult {
         attention_mask: Vec<u32>,
         special_tokens_mask: Vec<u32>,
         word_ids: Vec<Option<u32>>,
+        overflowing: Option<Vec<Bound<'_, EncodingResult>>>,
     ) -> Self {
-        Self {
-            inner: HfEncoding::from_parts(
-                ids,
-                tokens,
-                offsets,
-                type_ids,
-                attention_mask,
-                special_tokens_mask,
-                word_ids,
-            ),
-        }
+        let mut inner = HfEncoding::from_parts(
+            ids,
+            tokens,
+            offsets,
+            type_ids,
+            attention_mask,
+            special_tokens_mask,
+            word_ids,
+        );
+        inner.overflowing = overflowing
+            .unwrap_or_default()
+            .iter()
+            .map(|o| o.get().inner.clone())
+            .collect();
+        Self { inner }
+    }
+
+    /// The parts truncation cut off, as complete results (HF's `overflowing`); empty when
+    /// nothing was cut or truncation has no stride to keep them.
+    #[getter]
+    fn overflowing(&self) -> Vec<EncodingResult> {
+        self.inner
+            .overflowing
+            .iter()
+            .map(|o| EncodingResult::from(o.clone()))
+            .collect()
     }
 
     #[getter]
@@ -96,7 +113,8 @@ impl EncodingResult {
             .is_ok_and(|o| o.get().inner == self.inner)
     }
 
-    /// The seven lists, in constructor order (so `pickle` and `copy` rebuild the result).
+    /// The seven lists and the overflowing results, in constructor order (so `pickle` and
+    /// `copy` rebuild the result).
     fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let e = &self.inner;
         (
@@ -107,6 +125,7 @@ impl EncodingResult {
             e.attention_mask.clone(),
             e.special_tokens_mask.clone(),
             e.word_ids.clone(),
+            self.overflowing(),
         )
             .into_pyobject(py)
     }

@@ -4,6 +4,8 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
+use tokensmith_core::error::Error;
+use tokensmith_core::hf::truncation::{Direction, Strategy, Truncation};
 use tokensmith_core::hf::HfTokenizer;
 use tokensmith_core::parallel;
 
@@ -36,9 +38,67 @@ impl CoreHfTokenizer {
         text: &str,
         pair: Option<&str>,
         add_special_tokens: bool,
-    ) -> EncodingResult {
-        py.detach(|| self.inner.encode(text, pair, add_special_tokens))
-            .into()
+    ) -> PyResult<EncodingResult> {
+        let enc = py
+            .detach(|| self.inner.encode(text, pair, add_special_tokens))
+            .py_err(py)?;
+        Ok(enc.into())
+    }
+
+    /// A copy with truncation set (`strategy`: `longest_first`, `only_first` or
+    /// `only_second`; `direction`: `right` or `left`), or removed when `max_length` is None.
+    #[pyo3(signature = (max_length, stride, strategy, direction))]
+    fn with_truncation(
+        &self,
+        py: Python<'_>,
+        max_length: Option<usize>,
+        stride: usize,
+        strategy: &str,
+        direction: &str,
+    ) -> PyResult<Self> {
+        let bad = |what: &str, value: &str, known: &str| {
+            Error::Truncation(format!("unknown truncation {what} {value:?} (use {known})"))
+        };
+        let truncation = match max_length {
+            None => None,
+            Some(max_length) => Some(Truncation {
+                max_length,
+                stride,
+                strategy: match strategy {
+                    "longest_first" => Strategy::LongestFirst,
+                    "only_first" => Strategy::OnlyFirst,
+                    "only_second" => Strategy::OnlySecond,
+                    other => {
+                        let known = "longest_first, only_first or only_second";
+                        return Err(bad("strategy", other, known)).py_err(py);
+                    }
+                },
+                direction: match direction {
+                    "right" => Direction::Right,
+                    "left" => Direction::Left,
+                    other => return Err(bad("direction", other, "right or left")).py_err(py),
+                },
+            }),
+        };
+        let mut inner = self.inner.clone();
+        inner.set_truncation(truncation).py_err(py)?;
+        Ok(Self { inner })
+    }
+
+    /// The truncation in force as `(max_length, stride, strategy, direction)`, HF's names.
+    fn truncation(&self) -> Option<(usize, usize, &'static str, &'static str)> {
+        self.inner.truncation().map(|t| {
+            let strategy = match t.strategy {
+                Strategy::LongestFirst => "longest_first",
+                Strategy::OnlyFirst => "only_first",
+                Strategy::OnlySecond => "only_second",
+            };
+            let direction = match t.direction {
+                Direction::Right => "right",
+                Direction::Left => "left",
+            };
+            (t.max_length, t.stride, strategy, direction)
+        })
     }
 
     /// Encodes every `(text, pair)` on up to `threads` threads, in input order.
@@ -49,13 +109,18 @@ impl CoreHfTokenizer {
         inputs: Vec<(String, Option<String>)>,
         add_special_tokens: bool,
         threads: usize,
-    ) -> Vec<EncodingResult> {
+    ) -> PyResult<Vec<EncodingResult>> {
         let encodings = py.detach(|| {
             parallel::map(&inputs, threads, |(text, pair)| {
                 self.inner.encode(text, pair.as_deref(), add_special_tokens)
             })
         });
-        encodings.into_iter().map(EncodingResult::from).collect()
+        let encodings = encodings.into_iter().collect::<Result<Vec<_>, _>>();
+        Ok(encodings
+            .py_err(py)?
+            .into_iter()
+            .map(EncodingResult::from)
+            .collect())
     }
 
     /// Decodes every id list on up to `threads` threads, in input order.

@@ -20,10 +20,17 @@
 //! assert_eq!(bpe.tokenize(&chars), vec![(4, 0, 3)]);
 //! ```
 //!
-//! Not handled: dropout (a file with a dropout is refused when loaded).
+//! With `dropout` p (BPE-dropout), each merge about to be applied is skipped with
+//! probability p, as HF does: skipped merges wait aside and return to the queue as soon as
+//! one merge is applied, so they can still happen later; those left when the queue runs out
+//! are dropped. At p = 1 no merge happens. With a dropout, words are not cached and
+//! `ignore_merges` is not applied (HF applies it only on its cached path). The random draws
+//! come from a per-thread xorshift64* generator seeded from std's `RandomState` keys (random
+//! per process and thread); it is not seedable, so results vary between calls and runs.
 
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
+use std::cell::Cell;
 use std::sync::RwLock;
 
 /// Words remembered by [`Bpe::tokenize`]; once full, new words are no longer added (HF's
@@ -49,6 +56,8 @@ pub struct Bpe {
     fuse_unk: bool,
     byte_fallback: bool,
     ignore_merges: bool,
+    /// BPE-dropout's probability of skipping a merge; `None` for 0.
+    dropout: Option<f32>,
     /// The tokens of words seen before, by word.
     cache: RwLock<FxHashMap<String, Tokens>>,
 }
@@ -64,6 +73,7 @@ impl Clone for Bpe {
             fuse_unk: self.fuse_unk,
             byte_fallback: self.byte_fallback,
             ignore_merges: self.ignore_merges,
+            dropout: self.dropout,
             cache: RwLock::new(FxHashMap::default()),
         }
     }
@@ -79,6 +89,7 @@ pub struct BpeBuilder {
     fuse_unk: bool,
     byte_fallback: bool,
     ignore_merges: bool,
+    dropout: Option<f32>,
 }
 
 impl BpeBuilder {
@@ -112,6 +123,12 @@ impl BpeBuilder {
         self.ignore_merges = on;
         self
     }
+    /// BPE-dropout's probability (0 to 1; `None` or 0 for none).
+    #[must_use]
+    pub fn dropout(mut self, p: Option<f32>) -> Self {
+        self.dropout = p;
+        self
+    }
 
     /// Resolves `merges` (in rank order) against the vocabulary. Errors name the merge by
     /// its index and the token missing, as `merges[i]`.
@@ -131,6 +148,15 @@ impl BpeBuilder {
             let id = *self.vocab.get(&merged).ok_or_else(|| missing(i, &merged))?;
             table.insert((a_id, b_id), (i as u32, id));
         }
+        let dropout = match self.dropout {
+            Some(p) if !(0.0..=1.0).contains(&p) => {
+                return Err(Error::TokenizerJson {
+                    path: "model.dropout".into(),
+                    message: format!("{p} is not a probability (0 to 1)"),
+                })
+            }
+            p => p.filter(|&p| p > 0.0),
+        };
         let unk = match self.unk {
             None => None,
             Some(u) => {
@@ -150,6 +176,7 @@ impl BpeBuilder {
             fuse_unk: self.fuse_unk,
             byte_fallback: self.byte_fallback,
             ignore_merges: self.ignore_merges,
+            dropout,
             cache: RwLock::new(FxHashMap::default()),
         })
     }
@@ -174,6 +201,7 @@ impl Bpe {
             fuse_unk: false,
             byte_fallback: false,
             ignore_merges: false,
+            dropout: None,
         }
     }
 
@@ -195,7 +223,7 @@ impl Bpe {
             // The word as text, to look it up in the cache without allocating.
             static KEY: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
         }
-        if word.is_empty() || word.len() > CACHE_MAX_CHARS {
+        if word.is_empty() || word.len() > CACHE_MAX_CHARS || self.dropout.is_some() {
             out.extend(self.tokenize_uncached(word));
             return;
         }
@@ -223,14 +251,17 @@ impl Bpe {
         if word.is_empty() {
             return Vec::new();
         }
-        if self.ignore_merges {
+        if self.ignore_merges && self.dropout.is_none() {
             let whole: String = word.iter().collect();
             if let Some(&id) = self.vocab.get(&whole) {
                 return vec![(id, 0, word.len())];
             }
         }
         let mut symbols = self.initial_symbols(word);
-        self.merge_all(&mut symbols);
+        match self.dropout {
+            Some(p) => self.merge_by_queue(&mut symbols, || uniform() < p),
+            None => self.merge_all(&mut symbols),
+        }
         symbols.iter().map(|s| (s.id, s.start, s.end)).collect()
     }
 
@@ -301,7 +332,7 @@ impl Bpe {
         if symbols.len() <= SHORT_WORD {
             self.merge_by_scan(symbols);
         } else {
-            self.merge_by_queue(symbols);
+            self.merge_by_queue(symbols, || false);
         }
     }
 
@@ -333,9 +364,14 @@ impl Bpe {
     /// Long words: a queue of `(rank, position)` over a linked list of symbols, so a word of
     /// n symbols costs O(n log n) (a whole line without spaces, under Metaspace or a
     /// Llama-style file, is one word). Entries made stale by a merge are skipped when popped.
-    fn merge_by_queue(&self, symbols: &mut Vec<Symbol>) {
+    /// A merge for which `drop` is true is set aside until the next merge applied (dropout).
+    fn merge_by_queue(&self, symbols: &mut Vec<Symbol>, mut drop: impl FnMut() -> bool) {
         use std::cmp::Reverse;
         let n = symbols.len();
+        if n < 2 {
+            return;
+        }
+        let mut dropped = Vec::new();
         let mut next: Vec<usize> = (1..=n).collect();
         let mut prev: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
         let mut alive = vec![true; n];
@@ -345,7 +381,13 @@ impl Bpe {
                 queue.push(Reverse((rank, i, id)));
             }
         }
-        while let Some(Reverse((rank, i, id))) = queue.pop() {
+        while let Some(top) = queue.pop() {
+            if drop() {
+                dropped.push(top);
+                continue;
+            }
+            queue.extend(dropped.drain(..));
+            let Reverse((rank, i, id)) = top;
             let j = next[i];
             if !alive[i] || j >= n || self.lookup(&symbols[i], &symbols[j]) != Some((rank, id)) {
                 continue;
@@ -372,6 +414,27 @@ impl Bpe {
         let mut keep = alive.into_iter();
         symbols.retain(|_| keep.next().unwrap_or(false));
     }
+}
+
+/// A uniform draw in `[0, 1)` (24 bits) from this thread's xorshift64* generator.
+fn uniform() -> f32 {
+    thread_local! {
+        static STATE: Cell<u64> = Cell::new(seed());
+    }
+    STATE.with(|state| {
+        let mut x = state.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        state.set(x);
+        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32
+    })
+}
+
+/// A non-zero seed from std's per-process, per-thread random hash keys.
+fn seed() -> u64 {
+    use std::hash::BuildHasher;
+    std::collections::hash_map::RandomState::new().hash_one(0u8) | 1
 }
 
 #[cfg(test)]
@@ -455,7 +518,7 @@ mod tests {
                 .collect();
             let start = bpe.initial_symbols(&word);
             let mut by_queue = start.clone();
-            bpe.merge_by_queue(&mut by_queue);
+            bpe.merge_by_queue(&mut by_queue, || false);
             let mut by_scan = start;
             bpe.merge_by_scan(&mut by_scan);
             let ids = |s: &[Symbol]| s.iter().map(|x| (x.id, x.start, x.end)).collect::<Vec<_>>();
@@ -474,5 +537,44 @@ mod tests {
         assert_eq!(bpe.tokenize(&word), [(4, 0, 3)]);
         let word: Vec<char> = "bab".chars().collect();
         assert_eq!(bpe.tokenize(&word), [(1, 0, 1), (2, 1, 3)]);
+    }
+
+    #[test]
+    fn dropout_one_merges_nothing_and_zero_is_none() {
+        let vocab = [("a", 0), ("b", 1), ("ab", 2), ("abab", 3)];
+        let vocab: FxHashMap<String, u32> =
+            vocab.iter().map(|&(t, i)| (t.to_string(), i)).collect();
+        let merges = merges(&[("a", "b"), ("ab", "ab")]);
+        let chars: Vec<char> = "abab".chars().collect();
+        let build = |p| {
+            Bpe::builder(vocab.clone())
+                .dropout(p)
+                .build(merges.clone())
+                .unwrap()
+        };
+        assert_eq!(build(None).tokenize(&chars), [(3, 0, 4)]);
+        assert_eq!(build(Some(0.0)).tokenize(&chars), [(3, 0, 4)]);
+        let every_char = [(0, 0, 1), (1, 1, 2), (0, 2, 3), (1, 3, 4)];
+        assert_eq!(build(Some(1.0)).tokenize(&chars), every_char);
+        assert!(Bpe::builder(vocab.clone())
+            .dropout(Some(1.5))
+            .build(merges.clone())
+            .is_err());
+        // At p = 0.5 every outcome still spells the word.
+        let half = build(Some(0.5));
+        for _ in 0..50 {
+            let tokens = half.tokenize(&chars);
+            assert_eq!(tokens.first().map(|t| t.1), Some(0));
+            assert!(tokens.windows(2).all(|w| w[0].2 == w[1].1));
+            assert_eq!(tokens.last().map(|t| t.2), Some(4));
+        }
+    }
+
+    #[test]
+    fn uniform_draws_cover_the_unit_interval() {
+        let draws: Vec<f32> = (0..10_000).map(|_| uniform()).collect();
+        assert!(draws.iter().all(|&x| (0.0..1.0).contains(&x)));
+        let mean = draws.iter().sum::<f32>() / draws.len() as f32;
+        assert!((mean - 0.5).abs() < 0.02, "{mean}");
     }
 }

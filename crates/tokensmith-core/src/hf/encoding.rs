@@ -82,6 +82,9 @@ pub struct HfEncoding {
     pub attention_mask: Vec<u32>,
     /// The index of the word (pre-token) within its sequence; `None` for special tokens.
     pub word_ids: Vec<Option<u32>>,
+    /// The parts truncation cut off, each a complete encoding (special tokens and padding
+    /// included); see [`HfEncoding::merge_with`] for how a pair's parts combine.
+    pub overflowing: Vec<HfEncoding>,
 }
 
 /// The token of each id: its own text when it has one, else the table's.
@@ -117,6 +120,7 @@ impl HfEncoding {
             special_tokens_mask: Vec::with_capacity(n),
             attention_mask: Vec::with_capacity(n),
             word_ids: Vec::with_capacity(n),
+            overflowing: Vec::new(),
         }
     }
 
@@ -143,6 +147,7 @@ impl HfEncoding {
             special_tokens_mask,
             attention_mask,
             word_ids,
+            overflowing: Vec::new(),
         }
     }
 
@@ -170,6 +175,62 @@ impl HfEncoding {
         self.special_tokens_mask.clear();
         self.attention_mask.clear();
         self.word_ids.clear();
+        self.overflowing.clear();
+    }
+
+    /// Tokens `start..stop` (every vector that has one entry per token is sliced; the
+    /// others stay empty), without overflowing parts.
+    pub fn slice(&self, start: usize, stop: usize) -> HfEncoding {
+        let n = self.ids.len();
+        fn cut<T: Clone>(v: &[T], n: usize, start: usize, stop: usize) -> Vec<T> {
+            if v.len() == n {
+                v[start..stop].to_vec()
+            } else {
+                Vec::new()
+            }
+        }
+        HfEncoding {
+            ids: self.ids[start..stop].to_vec(),
+            own_tokens: cut(&self.own_tokens, n, start, stop),
+            table: self.table.clone(),
+            offsets: cut(&self.offsets, n, start, stop),
+            type_ids: cut(&self.type_ids, n, start, stop),
+            special_tokens_mask: cut(&self.special_tokens_mask, n, start, stop),
+            attention_mask: cut(&self.attention_mask, n, start, stop),
+            word_ids: cut(&self.word_ids, n, start, stop),
+            overflowing: Vec::new(),
+        }
+    }
+
+    /// Appends `pair` to this encoding, combining overflowing parts as HF `tokenizers`
+    /// does: each of ours followed by `pair` and by each of `pair`'s, then this whole
+    /// encoding (its overflowing parts included) followed by each of `pair`'s. The result
+    /// can nest (an overflowing part with overflowing parts of its own).
+    pub fn merge_with(&mut self, pair: HfEncoding) {
+        let mut overflowing = Vec::new();
+        for mine in &self.overflowing {
+            let mut joined = mine.clone();
+            joined.merge_with(pair.clone());
+            overflowing.push(joined);
+            for theirs in &pair.overflowing {
+                let mut joined = mine.clone();
+                joined.merge_with(theirs.clone());
+                overflowing.push(joined);
+            }
+        }
+        for theirs in &pair.overflowing {
+            let mut joined = self.clone();
+            joined.merge_with(theirs.clone());
+            overflowing.push(joined);
+        }
+        self.ids.extend(pair.ids);
+        self.own_tokens.extend(pair.own_tokens);
+        self.offsets.extend(pair.offsets);
+        self.type_ids.extend(pair.type_ids);
+        self.special_tokens_mask.extend(pair.special_tokens_mask);
+        self.attention_mask.extend(pair.attention_mask);
+        self.word_ids.extend(pair.word_ids);
+        self.overflowing = overflowing;
     }
 
     /// The tokens, one per id.
@@ -193,6 +254,7 @@ impl PartialEq for HfEncoding {
             && self.attention_mask == other.attention_mask
             && self.word_ids == other.word_ids
             && self.iter_tokens().eq(other.iter_tokens())
+            && self.overflowing == other.overflowing
     }
 }
 

@@ -8,7 +8,7 @@
 //!   "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
 //!     "max_input_chars_per_word": 100, "vocab": {"[UNK]": 0, "hi": 1, "##s": 2, "!": 3}}}"###;
 //! let tok = HfTokenizer::from_json_str(json).unwrap();
-//! let enc = tok.encode("His!", None, true);
+//! let enc = tok.encode("His!", None, true).unwrap();
 //! assert_eq!(enc.ids, [1, 2, 3]);
 //! assert_eq!(enc.offsets, [(0, 2), (2, 3), (3, 4)]);
 //! // Without a decoder, tokens are joined with spaces, as in HF.
@@ -23,8 +23,9 @@ use super::model::Model;
 use super::normalizers::Normalizer;
 use super::pre_tokenizers::{PreTokenizer, Words};
 use super::processors::{Piece, PostProcessor};
-use super::truncation::{pair_lengths, truncate, Padding, Truncation};
+use super::truncation::{Padding, Truncation};
 use super::NormalizedString;
+use crate::error::Result;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -55,11 +56,22 @@ pub struct HfTokenizer {
 impl HfTokenizer {
     /// Encodes `text`, and `pair` after it, adding the post-processor's special tokens
     /// when `add_special_tokens` is true.
-    pub fn encode(&self, text: &str, pair: Option<&str>, add_special_tokens: bool) -> HfEncoding {
+    ///
+    /// Errors only when truncation is configured and cannot be satisfied (as HF's do):
+    /// `OnlySecond` without a pair, a sequence too short to lose enough tokens, or a
+    /// stride not below the length left for a sequence.
+    pub fn encode(
+        &self,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+    ) -> Result<HfEncoding> {
         let mut first = self.encode_sequence(text, &FIRST);
         let mut second = pair.map(|p| self.encode_sequence(p, &SECOND));
         if let Some(t) = &self.truncation {
-            // Room is left for the special tokens the post-processor will add.
+            // Room is left for the special tokens the post-processor will add. When
+            // max_length is below their number, HF's subtraction wraps around and nothing is
+            // truncated; so it is here.
             let template = self
                 .post_processor
                 .as_ref()
@@ -68,17 +80,32 @@ impl HfTokenizer {
                 (Some(template), true) => template.n_special_tokens(second.is_some()),
                 _ => 0,
             };
-            let max_length = t.max_length.saturating_sub(added);
-            let n2 = second.as_ref().map_or(0, |s| s.ids.len());
-            let (keep1, keep2) = match &second {
-                Some(_) => pair_lengths(first.ids.len(), n2, max_length),
-                None => (max_length, 0),
+            let Some(max_length) = t.max_length.checked_sub(added) else {
+                return Ok(self.post_process(first, second, add_special_tokens));
             };
-            truncate(&mut first, keep1, t.direction);
-            if let Some(second) = &mut second {
-                truncate(second, keep2, t.direction);
+            let n2 = second.as_ref().map(|s| s.ids.len());
+            let (keep1, keep2) = t.lengths(first.ids.len(), n2, max_length)?;
+            t.split(&mut first, keep1)?;
+            if let (Some(second), Some(keep2)) = (&mut second, keep2) {
+                t.split(second, keep2)?;
+            }
+            let overflows = !first.overflowing.is_empty()
+                || second.as_ref().is_some_and(|s| !s.overflowing.is_empty());
+            if overflows {
+                return Ok(self.post_process_overflowing(first, second, add_special_tokens));
             }
         }
+        Ok(self.post_process(first, second, add_special_tokens))
+    }
+
+    /// Adds the post-processor's special tokens (and type ids) to the two sequences, trims
+    /// offsets, pads, and keeps the sequences' buffers for the next call.
+    fn post_process(
+        &self,
+        mut first: HfEncoding,
+        mut second: Option<HfEncoding>,
+        add_special_tokens: bool,
+    ) -> HfEncoding {
         // Room for every token, the special and padding ones included, so that nothing grows.
         let template = self
             .post_processor
@@ -155,6 +182,92 @@ impl HfTokenizer {
         keep_for_reuse(&FIRST, first);
         if let Some(second) = second {
             keep_for_reuse(&SECOND, second);
+        }
+        out
+    }
+
+    /// Post-processing and padding when truncation left overflowing parts: the template's
+    /// pieces are merged one by one with [`HfEncoding::merge_with`], as HF does. A
+    /// sequence takes the template's type id, but its overflowing parts keep the type id
+    /// of their sequence (0 for the first, 1 for the pair), as in HF.
+    fn post_process_overflowing(
+        &self,
+        mut first: HfEncoding,
+        mut second: Option<HfEncoding>,
+        add_special_tokens: bool,
+    ) -> HfEncoding {
+        let trim = self.post_processor.as_ref().and_then(|p| p.trim_offsets);
+        // Each window is trimmed on its own (the first token of a window counts as first).
+        let prepare = |p: &mut HfEncoding, raw_type: u32| {
+            if let Some(add_prefix_space) = trim {
+                let tokens = resolve(&p.ids, &p.own_tokens, p.table.as_deref());
+                trim_offsets(tokens, &mut p.offsets, add_prefix_space);
+            }
+            let n = p.ids.len();
+            p.type_ids = vec![raw_type; n];
+            p.special_tokens_mask = vec![0; n];
+            p.attention_mask = vec![1; n];
+        };
+        for (raw_type, part) in std::iter::once(&mut first)
+            .chain(second.as_mut())
+            .enumerate()
+        {
+            prepare(part, raw_type as u32);
+            for p in &mut part.overflowing {
+                prepare(p, raw_type as u32);
+            }
+        }
+        let sequence = |b: bool, type_id: Option<u32>| {
+            let mut part = if b {
+                second.clone()
+            } else {
+                Some(first.clone())
+            }?;
+            if let Some(type_id) = type_id {
+                part.type_ids.fill(type_id);
+            }
+            Some(part)
+        };
+        let template = self
+            .post_processor
+            .as_ref()
+            .and_then(|p| p.template.as_ref());
+        let mut pieces: Vec<HfEncoding> = Vec::new();
+        match template {
+            Some(template) => {
+                for piece in template.pieces(second.is_some()) {
+                    match piece {
+                        Piece::Sequence { second: b, type_id } => {
+                            pieces.extend(sequence(*b, Some(*type_id)));
+                        }
+                        Piece::Special { name, type_id } if add_special_tokens => {
+                            let mut special = HfEncoding::with_table(self.id_to_token.clone());
+                            if let Some(sp) = template.special_tokens.get(name) {
+                                for (id, token) in sp.ids.iter().zip(&sp.tokens) {
+                                    let own = self.id_to_token.own_text(*id, token);
+                                    special.push(*id, own, (0, 0), None);
+                                    special.type_ids.push(*type_id);
+                                    special.special_tokens_mask.push(1);
+                                    special.attention_mask.push(1);
+                                }
+                            }
+                            pieces.push(special);
+                        }
+                        Piece::Special { .. } => {}
+                    }
+                }
+            }
+            None => {
+                pieces.extend(sequence(false, None));
+                pieces.extend(sequence(true, None));
+            }
+        }
+        let mut out = HfEncoding::with_table(self.id_to_token.clone());
+        for piece in pieces {
+            out.merge_with(piece);
+        }
+        if let Some(p) = &self.padding {
+            p.pad(&mut out);
         }
         out
     }
@@ -302,6 +415,35 @@ impl HfTokenizer {
         vocab
     }
 
+    /// The truncation in force, if any.
+    pub fn truncation(&self) -> Option<&Truncation> {
+        self.truncation.as_ref()
+    }
+
+    /// Sets (or with `None`, removes) truncation. As in HF, a stride not below `max_length`
+    /// minus the special tokens of a single sequence is refused here; one that only a pair
+    /// leaves too little room for fails when such a pair is encoded.
+    pub fn set_truncation(&mut self, truncation: Option<Truncation>) -> Result<()> {
+        if let Some(t) = &truncation {
+            let added = self
+                .post_processor
+                .as_ref()
+                .and_then(|p| p.template.as_ref())
+                .map_or(0, |template| template.n_special_tokens(false));
+            // Fewer than the special tokens: HF's check wraps around and accepts it.
+            let room = t.max_length.checked_sub(added).unwrap_or(usize::MAX);
+            if room < t.stride {
+                return Err(crate::error::Error::Truncation(format!(
+                    "truncation stride {} is above the room left for a sequence: {room} \
+                     (max_length {} minus {added} special tokens)",
+                    t.stride, t.max_length
+                )));
+            }
+        }
+        self.truncation = truncation;
+        Ok(())
+    }
+
     /// The added tokens, in file order.
     pub fn added_tokens(&self) -> &[AddedToken] {
         &self.added_tokens
@@ -365,7 +507,7 @@ mod tests {
     #[test]
     fn pair_with_special_tokens() {
         let tok = HfTokenizer::from_json_str(JSON).unwrap();
-        let enc = tok.encode("Cafés,", Some("中x"), true);
+        let enc = tok.encode("Cafés,", Some("中x"), true).unwrap();
         assert_eq!(
             enc.tokens(),
             ["[CLS]", "cafe", "##s", ",", "[SEP]", "中", "[UNK]", "[SEP]"]
@@ -410,7 +552,7 @@ mod tests {
     #[test]
     fn without_special_tokens() {
         let tok = HfTokenizer::from_json_str(JSON).unwrap();
-        let enc = tok.encode("cafe", Some("cafe"), false);
+        let enc = tok.encode("cafe", Some("cafe"), false).unwrap();
         assert_eq!(enc.ids, [3, 3]);
         assert_eq!(enc.type_ids, [0, 1]);
         assert_eq!(tok.token_to_id("[SEP]"), Some(2));

@@ -14,7 +14,7 @@ use crate::hf::pre_tokenizers::PreTokenizer;
 use crate::hf::processors::{Piece, PostProcessor, SpecialToken, Template};
 use crate::hf::regex_split::Split;
 use crate::hf::split::Behavior;
-use crate::hf::truncation::{Direction, Padding, Truncation};
+use crate::hf::truncation::{Direction, Padding, Strategy, Truncation};
 use crate::hf::wordpiece::WordPiece;
 use crate::{Error, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -307,11 +307,13 @@ fn bpe(node: Node<'_>) -> Result<Model> {
         "vocab",
         "merges",
     ])?;
-    if let Some((v, path)) = node.get("dropout")? {
-        if v.as_f64() != Some(0.0) {
-            return Err(err(&path, "BPE dropout is not supported; set it to null"));
-        }
-    }
+    let dropout = match node.get("dropout")? {
+        None | Some((Value::Null, _)) => None,
+        Some((v, path)) => match v.as_f64() {
+            Some(p) if (0.0..=1.0).contains(&p) => Some(p as f32),
+            _ => return Err(err(&path, "expected a probability from 0 to 1, or null")),
+        },
+    };
     let (vocab, _) = vocab(&node)?;
     let (m, mp) = node.required("merges")?;
     let items = m.as_array().ok_or_else(|| err(&mp, "expected a list"))?;
@@ -342,6 +344,7 @@ fn bpe(node: Node<'_>) -> Result<Model> {
         .fuse_unk(node.opt_bool("fuse_unk", false)?)
         .byte_fallback(node.opt_bool("byte_fallback", false)?)
         .ignore_merges(node.opt_bool("ignore_merges", false)?)
+        .dropout(dropout)
         .build(merges)?;
     Ok(Model::Bpe(Box::new(model)))
 }
@@ -629,21 +632,22 @@ fn direction(node: &Node<'_>) -> Result<Direction> {
 
 pub(super) fn truncation(node: Node<'_>) -> Result<Truncation> {
     node.only_keys(&["max_length", "strategy", "stride", "direction"])?;
-    let strategy = node.str("strategy")?;
-    if strategy != "LongestFirst" {
-        return Err(unsupported(node.path, strategy, &["LongestFirst"]).renamed("strategy"));
-    }
-    if node.opt_uint("stride")?.unwrap_or(0) != 0 {
-        return Err(err(
-            &join(node.path, "stride"),
-            "a non-zero stride (overflowing windows) is not supported yet",
-        ));
-    }
+    let strategy = match node.str("strategy")? {
+        "LongestFirst" => Strategy::LongestFirst,
+        "OnlyFirst" => Strategy::OnlyFirst,
+        "OnlySecond" => Strategy::OnlySecond,
+        other => {
+            let known = ["LongestFirst", "OnlyFirst", "OnlySecond"];
+            return Err(unsupported(node.path, other, &known).renamed("strategy"));
+        }
+    };
     let max_length = node
         .opt_uint("max_length")?
         .ok_or_else(|| err(&join(node.path, "max_length"), "missing"))?;
     Ok(Truncation {
         max_length: max_length as usize,
+        stride: node.opt_uint("stride")?.unwrap_or(0) as usize,
+        strategy,
         direction: direction(&node)?,
     })
 }

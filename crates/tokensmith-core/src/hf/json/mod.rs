@@ -416,7 +416,7 @@ mod tests {
         let e = error_of(r#"{"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a"]}}"#);
         assert!(e.contains("model.merges[0]"), "{e}");
         let e = error_of(
-            r#"{"model": {"type": "BPE", "dropout": 0.1, "vocab": {"a": 0}, "merges": []}}"#,
+            r#"{"model": {"type": "BPE", "dropout": 1.5, "vocab": {"a": 0}, "merges": []}}"#,
         );
         assert!(e.contains("model.dropout"), "{e}");
         let e = error_of(
@@ -481,10 +481,11 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_truncation_stride() {
+    fn unknown_truncation_strategy() {
         let e = error_of(&format!(
-            r#"{{{MODEL}, "truncation": {{"max_length": 8, "strategy": "LongestFirst", "stride": 2}}}}"#
+            r#"{{{MODEL}, "truncation": {{"max_length": 8, "strategy": "Longest", "stride": 2}}}}"#
         ));
-        assert!(e.contains("truncation.stride"), "{e}");
+        assert!(e.contains("truncation.strategy"), "{e}");
+        assert!(e.contains("OnlySecond"), "{e}");
     }
 }
