@@ -269,18 +269,39 @@ def throughput_table(
     return table(["library", "out", *[w.name for w in workloads]], body), notes
 
 
-def paired(a: Callable[[], object], b: Callable[[], object], rounds: int) -> tuple[float, float]:
-    """Median seconds of ``a()`` and ``b()``, timed back to back, alternating which goes first.
+@dataclass(frozen=True)
+class Pair:
+    """Two calls timed back to back: the median seconds of each, and two paired ratios (the
+    median over rounds of ``b``'s time over ``a``'s), one of wall time and one of process CPU
+    time. A ratio above 1 means ``a`` is faster."""
 
-    The results are kept until the timer stops, so freeing them is not timed but building them
-    (and the garbage collector's work while they pile up) is."""
-    ta: list[float] = []
-    tb: list[float] = []
+    wall_a: float
+    wall_b: float
+    wall_ratio: float
+    cpu_ratio: float
+
+
+def paired(a: Callable[[], object], b: Callable[[], object], rounds: int) -> Pair:
+    """Times ``a()`` and ``b()`` back to back each round, alternating which goes first.
+
+    On a shared machine other processes steal wall time from whichever call runs, so the ratio
+    of the two calls of one round (and CPU time, which waiting does not count) is steadier than
+    the ratio of two medians. The results are kept until the timer stops, so freeing them is not
+    timed but building them (and the garbage collector's work while they pile up) is."""
+    walls: dict[str, list[float]] = {"a": [], "b": []}
+    cpus: dict[str, list[float]] = {"a": [], "b": []}
     for r in range(rounds):
-        order = [(a, ta), (b, tb)] if r % 2 == 0 else [(b, tb), (a, ta)]
-        for fn, times in order:
-            start = time.perf_counter()
+        order = [("a", a), ("b", b)] if r % 2 == 0 else [("b", b), ("a", a)]
+        for name, fn in order:
+            wall, cpu = time.perf_counter(), time.process_time()
             kept = fn()
-            times.append(time.perf_counter() - start)
+            walls[name].append(time.perf_counter() - wall)
+            cpus[name].append(time.process_time() - cpu)
             del kept
-    return statistics.median(ta), statistics.median(tb)
+    med = statistics.median
+    return Pair(
+        med(walls["a"]),
+        med(walls["b"]),
+        med(tb / ta for ta, tb in zip(walls["a"], walls["b"], strict=True)),
+        med(tb / max(ta, 1e-9) for ta, tb in zip(cpus["a"], cpus["b"], strict=True)),
+    )

@@ -28,17 +28,14 @@ import argparse
 import datetime
 import json
 import platform
-import statistics
 import subprocess
 import sys
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import tokensmith
 from _common import MB, cpu_model, git_revision, package_version, publish
+from _timing import Pair, paired
 from tokenizers import (
     Tokenizer,
     decoders,
@@ -51,41 +48,6 @@ from tokenizers import (
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@dataclass(frozen=True)
-class Pair:
-    """Two libraries timed back to back: median seconds of each, and two paired ratios (the
-    median over rounds of B's time over A's), one of wall time and one of process CPU time."""
-
-    wall_a: float
-    wall_b: float
-    wall_ratio: float
-    cpu_ratio: float
-
-
-def paired(a: Callable[[], object], b: Callable[[], object], rounds: int) -> Pair:
-    """Times ``a()`` and ``b()`` back to back each round, alternating which goes first.
-
-    On a shared machine other processes steal wall time from whichever call runs, so the ratio
-    of the two calls of one round (and CPU time, which waiting does not count) is steadier than
-    the ratio of two medians. The results are kept until the timer stops, so freeing them is not
-    timed but building them is."""
-    walls: dict[str, list[float]] = {"a": [], "b": []}
-    cpus: dict[str, list[float]] = {"a": [], "b": []}
-    for r in range(rounds):
-        order = [("a", a), ("b", b)] if r % 2 == 0 else [("b", b), ("a", a)]
-        for name, fn in order:
-            wall, cpu = time.perf_counter(), time.process_time()
-            kept = fn()
-            walls[name].append(time.perf_counter() - wall)
-            cpus[name].append(time.process_time() - cpu)
-            del kept
-    med = statistics.median
-    return Pair(
-        med(walls["a"]),
-        med(walls["b"]),
-        med(tb / ta for ta, tb in zip(walls["a"], walls["b"], strict=True)),
-        med(tb / max(ta, 1e-9) for ta, tb in zip(cpus["a"], cpus["b"], strict=True)),
-    )
 DATA = ROOT / "tests" / "data"
 
 

@@ -24,10 +24,7 @@ import argparse
 import datetime
 import io
 import platform
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import sentencepiece as spm
@@ -72,18 +69,6 @@ def corpus(mb: float) -> list[str]:
 
 
 
-def timed_cpu(call: Callable[[], object], sink: list[float]) -> Callable[[], object]:
-    """``call`` that also appends the process CPU time it took to ``sink``."""
-
-    def run() -> object:
-        start = time.process_time()
-        out = call()
-        sink.append(time.process_time() - start)
-        return out
-
-    return run
-
-
 def run(args: argparse.Namespace) -> str:
     lines = corpus(args.mb)
     size = sum(len(x.encode()) for x in lines) / MB
@@ -93,21 +78,18 @@ def run(args: argparse.Namespace) -> str:
         ref = spm.SentencePieceProcessor(model_proto=proto)
         sample = lines[: len(lines) // max(1, round(args.mb))]
         mismatched = sum(ours.encode(x) != ref.encode(x) for x in sample)
-        cpu_ours: list[float] = []
-        cpu_ref: list[float] = []
         single = paired(
-            timed_cpu(lambda: [ours.encode(x) for x in lines], cpu_ours),  # noqa: B023
-            timed_cpu(lambda: [ref.encode(x) for x in lines], cpu_ref),  # noqa: B023
+            lambda: [ours.encode(x) for x in lines],  # noqa: B023
+            lambda: [ref.encode(x) for x in lines],  # noqa: B023
             args.rounds,
         )
-        cpu = statistics.median(cpu_ref) / statistics.median(cpu_ours)
         batch = paired(
             lambda: ours.encode(lines, num_threads=args.threads),  # noqa: B023
             lambda: ref.encode(lines, num_threads=args.threads),  # noqa: B023
             args.rounds,
         )
-        rows.append((label, mismatched, len(sample), single, cpu, batch))
-        mbps = f"{size / single[0]:.1f} vs {size / single[1]:.1f} MB/s"
+        rows.append((label, mismatched, len(sample), single, batch))
+        mbps = f"{size / single.wall_a:.1f} vs {size / single.wall_b:.1f} MB/s"
         print(f"{label}: single thread {mbps}", file=sys.stderr)
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = [
@@ -125,11 +107,12 @@ def run(args: argparse.Namespace) -> str:
         "(ratio) |",
         "|---|---|---|---|---|",
     ]
-    for label, bad, checked, (s_ours, s_ref), cpu, (b_ours, b_ref) in rows:
+    for label, bad, checked, single, batch in rows:
         out.append(
-            f"| {label} | {bad} ({checked:,}) | {size / s_ours:.1f} / {size / s_ref:.1f} "
-            f"(**{s_ref / s_ours:.2f}x**) | {cpu:.2f}x | {size / b_ours:.1f} / {size / b_ref:.1f} "
-            f"(**{b_ref / b_ours:.2f}x**) |"
+            f"| {label} | {bad} ({checked:,}) | {size / single.wall_a:.1f} / "
+            f"{size / single.wall_b:.1f} (**{single.wall_ratio:.2f}x**) | {single.cpu_ratio:.2f}x "
+            f"| {size / batch.wall_a:.1f} / {size / batch.wall_b:.1f} "
+            f"(**{batch.wall_ratio:.2f}x**) |"
         )
     return "\n".join(out) + "\n"
 
