@@ -44,6 +44,7 @@ from tokenizers import (
     processors,
     trainers,
 )
+from tokensmith.llama_layout import llama2_layout
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,38 +90,7 @@ def llama2_style(lines: list[str]) -> str:
     vocab = doc["model"]["vocab"]
     for b in range(256):
         vocab.setdefault(f"<0x{b:02X}>", len(vocab))
-    bos = vocab["<s>"]
-    doc["normalizer"] = {
-        "type": "Sequence",
-        "normalizers": [
-            {"type": "Prepend", "prepend": "▁"},
-            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
-        ],
-    }
-    doc["pre_tokenizer"] = None
-    doc["post_processor"] = {
-        "type": "TemplateProcessing",
-        "single": [
-            {"SpecialToken": {"id": "<s>", "type_id": 0}},
-            {"Sequence": {"id": "A", "type_id": 0}},
-        ],
-        "pair": [
-            {"SpecialToken": {"id": "<s>", "type_id": 0}},
-            {"Sequence": {"id": "A", "type_id": 0}},
-            {"SpecialToken": {"id": "<s>", "type_id": 1}},
-            {"Sequence": {"id": "B", "type_id": 1}},
-        ],
-        "special_tokens": {"<s>": {"id": "<s>", "ids": [bos], "tokens": ["<s>"]}},
-    }
-    doc["decoder"] = {
-        "type": "Sequence",
-        "decoders": [
-            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
-            {"type": "ByteFallback"},
-            {"type": "Fuse"},
-            {"type": "Strip", "content": " ", "start": 1, "stop": 0},
-        ],
-    }
+    doc = llama2_layout(doc)
     return json.dumps(doc, ensure_ascii=False)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import tokensmith
+from tokensmith.llama_layout import llama2_layout
 
 
 @pytest.fixture(scope="module")
@@ -26,39 +27,7 @@ def llama_json(multilingual_lines: list[str], tmp_path_factory: pytest.TempPathF
         fuse_unk=True,
         limit_alphabet=400,
     )
-    doc = json.loads(tok.to_str())
-    bos = doc["model"]["vocab"]["<s>"]
-    doc["normalizer"] = {
-        "type": "Sequence",
-        "normalizers": [
-            {"type": "Prepend", "prepend": "▁"},
-            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"},
-        ],
-    }
-    doc["pre_tokenizer"] = None
-    doc["post_processor"] = {
-        "type": "TemplateProcessing",
-        "single": [
-            {"SpecialToken": {"id": "<s>", "type_id": 0}},
-            {"Sequence": {"id": "A", "type_id": 0}},
-        ],
-        "pair": [
-            {"SpecialToken": {"id": "<s>", "type_id": 0}},
-            {"Sequence": {"id": "A", "type_id": 0}},
-            {"SpecialToken": {"id": "<s>", "type_id": 1}},
-            {"Sequence": {"id": "B", "type_id": 1}},
-        ],
-        "special_tokens": {"<s>": {"id": "<s>", "ids": [bos], "tokens": ["<s>"]}},
-    }
-    doc["decoder"] = {
-        "type": "Sequence",
-        "decoders": [
-            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
-            {"type": "ByteFallback"},
-            {"type": "Fuse"},
-            {"type": "Strip", "content": " ", "start": 1, "stop": 0},
-        ],
-    }
+    doc = llama2_layout(json.loads(tok.to_str()))
     path = tmp_path_factory.mktemp("llama") / "tokenizer.json"
     path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
     return path
