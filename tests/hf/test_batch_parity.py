@@ -7,22 +7,10 @@ its truncation and padding) and a byte-fallback Metaspace BPE trained by tokensm
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 import tokensmith
-
-
-def _fields(enc: Any) -> tuple[Any, ...]:
-    return (
-        enc.ids,
-        enc.tokens,
-        [tuple(o) for o in enc.offsets],
-        enc.type_ids,
-        enc.attention_mask,
-        enc.special_tokens_mask,
-        enc.word_ids,
-    )
+from hf_parity import fields
 
 
 def _inputs(lines: list[str]) -> list[str | tuple[str, str]]:
@@ -41,7 +29,7 @@ def _check(path: Path, lines: list[str]) -> None:
         got = ours.encode_batch(inputs, add_special_tokens=add_special_tokens)
         expected = ref.encode_batch(inputs, add_special_tokens=add_special_tokens)
         assert len(got) == len(expected) == len(inputs)
-        bad = [x for x, g, e in zip(inputs, got, expected, strict=True) if _fields(g) != _fields(e)]
+        bad = [x for x, g, e in zip(inputs, got, expected, strict=True) if fields(g) != fields(e)]
         assert bad == [], bad[:5]
         one_by_one = [
             ours.encode(x, add_special_tokens=add_special_tokens)
