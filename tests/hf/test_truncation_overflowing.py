@@ -94,7 +94,13 @@ def test_other_families_overflow_as_hf(family_json: Path, strategy: str, directi
 
 def test_other_families_do_overflow(family_json: Path) -> None:
     """Those files do give windows, and nested ones for pairs, equal to HF's."""
-    both = pair_of_tokenizers(family_json, 20, stride=5)
+    assert_windows_as_hf(family_json, 20, 5)
+
+
+def assert_windows_as_hf(path: Path, max_length: int, stride: int) -> None:
+    """The longest line gives several windows, and the two longest lines nested ones for the
+    pair, all equal to HF's."""
+    both = pair_of_tokenizers(path, max_length, stride=stride)
     assert both is not None
     hf, ours = both
     enc = ours.encode(LONGEST[0])
@@ -130,15 +136,7 @@ def assert_overflowing_matches_hf(path: Path, strategy: str, direction: str) -> 
 
 def test_overflowing_is_exercised(bert_json: Path) -> None:
     """The settings above do produce windows, nested ones for pairs, and HF errors."""
-    both = pair_of_tokenizers(bert_json, 20, stride=3)
-    assert both is not None
-    hf, ours = both
-    enc = ours.encode(LONGEST[0])
-    assert len(enc.overflowing) >= 2
-    assert tree(enc) == tree(hf.encode(LONGEST[0]))
-    pair = ours.encode(*LONGEST)
-    assert any(o.overflowing for o in pair.overflowing)
-    assert tree(pair) == tree(hf.encode(*LONGEST))
+    assert_windows_as_hf(bert_json, 20, 3)
     only_second = pair_of_tokenizers(bert_json, 10, strategy="only_second")
     assert only_second is not None
     assert outcome(only_second[0].encode, LINES[0]) == "error"
