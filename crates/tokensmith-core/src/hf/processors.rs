@@ -10,7 +10,7 @@
 //! assert_eq!(t.pair.len(), 5); // [CLS] A [SEP] B [SEP]
 //! ```
 //!
-//! Not handled yet: the Sequence post-processor.
+//! A Sequence post-processor is folded into one [`PostProcessor`] by `json/post_sequence.rs`.
 
 use rustc_hash::FxHashMap;
 
