@@ -106,6 +106,22 @@ def test_batches_match_hf(
         assert one_outcome(ours.encode, a, b) == one_outcome(hf.encode, a, b), (a, b)
 
 
+def test_every_line_in_batches(
+    family_json: tuple[str, Path], multilingual_lines: list[str]
+) -> None:
+    """Every line of the multilingual text, in batches, with the busiest setting: left padding
+    to a multiple, truncation with a stride."""
+    family, path = family_json
+    hf, ours = configured(family, path, *SETTINGS[3])
+    lines = [line.rstrip("\n") for line in multilingual_lines]
+    bad = [
+        b[:2]
+        for b in batches(lines)
+        if outcome(ours.encode_batch, b, True) != outcome(hf.encode_batch, b, True)
+    ]
+    assert bad == [], (family, bad[:2])
+
+
 def test_batches_are_padded_to_their_longest(family_json: tuple[str, Path]) -> None:
     """The settings above do pad: batches of different lengths, overflowing parts padded."""
     family, path = family_json
