@@ -254,6 +254,19 @@ class CoreHfTokenizer:
         """A copy with truncation set (removed when ``max_length`` is None)."""
     def truncation(self) -> tuple[int, int, str, str] | None:
         """``(max_length, stride, strategy, direction)`` in HF's names, or None."""
+    def with_padding(
+        self,
+        enabled: bool,
+        length: int | None,
+        direction: str,
+        pad_id: int,
+        pad_type_id: int,
+        pad_token: str,
+        pad_to_multiple_of: int | None,
+    ) -> CoreHfTokenizer:
+        """A copy with padding set (removed when ``enabled`` is false)."""
+    def padding(self) -> tuple[int | None, int | None, int, str, int, str] | None:
+        """``(length, pad_to_multiple_of, pad_id, pad_token, pad_type_id, direction)``."""
     def encode_batch(
         self, inputs: list[tuple[str, str | None]], add_special_tokens: bool, threads: int
     ) -> list[EncodingResult]: ...

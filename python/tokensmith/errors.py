@@ -141,6 +141,7 @@ class ChatTemplateSecurityError(ChatTemplateError):
     """A chat template tried to reach something the sandbox forbids (Python internals such as
     ``__class__``, mutation of its inputs, unsafe callables)."""
 
+
 class ModelNotLoadedError(TokensmithError, RuntimeError):
     """A ``SentencePieceProcessor`` was used before a model was loaded into it."""
 
@@ -148,6 +149,11 @@ class ModelNotLoadedError(TokensmithError, RuntimeError):
 class TruncationError(TokensmithError, ValueError):
     """Truncation cannot be applied as configured: ``only_second`` without a pair, a sequence
     too short to lose enough tokens, or a stride not below the length left for a sequence."""
+
+
+class PaddingError(TokensmithError, ValueError):
+    """A padding option has a value that cannot work (an unknown direction, a negative
+    length); the message names the option."""
 
 
 __all__ = [
@@ -168,6 +174,7 @@ __all__ = [
     "ModelFormatError",
     "ModelNotLoadedError",
     "OutputDirError",
+    "PaddingError",
     "PatternError",
     "TokenizerJsonError",
     "TokensmithError",

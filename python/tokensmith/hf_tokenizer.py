@@ -16,8 +16,9 @@ Sequence; WordPiece, BPE (dropout included), Unigram and WordLevel; TemplateProc
 BertProcessing, RobertaProcessing, ByteLevel, Sequence; the WordPiece, Metaspace, BPEDecoder,
 ByteFallback, Fuse, Strip, Replace, ByteLevel, CTC and Sequence decoders. Any other component
 type raises :class:`~tokensmith.errors.UnsupportedComponentError` naming it. Truncation
-(every strategy, direction and stride) and padding are applied as the file configures
-them, or as :meth:`Tokenizer.enable_truncation` sets; what truncation cuts off is in the
+(every strategy, direction and stride) and padding (fixed, or to the longest of a batch) are
+applied as the file configures them, or as :meth:`Tokenizer.enable_truncation` and
+:meth:`Tokenizer.enable_padding` set; what truncation cuts off is in the
 result's ``overflowing`` list, as in HF:
 
 >>> tok.enable_truncation(1)
@@ -188,7 +189,9 @@ class Tokenizer:
     def encode(
         self, text: str, pair: str | None = None, add_special_tokens: bool = True
     ) -> EncodingResult:
-        """Encodes ``text`` (and ``pair`` after it) as HF ``tokenizers`` does.
+        """Encodes ``text`` (and ``pair`` after it) as HF ``tokenizers`` does, then truncates
+        and pads it as configured (padding to the longest pads it to its own length, rounded
+        up to ``pad_to_multiple_of``).
 
         Raises:
             TruncationError: the truncation strategy cannot be satisfied for this input.
@@ -233,17 +236,89 @@ class Tokenizer:
 
     def _set_json_truncation(self) -> None:
         """Writes the truncation in force into the kept ``tokenizer.json`` text."""
+        t = self.truncation
+        self._set_json(
+            "truncation",
+            t
+            and {
+                "direction": t["direction"].capitalize(),
+                "max_length": t["max_length"],
+                "strategy": "".join(w.capitalize() for w in t["strategy"].split("_")),
+                "stride": t["stride"],
+            },
+        )
+
+    def _set_json(self, key: str, value: Any) -> None:
+        """Sets ``key`` of the kept ``tokenizer.json`` text (if any) to ``value``."""
         if self._json is None:
             return
         data = _json.loads(self._json)
-        t = self.truncation
-        data["truncation"] = t and {
-            "direction": t["direction"].capitalize(),
-            "max_length": t["max_length"],
-            "strategy": "".join(w.capitalize() for w in t["strategy"].split("_")),
-            "stride": t["stride"],
-        }
+        data[key] = value
         self._json = _json.dumps(data, ensure_ascii=False, indent=2)
+
+    def enable_padding(
+        self,
+        direction: str = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+        length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+    ) -> None:
+        """Pads every later encoding as HF's ``enable_padding`` does: to ``length`` tokens,
+        or (``length=None``) to the longest encoding of each :meth:`encode_batch` call,
+        rounded up to a multiple of ``pad_to_multiple_of``; on the ``right`` or ``left``,
+        with ``pad_id``, ``pad_type_id`` and ``pad_token`` (any id and token, as in HF).
+        Overflowing parts are padded to the same length; nothing is ever cut. The
+        ``tokenizer.json`` text (:meth:`to_str`, :meth:`save`) records it.
+
+        >>> tok = Tokenizer.from_str('{"model": {"type": "WordLevel", "unk_token": "?",'
+        ...     ' "vocab": {"<pad>": 0, "a": 1, "?": 2}}, "pre_tokenizer": {"type": "Whitespace"}}')
+        >>> tok.enable_padding(pad_token="<pad>", pad_to_multiple_of=4)
+        >>> [e.ids for e in tok.encode_batch(["a", "a a a a a"])]
+        [[1, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 0, 0, 0]]
+        >>> tok.padding["length"], tok.padding["direction"]
+        (None, 'right')
+
+        Raises:
+            PaddingError: an unknown direction, or a negative length, multiple or id (the
+                message names the option).
+        """
+        self._core = self._core.with_padding(
+            True, length, direction, pad_id, pad_type_id, pad_token, pad_to_multiple_of
+        )
+        self._set_json_padding()
+
+    def no_padding(self) -> None:
+        """Stops padding."""
+        self._core = self._core.with_padding(False, None, "right", 0, 0, "", None)
+        self._set_json_padding()
+
+    @property
+    def padding(self) -> dict[str, Any] | None:
+        """The padding in force, as HF reports it (``length``, ``pad_to_multiple_of``,
+        ``pad_id``, ``pad_token``, ``pad_type_id``, ``direction``), or None."""
+        p = self._core.padding()
+        if p is None:
+            return None
+        keys = ("length", "pad_to_multiple_of", "pad_id", "pad_token", "pad_type_id", "direction")
+        return dict(zip(keys, p, strict=True))
+
+    def _set_json_padding(self) -> None:
+        """Writes the padding in force into the kept ``tokenizer.json`` text, as HF saves it."""
+        p = self.padding
+        self._set_json(
+            "padding",
+            p
+            and {
+                "strategy": "BatchLongest" if p["length"] is None else {"Fixed": p["length"]},
+                "direction": p["direction"].capitalize(),
+                "pad_to_multiple_of": p["pad_to_multiple_of"],
+                "pad_id": p["pad_id"],
+                "pad_type_id": p["pad_type_id"],
+                "pad_token": p["pad_token"],
+            },
+        )
 
     def encode_batch(
         self,
@@ -253,7 +328,9 @@ class Tokenizer:
         num_threads: int = _DEFAULT_THREADS,
     ) -> list[EncodingResult]:
         """Encodes each input (a text, or a ``(text, pair)`` tuple) as :meth:`encode` does,
-        on up to ``num_threads`` threads with the GIL released; results keep input order."""
+        on up to ``num_threads`` threads with the GIL released; results keep input order.
+        With padding to the longest (:meth:`enable_padding` without a ``length``), every
+        result, and its overflowing parts, is padded to the longest result of the batch."""
         pairs: list[tuple[str, str | None]] = [
             (x, None) if isinstance(x, str) else (x[0], x[1]) for x in inputs
         ]

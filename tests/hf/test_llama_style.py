@@ -8,29 +8,16 @@ every line of the multilingual text, and on pairs.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import tokensmith
-from tokensmith.llama_layout import llama2_layout
+from hf_families import build
 
 
 @pytest.fixture(scope="module")
 def llama_json(multilingual_lines: list[str], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tok = tokensmith.train_bpe(
-        multilingual_lines,
-        kind="metaspace",
-        vocab_size=3000,
-        special_tokens=["<s>", "</s>"],
-        byte_fallback=True,
-        fuse_unk=True,
-        limit_alphabet=400,
-    )
-    doc = llama2_layout(json.loads(tok.to_str()))
-    path = tmp_path_factory.mktemp("llama") / "tokenizer.json"
-    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    return path
+    return build("llama2", multilingual_lines, tmp_path_factory.mktemp("llama"))
 
 
 def test_identical_to_hf_tokenizers(llama_json: Path, multilingual_lines: list[str]) -> None:

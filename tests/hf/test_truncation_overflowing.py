@@ -1,6 +1,8 @@
 """Truncation with a stride, every strategy and direction, and the ``overflowing`` encodings,
 compared with HF ``tokenizers`` field by field (nested overflowing parts included) on lines
-and pairs of the committed multilingual text, for every BERT-style file of conftest.py.
+and pairs of the committed multilingual text, for every BERT-style file of conftest.py and for
+the byte-level BPE (GPT-2, RoBERTa, Llama 3), Llama-2 BPE and T5 Unigram files of
+hf_families.py (offsets trimmed window by window, RoBERTa's type ids, Sequence post-processor).
 
 Where HF fails (an unsatisfiable strategy, a stride too large for what a pair leaves), tokensmith
 must fail too: with :class:`~tokensmith.errors.TruncationError` (HF raises an exception, or for a
@@ -16,6 +18,7 @@ from typing import Any
 
 import pytest
 import tokensmith
+from hf_families import OVERFLOW_FAMILIES, build
 from hf_parity import fields
 from tokensmith.errors import TruncationError
 
@@ -67,12 +70,53 @@ def pair_of_tokenizers(path: Path, max_length: int, **options: Any) -> tuple[Any
     return hf, ours
 
 
+@pytest.fixture(scope="module", params=OVERFLOW_FAMILIES)
+def family_json(
+    request: pytest.FixtureRequest,
+    multilingual_lines: list[str],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """A byte-level, Llama-2 or Unigram tokenizer.json (hf_families.py)."""
+    return build(request.param, multilingual_lines, tmp_path_factory.mktemp(request.param))
+
+
 @pytest.mark.parametrize("direction", ["right", "left"])
 @pytest.mark.parametrize("strategy", STRATEGIES)
 def test_overflowing_matches_hf(bert_json: Path, strategy: str, direction: str) -> None:
+    assert_overflowing_matches_hf(bert_json, strategy, direction)
+
+
+@pytest.mark.parametrize("direction", ["right", "left"])
+@pytest.mark.parametrize("strategy", STRATEGIES)
+def test_other_families_overflow_as_hf(family_json: Path, strategy: str, direction: str) -> None:
+    assert_overflowing_matches_hf(family_json, strategy, direction)
+
+
+def test_other_families_do_overflow(family_json: Path) -> None:
+    """Those files do give windows, and nested ones for pairs, equal to HF's."""
+    assert_windows_as_hf(family_json, 20, 5)
+
+
+def assert_windows_as_hf(path: Path, max_length: int, stride: int) -> None:
+    """The longest line gives several windows, and the two longest lines nested ones for the
+    pair, all equal to HF's."""
+    both = pair_of_tokenizers(path, max_length, stride=stride)
+    assert both is not None
+    hf, ours = both
+    enc = ours.encode(LONGEST[0])
+    assert len(enc.overflowing) >= 2
+    assert tree(enc) == tree(hf.encode(LONGEST[0]))
+    pair = ours.encode(*LONGEST)
+    assert any(o.overflowing for o in pair.overflowing)
+    assert tree(pair) == tree(hf.encode(*LONGEST))
+
+
+def assert_overflowing_matches_hf(path: Path, strategy: str, direction: str) -> None:
+    """Every setting of SETTINGS gives HF's encodings (or HF's failures) on SINGLES, with and
+    without special tokens, and on PAIRS."""
     for max_length, stride in SETTINGS:
         both = pair_of_tokenizers(
-            bert_json, max_length, stride=stride, strategy=strategy, direction=direction
+            path, max_length, stride=stride, strategy=strategy, direction=direction
         )
         if both is None:
             continue
@@ -92,15 +136,7 @@ def test_overflowing_matches_hf(bert_json: Path, strategy: str, direction: str) 
 
 def test_overflowing_is_exercised(bert_json: Path) -> None:
     """The settings above do produce windows, nested ones for pairs, and HF errors."""
-    both = pair_of_tokenizers(bert_json, 20, stride=3)
-    assert both is not None
-    hf, ours = both
-    enc = ours.encode(LONGEST[0])
-    assert len(enc.overflowing) >= 2
-    assert tree(enc) == tree(hf.encode(LONGEST[0]))
-    pair = ours.encode(*LONGEST)
-    assert any(o.overflowing for o in pair.overflowing)
-    assert tree(pair) == tree(hf.encode(*LONGEST))
+    assert_windows_as_hf(bert_json, 20, 3)
     only_second = pair_of_tokenizers(bert_json, 10, strategy="only_second")
     assert only_second is not None
     assert outcome(only_second[0].encode, LINES[0]) == "error"

@@ -63,6 +63,9 @@ pub enum Error {
     /// cannot satisfy); the message says which.
     #[error("{0}")]
     Truncation(String),
+    /// A padding option has a value that cannot work; the message names the option.
+    #[error("{0}")]
+    Padding(String),
 }
 
 /// The result type of the core.

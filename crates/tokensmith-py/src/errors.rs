@@ -50,6 +50,7 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
         Error::TokenizerJson { .. } => "TokenizerJsonError",
         Error::UnsupportedComponent { .. } => "UnsupportedComponentError",
         Error::Truncation(_) => "TruncationError",
+        Error::Padding(_) => "PaddingError",
     };
     let py_err = new_error(py, class, message);
     if let Error::VocabFormat { path, line, .. } = &err {

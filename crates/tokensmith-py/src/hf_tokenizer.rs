@@ -5,6 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
 use tokensmith_core::error::Error;
+use tokensmith_core::hf::padding::Padding;
 use tokensmith_core::hf::truncation::{Direction, Strategy, Truncation};
 use tokensmith_core::hf::HfTokenizer;
 use tokensmith_core::parallel;
@@ -101,6 +102,75 @@ impl CoreHfTokenizer {
         })
     }
 
+    /// A copy with padding set (`direction`: `right` or `left`; `length` None pads to the
+    /// longest of a batch), or removed when `enabled` is false. A negative number or an
+    /// unknown direction raises `PaddingError` naming the option.
+    #[pyo3(signature = (enabled, length, direction, pad_id, pad_type_id, pad_token, pad_to_multiple_of))]
+    #[allow(clippy::too_many_arguments)]
+    fn with_padding(
+        &self,
+        py: Python<'_>,
+        enabled: bool,
+        length: Option<i64>,
+        direction: &str,
+        pad_id: i64,
+        pad_type_id: i64,
+        pad_token: String,
+        pad_to_multiple_of: Option<i64>,
+    ) -> PyResult<Self> {
+        let padding = if enabled {
+            let direction = match direction {
+                "right" => Direction::Right,
+                "left" => Direction::Left,
+                other => {
+                    let message =
+                        format!("unknown padding direction {other:?} (use right or left)");
+                    return Err(Error::Padding(message)).py_err(py);
+                }
+            };
+            Some(Padding {
+                fixed: length
+                    .map(|n| padding_number("length", n))
+                    .transpose()
+                    .py_err(py)?,
+                direction,
+                pad_to_multiple_of: pad_to_multiple_of
+                    .map(|n| padding_number("pad_to_multiple_of", n))
+                    .transpose()
+                    .py_err(py)?,
+                pad_id: padding_id("pad_id", pad_id).py_err(py)?,
+                pad_type_id: padding_id("pad_type_id", pad_type_id).py_err(py)?,
+                pad_token,
+            })
+        } else {
+            None
+        };
+        let mut inner = self.inner.clone();
+        inner.set_padding(padding);
+        Ok(Self { inner })
+    }
+
+    /// The padding in force as `(length, pad_to_multiple_of, pad_id, pad_token, pad_type_id,
+    /// direction)`, HF's names and order; `length` is None for the longest of a batch.
+    #[allow(clippy::type_complexity)]
+    fn padding(&self) -> Option<(Option<usize>, Option<usize>, u32, String, u32, &'static str)> {
+        self.inner.padding().map(|p| {
+            let direction = match p.direction {
+                Direction::Right => "right",
+                Direction::Left => "left",
+            };
+            let token = p.pad_token.clone();
+            (
+                p.fixed,
+                p.pad_to_multiple_of,
+                p.pad_id,
+                token,
+                p.pad_type_id,
+                direction,
+            )
+        })
+    }
+
     /// Encodes every `(text, pair)` on up to `threads` threads, in input order.
     #[pyo3(signature = (inputs, add_special_tokens, threads))]
     fn encode_batch(
@@ -115,12 +185,12 @@ impl CoreHfTokenizer {
                 self.inner.encode(text, pair.as_deref(), add_special_tokens)
             })
         });
-        let encodings = encodings.into_iter().collect::<Result<Vec<_>, _>>();
-        Ok(encodings
-            .py_err(py)?
+        let mut encodings = encodings
             .into_iter()
-            .map(EncodingResult::from)
-            .collect())
+            .collect::<Result<Vec<_>, _>>()
+            .py_err(py)?;
+        py.detach(|| self.inner.pad_batch(&mut encodings));
+        Ok(encodings.into_iter().map(EncodingResult::from).collect())
     }
 
     /// Decodes every id list on up to `threads` threads, in input order.
@@ -158,4 +228,23 @@ impl CoreHfTokenizer {
         }
         Ok(dict)
     }
+}
+
+/// A padding length as a `usize`, or an error naming `option` when it is negative.
+fn padding_number(option: &str, value: i64) -> Result<usize, Error> {
+    usize::try_from(value).map_err(|_| {
+        Error::Padding(format!(
+            "padding {option} must not be negative, got {value}"
+        ))
+    })
+}
+
+/// A padding id as a `u32`, or an error naming `option` when it is out of range.
+fn padding_id(option: &str, value: i64) -> Result<u32, Error> {
+    u32::try_from(value).map_err(|_| {
+        Error::Padding(format!(
+            "padding {option} must be between 0 and {}, got {value}",
+            u32::MAX
+        ))
+    })
 }

@@ -16,8 +16,8 @@
 //! UnicodeScripts, FixedLength and Sequence pre-tokenizers; the WordPiece, BPE, Unigram and
 //! WordLevel models; TemplateProcessing, BertProcessing, RobertaProcessing, ByteLevel and
 //! Sequence post-processors; the WordPiece, Metaspace, BPEDecoder, ByteFallback, Fuse, Strip,
-//! Replace, ByteLevel, CTC and Sequence decoders; truncation (LongestFirst, stride 0) and
-//! padding. Any other component type is refused by [`json`] with an error naming it.
+//! Replace, ByteLevel, CTC and Sequence decoders; truncation (every strategy, with a stride)
+//! and padding (fixed, or to the longest of a batch). Any other component type is refused by [`json`] with an error naming it.
 //! Added tokens are matched in the input before the pipeline runs ([`added_tokens`]).
 
 pub mod added_tokens;
@@ -32,6 +32,7 @@ pub mod metaspace;
 pub mod model;
 pub mod normalized;
 pub mod normalizers;
+pub mod padding;
 pub mod pre_tokenizers;
 pub mod precompiled;
 pub mod processors;

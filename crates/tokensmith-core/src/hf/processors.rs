@@ -10,7 +10,7 @@
 //! assert_eq!(t.pair.len(), 5); // [CLS] A [SEP] B [SEP]
 //! ```
 //!
-//! Not handled yet: the Sequence post-processor.
+//! A Sequence post-processor is folded into one [`PostProcessor`] by `json/post_sequence.rs`.
 
 use rustc_hash::FxHashMap;
 
@@ -46,6 +46,10 @@ pub struct Template {
     pub single: Vec<Piece>,
     pub pair: Vec<Piece>,
     pub special_tokens: FxHashMap<String, SpecialToken>,
+    /// When special tokens are added, the overflowing parts of a sequence take its type id
+    /// too (RobertaProcessing); otherwise (TemplateProcessing, BertProcessing) each part keeps
+    /// the type id of its sequence, 0 for the first and 1 for the pair, as in HF.
+    pub overflowing_takes_type_ids: bool,
 }
 
 impl Template {
@@ -73,6 +77,7 @@ impl Template {
             single,
             pair,
             special_tokens,
+            overflowing_takes_type_ids: false,
         }
     }
 
@@ -80,6 +85,7 @@ impl Template {
     /// type 0.
     pub fn roberta(cls: (String, u32), sep: (String, u32)) -> Self {
         let mut t = Self::bert(cls, sep.clone());
+        t.overflowing_takes_type_ids = true;
         let special = Piece::Special {
             name: sep.0,
             type_id: 0,

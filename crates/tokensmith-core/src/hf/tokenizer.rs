@@ -21,9 +21,10 @@ use super::encoding::resolve;
 pub use super::encoding::{HfEncoding, TokenTable};
 use super::model::Model;
 use super::normalizers::Normalizer;
+use super::padding::Padding;
 use super::pre_tokenizers::{PreTokenizer, Words};
 use super::processors::{Piece, PostProcessor};
-use super::truncation::{Padding, Truncation};
+use super::truncation::Truncation;
 use super::NormalizedString;
 use crate::error::Result;
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -189,7 +190,8 @@ impl HfTokenizer {
     /// Post-processing and padding when truncation left overflowing parts: the template's
     /// pieces are merged one by one with [`HfEncoding::merge_with`], as HF does. A
     /// sequence takes the template's type id, but its overflowing parts keep the type id
-    /// of their sequence (0 for the first, 1 for the pair), as in HF.
+    /// of their sequence (0 for the first, 1 for the pair), as in HF, unless the template
+    /// says otherwise ([`super::processors::Template::overflowing_takes_type_ids`]).
     fn post_process_overflowing(
         &self,
         mut first: HfEncoding,
@@ -217,6 +219,12 @@ impl HfTokenizer {
                 prepare(p, raw_type as u32);
             }
         }
+        let template = self
+            .post_processor
+            .as_ref()
+            .and_then(|p| p.template.as_ref());
+        let parts_take_type =
+            add_special_tokens && template.is_some_and(|t| t.overflowing_takes_type_ids);
         let sequence = |b: bool, type_id: Option<u32>| {
             let mut part = if b {
                 second.clone()
@@ -225,13 +233,14 @@ impl HfTokenizer {
             }?;
             if let Some(type_id) = type_id {
                 part.type_ids.fill(type_id);
+                if parts_take_type {
+                    for p in &mut part.overflowing {
+                        p.type_ids.fill(type_id);
+                    }
+                }
             }
             Some(part)
         };
-        let template = self
-            .post_processor
-            .as_ref()
-            .and_then(|p| p.template.as_ref());
         let mut pieces: Vec<HfEncoding> = Vec::new();
         match template {
             Some(template) => {
@@ -442,6 +451,25 @@ impl HfTokenizer {
         }
         self.truncation = truncation;
         Ok(())
+    }
+
+    /// The padding in force, if any.
+    pub fn padding(&self) -> Option<&Padding> {
+        self.padding.as_ref()
+    }
+
+    /// Sets (or with `None`, removes) padding. As in HF, any pad id and token are accepted,
+    /// in the vocabulary or not.
+    pub fn set_padding(&mut self, padding: Option<Padding>) {
+        self.padding = padding;
+    }
+
+    /// Pads the encodings of one batch to a common length as HF's `encode_batch` does (each
+    /// was already padded alone by [`Self::encode`]); nothing without padding.
+    pub fn pad_batch(&self, encodings: &mut [HfEncoding]) {
+        if let Some(p) = &self.padding {
+            p.pad_batch(encodings);
+        }
     }
 
     /// The added tokens, in file order.

@@ -1,7 +1,6 @@
-//! Truncation and padding as a `tokenizer.json` configures them.
-//!
-//! Truncation cuts the sequences before the post-processor adds its special tokens (leaving
-//! room for them); padding fills the final encoding up to a fixed length.
+//! Truncation as a `tokenizer.json` configures it: the sequences are cut before the
+//! post-processor adds its special tokens (leaving room for them). Padding is in
+//! [`super::padding`].
 //!
 //! ```
 //! use tokensmith_core::hf::truncation::pair_lengths;
@@ -12,8 +11,9 @@
 //!
 //! With a stride, the tokens cut off are not lost: they become `overflowing` windows of the
 //! same length, each repeating the last `stride` tokens of the window before it (HF's
-//! `Encoding::truncate`). BatchLongest padding across a batch is not handled.
+//! `Encoding::truncate`).
 
+pub use super::padding::Padding;
 use super::HfEncoding;
 use crate::error::{Error, Result};
 
@@ -42,18 +42,6 @@ pub struct Truncation {
     pub stride: usize,
     pub strategy: Strategy,
     pub direction: Direction,
-}
-
-/// Padding to a fixed length (`None`: to the longest of the batch, which for one encoding is
-/// itself).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Padding {
-    pub fixed: Option<usize>,
-    pub direction: Direction,
-    pub pad_to_multiple_of: Option<usize>,
-    pub pad_id: u32,
-    pub pad_type_id: u32,
-    pub pad_token: String,
 }
 
 /// The lengths LongestFirst keeps of two sequences of `n1` and `n2` tokens.
@@ -177,49 +165,6 @@ pub fn windows(n: usize, len: usize, step: usize, direction: Direction) -> Vec<(
         }
     }
     out
-}
-
-impl Padding {
-    /// Pads a final encoding, and its overflowing parts to the same length.
-    pub fn pad(&self, enc: &mut HfEncoding) {
-        let mut target = self.fixed.unwrap_or(enc.ids.len());
-        if let Some(m) = self.pad_to_multiple_of.filter(|&m| m > 0) {
-            target = target.div_ceil(m) * m;
-        }
-        self.pad_to(enc, target);
-    }
-
-    /// Pads `enc` and its overflowing parts (at every depth) to `target` tokens.
-    fn pad_to(&self, enc: &mut HfEncoding, target: usize) {
-        for part in &mut enc.overflowing {
-            self.pad_to(part, target);
-        }
-        let n = target.saturating_sub(enc.ids.len());
-        if n == 0 {
-            return;
-        }
-        fn fill<T: Clone>(v: &mut Vec<T>, n: usize, value: T, direction: Direction) {
-            match direction {
-                Direction::Right => v.extend(std::iter::repeat_n(value, n)),
-                Direction::Left => {
-                    v.splice(0..0, std::iter::repeat_n(value, n));
-                }
-            }
-        }
-        let d = self.direction;
-        // The pad token is stored only when it is not the vocabulary's token of pad_id.
-        let own = match &enc.table {
-            Some(table) => table.own_text(self.pad_id, &self.pad_token),
-            None => Some(self.pad_token.as_str().into()),
-        };
-        fill(&mut enc.ids, n, self.pad_id, d);
-        fill(&mut enc.own_tokens, n, own, d);
-        fill(&mut enc.offsets, n, (0, 0), d);
-        fill(&mut enc.word_ids, n, None, d);
-        fill(&mut enc.type_ids, n, self.pad_type_id, d);
-        fill(&mut enc.special_tokens_mask, n, 1, d);
-        fill(&mut enc.attention_mask, n, 0, d);
-    }
 }
 
 #[cfg(test)]

@@ -523,6 +523,7 @@ fn template(node: Node<'_>) -> Result<Template> {
                 single: template_pieces(single, &sp)?,
                 pair: template_pieces(pair, &pp)?,
                 special_tokens,
+                overflowing_takes_type_ids: false,
             };
             for (pieces, path) in [(&template.single, &sp), (&template.pair, &pp)] {
                 for (i, piece) in pieces.iter().enumerate() {
