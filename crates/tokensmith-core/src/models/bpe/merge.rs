@@ -10,6 +10,8 @@
 //! left to right; a merge that creates a *lower* rank pauses the current rank until that one
 //! is done. Both paths merge the lowest-ranked pair first and the leftmost one on ties, so
 //! they give the same result; a property test checks both against a textbook merge loop.
+//! Long pieces that are a few runs of one repeated byte are first offered to `runs.rs`,
+//! which merges a whole run at a time.
 
 use super::model::{Bpe, Rank, NO_RANK};
 use super::pair_table::RANK_BITS;
@@ -73,6 +75,8 @@ pub(super) fn merge(
 ) -> Result<()> {
     if piece.len() <= SMALL {
         merge_small(bpe, piece, out, &mut scratch.pairs)
+    } else if super::runs::merge_runs(bpe, piece, out)? {
+        Ok(())
     } else {
         merge_long(bpe, piece, out, scratch)
     }
@@ -209,6 +213,7 @@ fn merge_long(
         pairs,
     } = scratch;
     parts.clear();
+    parts.reserve(n);
     for (i, &b) in piece.iter().enumerate() {
         parts.push(Part {
             tok: bpe.byte_rank(b)?,
