@@ -79,12 +79,22 @@ pub(super) fn merge_runs(bpe: &Bpe, piece: &[u8], out: &mut Vec<Rank>) -> Result
 
 /// The runs of equal bytes in `piece`, or `None` if there are too many or they are short.
 fn byte_runs(bpe: &Bpe, piece: &[u8]) -> Result<Option<Vec<Run>>> {
-    let mut runs = Vec::new();
-    let mut rest = piece;
-    while let Some(&b) = rest.first() {
-        if runs.len() == MAX_RUNS {
+    // Most long pieces are words or lines of text: count first, so that declining them costs
+    // a scan of a few dozen bytes and no allocation.
+    let limit = MAX_RUNS.min(piece.len() / MIN_AVERAGE_RUN);
+    let mut n_runs = usize::from(!piece.is_empty());
+    for w in piece.windows(2) {
+        if n_runs > limit {
             return Ok(None);
         }
+        n_runs += usize::from(w[0] != w[1]);
+    }
+    if n_runs > limit {
+        return Ok(None);
+    }
+    let mut runs = Vec::with_capacity(n_runs + 2);
+    let mut rest = piece;
+    while let Some(&b) = rest.first() {
         let count = rest.iter().position(|&x| x != b).unwrap_or(rest.len());
         runs.push(Run {
             tok: bpe.byte_rank(b)?,
@@ -92,7 +102,7 @@ fn byte_runs(bpe: &Bpe, piece: &[u8]) -> Result<Option<Vec<Run>>> {
         });
         rest = &rest[count..];
     }
-    Ok((piece.len() >= MIN_AVERAGE_RUN * runs.len()).then_some(runs))
+    Ok(Some(runs))
 }
 
 /// The lowest-ranked adjacent pair as `(rank, run, inside the run?)`, leftmost on ties.
