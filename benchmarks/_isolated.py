@@ -3,11 +3,18 @@
 The parent side (``run_worst_case``, ``run_load``) starts ``python _isolated.py worst|load ...``
 and reads one JSON object from the child's last line of output.
 
-Worst cases: the child builds the library and the input, warms up on a short string, then arms a
-real-time interval timer for the timed call only. Python installs no handler for SIGALRM, so when
-the timer fires the kernel ends the child even inside native code that holds the GIL; the parent
-reads that as a timeout. Exceptions are caught as ``BaseException`` because PyO3's PanicException
-derives from it. The child reports a sha256 of the ids, so the parent can compare with tiktoken.
+Worst cases and their prose reference are timed the same way (``target_and_warmup``): the child
+builds the library, makes one warm-up call on a *different* string of the same kind (the same
+generator with another seed and half the length; for prose, the other half of the English
+documents), then times one call on the target string, whose short pieces are therefore not in any
+cache yet, while long ones never are. Both wall and CPU time of that call are reported; the
+worst-case cost per byte is divided by the prose cost per byte measured this way, so one-off costs
+(first touches of buffers, building the ints of ids never returned before) count on both sides.
+The child arms a real-time interval timer for the warm-up and the timed call. Python installs no
+handler for SIGALRM, so when the timer fires the kernel ends the child even inside native code that
+holds the GIL; the parent reads that as a timeout. Exceptions are caught as ``BaseException``
+because PyO3's PanicException derives from it. The child reports a sha256 of the ids, so the
+parent can compare with tiktoken.
 
 Load time: the parent passes its wall clock at spawn; the child times the import, the construction
 and a first encode, and "start to first encode" covers interpreter start-up as well.
@@ -29,12 +36,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _common import worst_case_text
+from _common import english_documents, worst_case_text
 from _peers import PEERS_BY_NAME
 
 SCRIPT = Path(__file__).resolve()
 LOAD_ALLOWANCE_S = 300.0  # for building the library in the child, on top of the call's time limit
 WARMUP_TEXT = "Hello, world! Warm-up text, 123."
+PROSE = "prose"  # the reference input of the worst cases: English prose, timed the same way
+ALL_OF_IT = 1 << 40  # a byte budget larger than the English corpus
 
 
 @dataclass(frozen=True)
@@ -43,6 +52,7 @@ class WorstCase:
 
     status: str  # ok | panic | error | timeout | crash
     seconds: float | None = None
+    cpu_seconds: float | None = None
     n_tokens: int | None = None
     digest: str | None = None
     n_bytes: int | None = None
@@ -66,26 +76,45 @@ def ids_digest(ids: Sequence[int]) -> str:
 # --------------------------------------------------------------------------------------------------
 
 
+def target_and_warmup(key: str, n: int) -> tuple[str, str]:
+    """The string to time for ``key`` and a different string of the same kind to warm up on.
+
+    ``key`` is one of ``_common.WORST_CASES`` (``n`` characters, seed 0; the warm-up has seed 1
+    and ``n // 2`` characters, so it differs even for "a"×N), or ``PROSE``: every other document
+    of the English corpus (about half of it, whatever ``n``), the warm-up being the rest.
+    """
+    if key == PROSE:
+        docs = english_documents(ALL_OF_IT, 0)
+        return "".join(docs[0::2]), "".join(docs[1::2])
+    return worst_case_text(key, n, seed=0), worst_case_text(key, n // 2, seed=1)
+
+
 def worst_case_child(
     library: str, encoding: str, key: str, n: int, timeout: float
 ) -> dict[str, Any]:
-    text = worst_case_text(key, n)
+    text, warmup = target_and_warmup(key, n)
     peer = PEERS_BY_NAME[library].load(encoding)
     peer.encode(WARMUP_TEXT)
     result: dict[str, Any] = {"n_bytes": len(text.encode("utf-8", errors="surrogatepass"))}
+    signal.setitimer(signal.ITIMER_REAL, 2 * timeout)
+    try:
+        peer.encode(warmup)
+    except BaseException:  # the timed call below reports the failure
+        pass
     signal.setitimer(signal.ITIMER_REAL, timeout)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         ids = peer.encode(text)
     except BaseException as exc:  # a Rust panic reaches Python as a BaseException
         signal.setitimer(signal.ITIMER_REAL, 0)
         kind = "panic" if "Panic" in type(exc).__name__ else "error"
         return result | {"status": kind, "detail": f"{type(exc).__name__}: {exc}"[:200]}
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu_start
     signal.setitimer(signal.ITIMER_REAL, 0)
     return result | {
         "status": "ok",
         "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
         "n_tokens": len(ids),
         "digest": ids_digest(list(ids)),
     }

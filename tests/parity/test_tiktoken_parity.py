@@ -85,3 +85,21 @@ def test_encode_single_token(pair):
 
 def test_get_encoding_is_cached():
     assert tokensmith.get_encoding("o200k_base") is tokensmith.get_encoding("o200k_base")
+
+
+def test_long_runs_of_one_byte(pair):
+    """Pieces made of a few long byte runs take their own merge path (models/bpe/runs.rs)."""
+    ours, ref = pair
+    texts = [
+        " " * 3000,
+        "a" * 2999,
+        "-" * 1000 + "=" * 1001,
+        "\n" * 300 + " " * 701 + "x",
+        "\t" * 500 + " " * 33,
+        "ab" * 40 + "b" * 500,
+        "0" * 3001,
+        "!" * 999 + "?" * 64,
+        "Z" * 257 + "z" * 258,
+    ]
+    for text in texts:
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text), repr(text[:12])

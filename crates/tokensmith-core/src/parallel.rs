@@ -5,6 +5,7 @@
 use rayon::prelude::*;
 use rayon::ThreadPool;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -55,31 +56,46 @@ pub fn map<T: Sync, R: Send>(
 }
 
 /// Results of [`map_streamed`], in completion order, as `(input index, result)`.
-pub struct Streamed<R> {
+pub struct Streamed<'a, R> {
     rx: Receiver<(usize, Vec<R>)>,
     remaining: usize,
+    /// Claims the next chunk no thread has taken yet and computes it on the calling thread,
+    /// or returns `None` when every chunk is taken.
+    claim: &'a (dyn Fn() -> Option<(usize, Vec<R>)> + Sync),
 }
 
-impl<R> Streamed<R> {
-    /// The next finished chunk of results and the input index of its first item, blocking
-    /// until one is ready; `None` once all have arrived.
+impl<R> Streamed<'_, R> {
+    /// The next finished chunk of results and the input index of its first item; `None` once
+    /// all have arrived.
+    ///
+    /// When no other thread has a chunk ready, the calling thread computes the next untaken
+    /// chunk itself instead of waiting; it blocks only once every chunk is taken.
     pub fn next_chunk(&mut self) -> Option<(usize, Vec<R>)> {
         if self.remaining == 0 {
             return None;
         }
-        let (start, chunk) = self.rx.recv().ok()?;
+        let (start, chunk) = match self.rx.try_recv() {
+            Ok(done) => done,
+            Err(_) => match (self.claim)() {
+                Some(done) => done,
+                None => self.rx.recv().ok()?,
+            },
+        };
         self.remaining = self.remaining.saturating_sub(chunk.len());
         Some((start, chunk))
     }
 }
 
-/// Maps `f` over `items` on `threads` pool threads while the calling thread consumes the
-/// results as they finish.
+/// Maps `f` over `items` on `threads` threads, one of them the calling thread, which also
+/// consumes the results as they finish.
 ///
 /// This is for work whose results need a serial step on the caller (building Python objects
-/// under the GIL): the step overlaps with the encoding of later items instead of following it.
-/// Results arrive in chunks of consecutive items, so the caller wakes a few dozen times per
-/// batch rather than once per item.
+/// under the GIL): the step overlaps with the work on later items instead of following it.
+/// The caller is one of the `threads` workers: between serial steps it computes chunks itself
+/// (inside [`Streamed::next_chunk`]), so `threads` threads are busy in all, never `threads`
+/// pool threads plus a caller that competes with them for the cores. Items are handed out
+/// in chunks of consecutive items from a shared counter, so a thread that is slowed down
+/// (by the serial step, or by another process) simply takes fewer of them.
 ///
 /// ```
 /// let items: Vec<u32> = (0..100).collect();
@@ -95,24 +111,98 @@ pub fn map_streamed<T: Sync, R: Send, O>(
     items: &[T],
     threads: usize,
     f: impl Fn(&T) -> R + Sync,
-    consume: impl FnOnce(&mut Streamed<R>) -> O,
+    consume: impl FnOnce(&mut Streamed<'_, R>) -> O,
 ) -> O {
     let threads = effective_threads(threads).min(items.len().max(1));
     let (tx, rx) = channel();
     let chunk = (items.len() / (threads * 16)).max(1);
-    pool(threads).in_place_scope(|scope| {
-        for (c, part) in items.chunks(chunk).enumerate() {
+    let n_chunks = items.len().div_ceil(chunk);
+    let next = AtomicUsize::new(0);
+    let claim = || {
+        let c = next.fetch_add(1, Ordering::Relaxed);
+        (c < n_chunks).then(|| {
+            let start = c * chunk;
+            let part = &items[start..(start + chunk).min(items.len())];
+            (start, part.iter().map(&f).collect::<Vec<R>>())
+        })
+    };
+    let mut streamed = Streamed {
+        rx,
+        remaining: items.len(),
+        claim: &claim,
+    };
+    if threads == 1 {
+        drop(tx);
+        return consume(&mut streamed);
+    }
+    pool(threads - 1).in_place_scope(|scope| {
+        for _ in 1..threads {
             let tx = tx.clone();
-            let f = &f;
+            let claim = &claim;
             scope.spawn(move |_| {
-                // The receiver lives until the scope ends, so sending cannot fail.
-                let _ = tx.send((c * chunk, part.iter().map(f).collect()));
+                while let Some(done) = claim() {
+                    // The receiver outlives the scope, so sending cannot fail.
+                    let _ = tx.send(done);
+                }
             });
         }
         drop(tx);
-        consume(&mut Streamed {
-            rx,
-            remaining: items.len(),
-        })
+        let out = consume(&mut streamed);
+        // A consumer that stopped early wants no more results: leave the rest untaken.
+        next.store(n_chunks, Ordering::Relaxed);
+        out
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn streamed_results_cover_every_item_once() {
+        let items: Vec<usize> = (0..1000).collect();
+        let mut seen = vec![0; items.len()];
+        map_streamed(
+            &items,
+            2,
+            |&x| x * 3,
+            |results| {
+                while let Some((start, chunk)) = results.next_chunk() {
+                    for (i, r) in (start..).zip(chunk) {
+                        assert_eq!(r, i * 3);
+                        seen[i] += 1;
+                    }
+                }
+            },
+        );
+        assert!(seen.iter().all(|&n| n == 1));
+    }
+
+    #[test]
+    fn the_caller_computes_chunks_when_the_pool_is_busy() {
+        // Occupy the pool's only thread until the consumer has everything: every chunk must
+        // then have been computed by the calling thread (with the old design this waited).
+        let (release, wait) = channel::<()>();
+        pool(1).spawn(move || {
+            let _ = wait.recv_timeout(Duration::from_secs(30));
+        });
+        let caller = std::thread::current().id();
+        let items: Vec<u32> = (0..200).collect();
+        let threads = map_streamed(
+            &items,
+            2,
+            |_| std::thread::current().id(),
+            |results| {
+                let mut ids = Vec::new();
+                while let Some((_, chunk)) = results.next_chunk() {
+                    ids.extend(chunk);
+                }
+                let _ = release.send(());
+                ids
+            },
+        );
+        assert_eq!(threads.len(), items.len());
+        assert!(threads.iter().all(|&t| t == caller));
+    }
 }

@@ -10,12 +10,13 @@
 //! left to right; a merge that creates a *lower* rank pauses the current rank until that one
 //! is done. Both paths merge the lowest-ranked pair first and the leftmost one on ties, so
 //! they give the same result; a property test checks both against a textbook merge loop.
+//! Long pieces that are a few runs of one repeated byte are first offered to `runs.rs`,
+//! which merges a whole run at a time.
 
 use super::model::{Bpe, Rank, NO_RANK};
 use super::pair_table::RANK_BITS;
 use super::prefetch::prefetch;
 use crate::error::Result;
-use rustc_hash::FxHashMap;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -73,6 +74,8 @@ pub(super) fn merge(
 ) -> Result<()> {
     if piece.len() <= SMALL {
         merge_small(bpe, piece, out, &mut scratch.pairs)
+    } else if super::runs::merge_runs(bpe, piece, out)? {
+        Ok(())
     } else {
         merge_long(bpe, piece, out, scratch)
     }
@@ -135,46 +138,75 @@ struct Part {
 
 /// Pending pairs grouped by rank: a min-heap of the distinct ranks, and per rank the
 /// positions of its pairs (unsorted until taken).
+///
+/// A rank finds its list through a dense array indexed by rank rather than a hash map: a
+/// megabyte-long piece pushes millions of positions, and an array load is cheaper than a hash
+/// and a probe. The array is zeroed memory, so only the pages of ranks in use are touched.
 #[derive(Default, Debug)]
 struct RankQueue {
     ranks: BinaryHeap<Reverse<Rank>>,
-    buckets: FxHashMap<Rank, Vec<u32>>,
+    /// `rank` to `1 +` the index of its list in `lists`, or 0 when it has none.
+    list_of: Vec<u32>,
+    lists: Vec<Vec<u32>>,
+    /// Indices of `lists` not in use.
+    free: Vec<u32>,
     /// Emptied position lists, kept for reuse.
     spare: Vec<Vec<u32>>,
 }
 
 impl RankQueue {
-    fn clear(&mut self) {
-        self.ranks.clear();
-        for (_, mut v) in self.buckets.drain() {
-            v.clear();
-            self.spare.push(v);
+    /// Empties the queue, ready for ranks below `rank_bound`.
+    fn clear(&mut self, rank_bound: usize) {
+        // Every rank with a list is in the heap exactly once.
+        for Reverse(rank) in self.ranks.drain() {
+            let at = std::mem::take(&mut self.list_of[rank as usize]);
+            if at != 0 {
+                self.lists[at as usize - 1].clear();
+                self.free.push(at - 1);
+            }
+        }
+        if self.list_of.len() < rank_bound {
+            self.list_of.resize(rank_bound, 0);
         }
     }
 
     #[inline(always)]
     fn push(&mut self, rank: Rank, pos: u32) {
-        let spare = &mut self.spare;
-        let bucket = self
-            .buckets
-            .entry(rank)
-            .or_insert_with(|| spare.pop().unwrap_or_default());
-        if bucket.is_empty() {
-            self.ranks.push(Reverse(rank));
+        let at = self.list_of[rank as usize];
+        if at != 0 {
+            self.lists[at as usize - 1].push(pos);
+            return;
         }
-        bucket.push(pos);
+        let list = self.spare.pop().unwrap_or_default();
+        let index = match self.free.pop() {
+            Some(i) => {
+                self.lists[i as usize] = list;
+                i
+            }
+            None => {
+                self.lists.push(list);
+                self.lists.len() as u32 - 1
+            }
+        };
+        self.list_of[rank as usize] = index + 1;
+        self.lists[index as usize].push(pos);
+        self.ranks.push(Reverse(rank));
     }
 
     /// The lowest pending rank and its positions, sorted, or `None` when empty.
     fn pop(&mut self) -> Option<(Rank, Vec<u32>)> {
         while let Some(Reverse(rank)) = self.ranks.pop() {
-            if let Some(mut positions) = self.buckets.remove(&rank) {
-                if !positions.is_empty() {
-                    positions.sort_unstable();
-                    return Some((rank, positions));
-                }
-                self.spare.push(positions);
+            let at = std::mem::take(&mut self.list_of[rank as usize]);
+            if at == 0 {
+                continue;
             }
+            self.free.push(at - 1);
+            let mut positions = std::mem::take(&mut self.lists[at as usize - 1]);
+            if !positions.is_empty() {
+                positions.sort_unstable();
+                return Some((rank, positions));
+            }
+            self.spare.push(positions);
         }
         None
     }
@@ -209,6 +241,7 @@ fn merge_long(
         pairs,
     } = scratch;
     parts.clear();
+    parts.reserve(n);
     for (i, &b) in piece.iter().enumerate() {
         parts.push(Part {
             tok: bpe.byte_rank(b)?,
@@ -216,7 +249,7 @@ fn merge_long(
             prev: if i == 0 { END } else { i as u32 - 1 },
         });
     }
-    queue.clear();
+    queue.clear(bpe.rank_bound());
     for i in 0..n - 1 {
         let r = bpe.byte_pair_rank(piece[i], piece[i + 1]);
         if r != NO_RANK {

@@ -8,6 +8,7 @@ mod model;
 mod pair_table;
 mod piece_table;
 mod prefetch;
+mod runs;
 mod token_table;
 
 pub use cache::{with_cache, PieceCache, ThreadState};
