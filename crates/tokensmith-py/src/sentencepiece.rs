@@ -37,8 +37,8 @@ fn split(pairs: Vec<(String, u32)>) -> Segmentation {
 }
 
 /// Texts shorter than this (in bytes) are encoded without releasing the GIL: releasing and
-/// taking it back costs about as much as encoding 100 bytes, and a short call ends before
-/// another thread could make use of it.
+/// taking it back is a fixed cost per call (about 0.1 us, a tenth of encoding a 76-byte line),
+/// and a short call ends before another thread could make use of it.
 const DETACH_AT: usize = 1024;
 
 /// For each byte offset of `text` (and its end), the number of characters before it; offsets
