@@ -9,7 +9,7 @@
 
 use std::cell::RefCell;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
@@ -34,7 +34,7 @@ pub struct SentencePieceBpe {
     /// Piece ids are below this; character-only symbols and [`NONE`] are not.
     piece_count: u32,
     /// Tells this model's entries in a thread's pair cache from other models' (never 0).
-    cache_tag: u32,
+    cache_tag: u64,
     has_unused: bool,
     unk_id: u32,
     /// User-defined symbols: each match becomes one symbol that never merges.
@@ -71,13 +71,13 @@ struct Scratch {
 }
 
 /// One pair cache slot: `(cache_tag, pair key, merged piece or NONE, score)`.
-type CachedPair = (u32, u64, u32, f32);
+type CachedPair = (u64, u64, u32, f32);
 
 /// Pair cache slots per thread (a power of two).
 const PAIR_CACHE: usize = 1024;
 
 /// The source of `cache_tag`s.
-static NEXT_TAG: AtomicU32 = AtomicU32::new(1);
+static NEXT_TAG: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
@@ -176,9 +176,8 @@ impl SentencePieceBpe {
             chars,
             pairs,
             piece_count,
-            // Wrapping past u32::MAX models would only make two models share slots, whose
-            // entries still say which pair they hold; 0 stays the empty slot.
-            cache_tag: NEXT_TAG.fetch_add(1, Ordering::Relaxed).max(1),
+            // 64 bits never wrap, so no two models built in a process share a tag.
+            cache_tag: NEXT_TAG.fetch_add(1, Ordering::Relaxed),
             unk_id,
             user_defined,
         }
