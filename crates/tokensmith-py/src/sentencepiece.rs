@@ -299,9 +299,11 @@ impl CoreSentencePiece {
     ) -> PyResult<Bound<'py, PyList>> {
         let sp = &self.inner;
         if parallel::effective_threads(num_threads) == 1 || texts.len() < 2 {
-            let lists = texts
+            // One release of the GIL for the whole batch, then the lists.
+            let all = py.detach(|| texts.iter().map(|t| sp.encode_ids(t)).collect::<Vec<_>>());
+            let lists = all
                 .iter()
-                .map(|t| self.ids_of(py, t))
+                .map(|ids| self.list(py, ids))
                 .collect::<PyResult<Vec<_>>>()?;
             return PyList::new(py, lists);
         }
