@@ -271,9 +271,10 @@ class SentencePieceProcessor:
         ``reverse`` reverses the pieces; ``add_bos``/``add_eos`` then add ``<s>``/``</s>``;
         ``emit_unk_piece`` shows unknown pieces as the unknown piece (``<unk>``).
         """
+        # The one-call path; this method holds no closure, so a call allocates nothing here.
+        fast = self._fast
         if (
-            self._fast is not None
-            and type(input) is str
+            fast is not None
             and out_type is None
             and return_type is None
             and enable_sampling is None
@@ -281,8 +282,38 @@ class SentencePieceProcessor:
             and add_eos is None
             and reverse is None
             and emit_unk_piece is None
+            and type(input) is str
         ):
-            return self._fast(input)
+            return fast(input)
+        return self._encode(
+            input,
+            out_type,
+            add_bos,
+            add_eos,
+            reverse,
+            emit_unk_piece,
+            enable_sampling,
+            nbest_size,
+            alpha,
+            num_threads,
+            return_type,
+        )
+
+    def _encode(
+        self,
+        input: str | list[str],
+        out_type: type[int] | type[str] | None,
+        add_bos: bool | None,
+        add_eos: bool | None,
+        reverse: bool | None,
+        emit_unk_piece: bool | None,
+        enable_sampling: bool | None,
+        nbest_size: int | None,
+        alpha: float | None,
+        num_threads: int | None,
+        return_type: type[int] | type[str] | None,
+    ) -> Any:
+        """:meth:`encode` with any options."""
         model = self._model
         out_type = _resolve_out_type(self._out_type, out_type, return_type)
         if out_type is not int and out_type is not str:

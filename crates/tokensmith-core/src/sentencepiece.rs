@@ -34,8 +34,18 @@ use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
 pub type Scored = (Vec<(String, u32)>, f32);
 
 thread_local! {
-    /// The model's spans, kept between calls so that encoding short texts allocates less.
-    static SPANS: RefCell<Vec<Span>> = const { RefCell::new(Vec::new()) };
+    /// The normalized text and the model's spans, kept between calls so that encoding short
+    /// texts allocates only its output.
+    static SCRATCH: RefCell<Scratch> = const {
+        RefCell::new(Scratch { normalized: String::new(), spans: Vec::new(), ids: Vec::new() })
+    };
+}
+
+/// Buffers of one thread's last encode.
+struct Scratch {
+    normalized: String,
+    spans: Vec<Span>,
+    ids: Vec<u32>,
 }
 
 /// The largest n-best list sentencepiece (0.2.1 and later) accepts.
@@ -352,10 +362,36 @@ impl SentencePieceProcessor {
 
     /// Encodes `text` into ids (as [`Self::encode`], without building the pieces' text).
     pub fn encode_ids(&self, text: &str) -> Vec<u32> {
-        let normalized = self.normalizer.normalize(text);
-        SPANS.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut spans) => self.ids_of(&normalized, &mut spans),
-            Err(_) => self.ids_of(&normalized, &mut Vec::new()),
+        self.with_ids(text, <[u32]>::to_vec)
+    }
+
+    /// Calls `f` with the ids of `text` (as [`Self::encode_ids`]), from buffers this thread
+    /// keeps between calls: encoding a short text then allocates nothing.
+    ///
+    /// ```
+    /// use tokensmith_core::sentencepiece::SentencePieceProcessor;
+    /// # let bytes = std::fs::read("../../tests/data/spm/test_model.model").unwrap();
+    /// let sp = SentencePieceProcessor::from_bytes(&bytes).unwrap();
+    /// assert_eq!(sp.with_ids("Hi there", |ids| ids.len()), sp.encode_ids("Hi there").len());
+    /// ```
+    pub fn with_ids<R>(&self, text: &str, f: impl FnOnce(&[u32]) -> R) -> R {
+        SCRATCH.with(|cell| match cell.try_borrow_mut() {
+            Ok(mut scratch) => {
+                let Scratch {
+                    normalized,
+                    spans,
+                    ids,
+                } = &mut *scratch;
+                self.normalizer.normalize_to(text, normalized);
+                self.ids_into(normalized, spans, ids);
+                f(ids)
+            }
+            // `f` encoding again on this thread: fresh buffers.
+            Err(_) => {
+                let mut ids = Vec::new();
+                self.ids_into(&self.normalizer.normalize(text), &mut Vec::new(), &mut ids);
+                f(&ids)
+            }
         })
     }
 
@@ -365,13 +401,14 @@ impl SentencePieceProcessor {
             Model::Unigram(m) => {
                 m.encode_into(normalized, spans);
             }
-            Model::Bpe(m) => *spans = m.encode(normalized),
+            Model::Bpe(m) => m.encode_into(normalized, spans),
         }
     }
 
-    fn ids_of(&self, normalized: &str, spans: &mut Vec<Span>) -> Vec<u32> {
+    /// The ids of `normalized` into `out` (cleared first), merging or splitting unknowns.
+    fn ids_into(&self, normalized: &str, spans: &mut Vec<Span>, out: &mut Vec<u32>) {
         self.segment(normalized, spans);
-        let mut out = Vec::with_capacity(spans.len());
+        out.clear();
         let mut is_prev_unk = false;
         for &(start, end, id) in spans.iter() {
             let is_unk = id == self.unk_id;
@@ -386,7 +423,6 @@ impl SentencePieceProcessor {
             }
             is_prev_unk = is_unk;
         }
-        out
     }
 
     /// Decodes ids into text, exactly as `SentencePieceProcessor::DecodeIds`.

@@ -34,9 +34,12 @@ pub struct SentencePieceNormalizer {
     remove_extra_whitespaces: bool,
     escape_whitespaces: bool,
     treat_whitespace_as_suffix: bool,
-    /// Bytes that start no charsmap rule and no user-defined symbol, and are not a space: an
-    /// ASCII character such a byte starts normalizes to itself.
-    plain: [bool; 256],
+    /// Per ASCII character, one bit per byte that may follow it: set when the character,
+    /// followed by that byte, does not normalize to itself (a space, a user-defined symbol's
+    /// first byte, a rule of its own or a rule that goes on with that byte).
+    ascii_stop: Box<[[u64; 4]; 128]>,
+    /// Per ASCII character: whether it normalizes to itself at the end of the input.
+    ascii_last_kept: [bool; 128],
     /// One bit per code point below U+10000: set when the character starts no charsmap rule
     /// (and its lead byte no user-defined symbol), so that it normalizes to itself.
     plain_bmp: Box<[u64; 1024]>,
@@ -80,9 +83,21 @@ impl SentencePieceNormalizer {
                 .as_ref()
                 .is_some_and(|t| t.has_key_starting_with(byte as u8));
         }
-        let mut plain = [false; 256];
-        for byte in 0..0x80u8 {
-            plain[usize::from(byte)] = byte != b' ' && !starts_rule(byte);
+        let mut ascii_stop = Box::new([[0u64; 4]; 128]);
+        let mut ascii_last_kept = [false; 128];
+        for lead in 0..0x80u8 {
+            let special = lead == b' ' || user_lead[usize::from(lead)];
+            let kept = |input: &[u8]| {
+                !special
+                    && (!starts_rule(lead)
+                        || charsmap.as_ref().is_none_or(|m| m.keeps_char(input, 1)))
+            };
+            ascii_last_kept[usize::from(lead)] = kept(&[lead]);
+            for next in 0..=255u8 {
+                if !kept(&[lead, next]) {
+                    ascii_stop[usize::from(lead)][usize::from(next >> 6)] |= 1 << (next & 63);
+                }
+            }
         }
         let plain_space = !starts_rule(b' ');
         let mut plain_bmp = Box::new([0u64; 1024]);
@@ -100,7 +115,8 @@ impl SentencePieceNormalizer {
             }
         }
         Ok(Self {
-            plain,
+            ascii_stop,
+            ascii_last_kept,
             plain_bmp,
             user_lead,
             plain_space,
@@ -136,12 +152,21 @@ impl SentencePieceNormalizer {
 
     /// Normalizes `input` the way `sentencepiece::normalizer::Normalizer::Normalize` does.
     pub fn normalize(&self, input: &str) -> String {
+        let mut text = String::with_capacity(input.len() + 3);
+        self.normalize_to(input, &mut text);
+        text
+    }
+
+    /// Writes the normalized form of `input` into `text` (cleared first), so that a caller
+    /// encoding many short texts can keep one buffer.
+    pub fn normalize_to(&self, input: &str, text: &mut String) {
+        text.clear();
         let mut out = Normalized {
-            text: String::with_capacity(input.len() + 3),
+            text: std::mem::take(text),
             to_orig: None,
         };
         self.normalize_into(input, &mut out);
-        out.text
+        *text = out.text;
     }
 
     /// The normalized text and, for each of its bytes and one past its end, the byte offset in
@@ -169,29 +194,40 @@ impl SentencePieceNormalizer {
     /// The length of the longest prefix of `input` made of characters that normalize to
     /// themselves (not spaces): those no rule starts with, and those whose rules all need a
     /// next character other than the one that follows (a letter before anything but a
-    /// combining mark).
+    /// combining mark). ASCII characters take one table lookup each, with the next byte.
     fn plain_prefix_len(&self, input: &str) -> usize {
         let bytes = input.as_bytes();
         let mut i = 0;
         while let Some(&lead) = bytes.get(i) {
+            if lead < 0x80 {
+                let kept = match bytes.get(i + 1) {
+                    Some(&next) => {
+                        self.ascii_stop[usize::from(lead)][usize::from(next >> 6)]
+                            & (1 << (next & 63))
+                            == 0
+                    }
+                    None => self.ascii_last_kept[usize::from(lead)],
+                };
+                if !kept {
+                    break;
+                }
+                i += 1;
+                continue;
+            }
             let len = match lead {
-                0..=0x7f => 1,
                 0xc0..=0xdf => 2,
                 0xe0..=0xef => 3,
                 _ => 4,
             };
-            let plain = match lead {
-                0..=0x7f => self.plain[usize::from(lead)],
-                _ if len < 4 => bytes.get(i + 1..i + len).is_some_and(|tail| {
+            let plain = len < 4
+                && bytes.get(i + 1..i + len).is_some_and(|tail| {
                     let code = tail
                         .iter()
                         .fold(u32::from(lead) & (0x7f >> len), |acc, &b| {
                             (acc << 6) | u32::from(b & 0x3f)
                         });
                     self.plain_bmp[(code as usize) >> 6] & (1 << (code & 63)) != 0
-                }),
-                _ => false,
-            };
+                });
             let kept = plain
                 || (lead != b' '
                     && !self.user_lead[usize::from(lead)]

@@ -1,8 +1,9 @@
 //! Viterbi segmentation, following sentencepiece's `unigram::Model::EncodeOptimized`.
 //!
 //! Facts kept from sentencepiece so that results are identical:
-//! - the pieces in the lattice are the NORMAL, USER_DEFINED and UNUSED ones; UNUSED matches are
-//!   skipped; a USER_DEFINED piece of n bytes scores `0.1 * n - 0.1` (see [`user_defined_score`]);
+//! - the pieces in the lattice are the NORMAL and USER_DEFINED ones (sentencepiece skips UNUSED
+//!   matches; here they are left out of the trie); a USER_DEFINED piece of n bytes scores
+//!   `0.1 * n - 0.1` (see [`user_defined_score`]), which the trie stores with it;
 //! - where no piece covers exactly the next character, that character becomes an unknown node
 //!   scored `min_score - 10` (min and max over NORMAL pieces);
 //! - positions are UTF-8 byte offsets; starts are visited left to right, and at each start the
@@ -37,23 +38,15 @@ pub struct UnigramPiece {
     pub kind: PieceType,
 }
 
-/// A Unigram model: pieces with log-probability scores, and the trie over them.
+/// A Unigram model: pieces with log-probability scores, and the trie over them, which holds
+/// each piece's Viterbi score so that a match costs no second lookup.
 #[derive(Debug, Clone)]
 pub struct Unigram {
     pieces: Vec<UnigramPiece>,
-    /// Per id, what Viterbi needs, packed so its inner loop touches 8 bytes per match.
-    matches: Vec<(f32, MatchKind)>,
     trie: PieceTrie,
     unk_id: u32,
     min_score: f32,
     max_score: f32,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum MatchKind {
-    Scored,
-    UserDefined,
-    Unused,
 }
 
 /// Scores beyond this magnitude are rebased (sentencepiece 0.2.3's constant).
@@ -91,28 +84,17 @@ impl Unigram {
                 PieceType::Normal => {
                     min_score = min_score.min(p.score);
                     max_score = max_score.max(p.score);
-                    trie.insert(p.piece.as_bytes(), id as u32);
+                    trie.insert_scored(p.piece.as_bytes(), id as u32, p.score);
                 }
-                PieceType::UserDefined | PieceType::Unused => {
-                    trie.insert(p.piece.as_bytes(), id as u32)
+                PieceType::UserDefined => {
+                    let score = user_defined_score(p.piece.len());
+                    trie.insert_scored(p.piece.as_bytes(), id as u32, score);
                 }
                 _ => {}
             }
         }
-        let matches = pieces
-            .iter()
-            .map(|p| {
-                let kind = match p.kind {
-                    PieceType::UserDefined => MatchKind::UserDefined,
-                    PieceType::Unused => MatchKind::Unused,
-                    _ => MatchKind::Scored,
-                };
-                (p.score, kind)
-            })
-            .collect();
         Self {
             pieces,
-            matches,
             trie,
             unk_id,
             min_score,
@@ -217,17 +199,13 @@ impl Unigram {
             }
             let mblen = utf8_len(bytes[start]).min(size - start);
             let mut has_single_node = false;
-            self.trie.common_prefixes(&bytes[start..], |len, id| {
-                let (score, kind) = self.matches[id as usize];
-                let cand = match kind {
-                    MatchKind::Unused => return,
-                    MatchKind::UserDefined => user_defined_score(len) + here,
-                    MatchKind::Scored => score + here,
-                };
-                furthest = furthest.max(start + len);
-                relax(best, start + len, start, id, cand);
-                has_single_node |= len == mblen;
-            });
+            self.trie
+                .common_prefixes_scored(&bytes[start..], |len, id, score| {
+                    let cand = score + here;
+                    furthest = furthest.max(start + len);
+                    relax(best, start + len, start, id, cand);
+                    has_single_node |= len == mblen;
+                });
             if !has_single_node {
                 furthest = furthest.max(start + mblen);
                 relax(best, start + mblen, start, self.unk_id, unk_score + here);

@@ -2,7 +2,8 @@
 //!
 //! Built with a hash map of edges; the first lookup compiles it into a double array: state `s`
 //! has its child for byte `b` at `base(s) + b`, and that slot names its parent in `check`, so a
-//! walk reads one 12-byte unit per byte and never scans a list of labels. Children are placed
+//! walk reads one 16-byte unit per byte and never scans a list of labels. Each key may carry a
+//! score, stored in its unit so that a caller needs no second lookup per match. Children are placed
 //! breadth first, so the short pieces that every walk visits sit together near the start.
 
 use std::collections::VecDeque;
@@ -18,8 +19,8 @@ const GAP_SEARCH: usize = 32;
 #[derive(Debug, Clone)]
 pub struct PieceTrie {
     edges: FxHashMap<(u32, u8), u32>,
-    /// The piece id that ends at each node, if any.
-    values: Vec<Option<u32>>,
+    /// The piece id (and its score) that ends at each node, if any.
+    values: Vec<Option<(u32, f32)>>,
     compiled: OnceLock<DoubleArray>,
 }
 
@@ -32,6 +33,8 @@ struct Unit {
     check: u32,
     /// The piece id that ends here, or `NONE`.
     value: u32,
+    /// The score given with that piece.
+    score: f32,
 }
 
 /// The read-only form of the trie; state 0 is the root.
@@ -43,17 +46,20 @@ struct DoubleArray {
 impl DoubleArray {
     /// Lays out the trie given by `children` (each node's `(byte, child)` list, sorted by byte)
     /// breadth first, each node's children at the first base where all their slots are free.
-    fn build(children: &[Vec<(u8, u32)>], values: &[Option<u32>]) -> Self {
+    fn build(children: &[Vec<(u8, u32)>], values: &[Option<(u32, f32)>]) -> Self {
         let free = Unit {
             base: 0,
             check: NONE,
             value: NONE,
+            score: 0.0,
         };
         let mut units = vec![free; 256];
+        let (value, score) = values.first().copied().flatten().unwrap_or((NONE, 0.0));
         units[0] = Unit {
             base: 0,
             check: NONE - 1,
-            value: values.first().copied().flatten().unwrap_or(NONE),
+            value,
+            score,
         };
         let mut first_free = 1usize;
         let mut last_used = 0usize;
@@ -89,10 +95,12 @@ impl DoubleArray {
             for &(b, child) in kids {
                 let slot = base + usize::from(b);
                 last_used = last_used.max(slot);
+                let (value, score) = values[child as usize].unwrap_or((NONE, 0.0));
                 units[slot] = Unit {
                     base: 0,
                     check: state as u32,
-                    value: values[child as usize].unwrap_or(NONE),
+                    value,
+                    score,
                 };
                 queue.push_back((child, slot));
             }
@@ -118,6 +126,11 @@ impl PieceTrie {
 
     /// Adds `key` with `id`; a later insert of the same key keeps the first id.
     pub fn insert(&mut self, key: &[u8], id: u32) {
+        self.insert_scored(key, id, 0.0);
+    }
+
+    /// Adds `key` with `id` and a score that [`Self::common_prefixes_scored`] reports.
+    pub fn insert_scored(&mut self, key: &[u8], id: u32, score: f32) {
         self.compiled = OnceLock::new();
         let mut node = 0u32;
         for &byte in key {
@@ -129,7 +142,7 @@ impl PieceTrie {
         }
         let slot = &mut self.values[node as usize];
         if slot.is_none() {
-            *slot = Some(id);
+            *slot = Some((id, score));
         }
     }
 
@@ -163,6 +176,12 @@ impl PieceTrie {
     /// Calls `f(length, id)` for every key that is a prefix of `text`, shortest first.
     #[inline]
     pub fn common_prefixes(&self, text: &[u8], mut f: impl FnMut(usize, u32)) {
+        self.common_prefixes_scored(text, |len, id, _| f(len, id));
+    }
+
+    /// Calls `f(length, id, score)` for every key that is a prefix of `text`, shortest first.
+    #[inline]
+    pub fn common_prefixes_scored(&self, text: &[u8], mut f: impl FnMut(usize, u32, f32)) {
         let units = &self.compiled().units;
         let mut state = 0u32;
         let mut base = units[0].base as usize;
@@ -173,7 +192,7 @@ impl PieceTrie {
                 return;
             }
             if unit.value != NONE {
-                f(i + 1, unit.value);
+                f(i + 1, unit.value, unit.score);
             }
             state = slot as u32;
             base = unit.base as usize;

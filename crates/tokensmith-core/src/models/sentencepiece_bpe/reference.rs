@@ -1,19 +1,6 @@
-//! SentencePiece's BPE (`model_type=bpe`): merges chosen by piece score, not by merge rank.
-//!
-//! Facts kept from sentencepiece's `bpe_model.cc` so that results are identical:
-//! - the text starts as one symbol per UTF-8 character;
-//! - every adjacent pair whose concatenation is a NORMAL, USER_DEFINED or UNUSED piece is a
-//!   candidate; the candidate with the highest score merges first, the leftmost on ties;
-//! - a queued candidate is stale when either side is gone or the two sides' total length
-//!   changed (sentencepiece's own check, kept as it is);
-//! - a final symbol that is an UNUSED piece is split back into the pair that formed it;
-//! - a symbol that is not a piece gets the unknown id.
-//!
-//! User-defined symbols are matched first (longest match) and never merge.
-//!
-//! BPE dropout (Provilkov et al. 2020), as sentencepiece does it: each merge popped from the
-//! queue is skipped with probability `alpha`, and a skipped pair is only queued again if a
-//! neighbouring merge recreates it.
+//! The first SentencePiece BPE encoder, kept for tests: it looks every candidate pair up by its
+//! text and keeps one `String`-keyed map, which makes it easy to check against
+//! sentencepiece's `bpe_model.cc` line by line. `model.rs` must give the same spans.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -23,9 +10,9 @@ use rustc_hash::FxHashMap;
 use crate::formats::sentencepiece_model::PieceType;
 use crate::models::unigram::{PieceTrie, SplitMix64};
 
-/// A SentencePiece BPE model.
+/// A SentencePiece BPE model, encoded the plain way.
 #[derive(Debug, Clone)]
-pub struct SentencePieceBpe {
+pub struct ReferenceBpe {
     /// NORMAL, USER_DEFINED and UNUSED pieces: (id, score, is_unused).
     pieces: FxHashMap<String, (u32, f32, bool)>,
     unk_id: u32,
@@ -68,7 +55,7 @@ struct Symbol {
     freeze: bool,
 }
 
-impl SentencePieceBpe {
+impl ReferenceBpe {
     /// Builds the model from `(piece, score, type)` in id order.
     pub fn new<'a>(pieces: impl Iterator<Item = (&'a str, f32, PieceType)>, unk_id: u32) -> Self {
         let mut map = FxHashMap::default();
@@ -231,43 +218,5 @@ impl SentencePieceBpe {
                 _ => out.push((start, end, id)),
             },
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn merges_by_score_leftmost_on_ties() {
-        let pieces = [
-            ("<unk>", 0.0, PieceType::Unknown),
-            ("a", -1.0, PieceType::Normal),
-            ("b", -1.0, PieceType::Normal),
-            ("ab", -2.0, PieceType::Normal),
-            ("ba", -2.0, PieceType::Normal),
-            ("aba", -3.0, PieceType::Normal),
-        ];
-        let m = SentencePieceBpe::new(pieces.iter().map(|&(p, s, k)| (p, s, k)), 0);
-        // "abab": ab (left) and ba tie; the leftmost ab merges, then ab+ab is no piece.
-        assert_eq!(m.encode("abab"), vec![(0, 2, 3), (2, 4, 3)]);
-        assert_eq!(m.encode("abx"), vec![(0, 2, 3), (2, 3, 0)]);
-        assert_eq!(m.encode(""), vec![]);
-    }
-
-    #[test]
-    fn user_defined_symbols_never_merge() {
-        let pieces = [
-            ("<unk>", 0.0, PieceType::Unknown),
-            ("a", -1.0, PieceType::Normal),
-            ("b", -1.0, PieceType::Normal),
-            ("ab", -0.5, PieceType::Normal),
-            ("b", -1.0, PieceType::Normal),
-            ("ba", -0.1, PieceType::UserDefined),
-        ];
-        let m = SentencePieceBpe::new(pieces.iter().map(|&(p, s, k)| (p, s, k)), 0);
-        // "ba" is taken first as a frozen symbol, so "ab" cannot form across it.
-        assert_eq!(m.encode("aba"), vec![(0, 1, 1), (1, 3, 5)]);
-        assert_eq!(m.encode("abab"), vec![(0, 1, 1), (1, 3, 5), (3, 4, 2)]);
     }
 }
