@@ -45,12 +45,19 @@ type Tokens = Vec<(u32, usize, usize)>;
 const SHORT_WORD: usize = 32;
 
 /// A BPE model; build it with [`Bpe::builder`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Bpe {
     vocab: FxHashMap<String, u32>,
     /// `(left, right)` -> `(rank, merged id)`.
     merges: FxHashMap<(u32, u32), (u32, u32)>,
     unk: Option<(String, u32)>,
+    options: Options,
+    cache: WordCache,
+}
+
+/// The options a [`BpeBuilder`] sets and a [`Bpe`] keeps.
+#[derive(Clone, Debug, Default)]
+struct Options {
     prefix: Option<String>,
     suffix: Option<String>,
     fuse_unk: bool,
@@ -58,24 +65,16 @@ pub struct Bpe {
     ignore_merges: bool,
     /// BPE-dropout's probability of skipping a merge; `None` for 0.
     dropout: Option<f32>,
-    /// The tokens of words seen before, by word.
-    cache: RwLock<FxHashMap<String, Tokens>>,
 }
 
-impl Clone for Bpe {
+/// The tokens of words seen before, by word. A clone starts empty: the cache is a speed-up
+/// of one model value, not part of the model.
+#[derive(Debug, Default)]
+struct WordCache(RwLock<FxHashMap<String, Tokens>>);
+
+impl Clone for WordCache {
     fn clone(&self) -> Self {
-        Self {
-            vocab: self.vocab.clone(),
-            merges: self.merges.clone(),
-            unk: self.unk.clone(),
-            prefix: self.prefix.clone(),
-            suffix: self.suffix.clone(),
-            fuse_unk: self.fuse_unk,
-            byte_fallback: self.byte_fallback,
-            ignore_merges: self.ignore_merges,
-            dropout: self.dropout,
-            cache: RwLock::new(FxHashMap::default()),
-        }
+        Self::default()
     }
 }
 
@@ -84,12 +83,7 @@ impl Clone for Bpe {
 pub struct BpeBuilder {
     vocab: FxHashMap<String, u32>,
     unk: Option<String>,
-    prefix: Option<String>,
-    suffix: Option<String>,
-    fuse_unk: bool,
-    byte_fallback: bool,
-    ignore_merges: bool,
-    dropout: Option<f32>,
+    options: Options,
 }
 
 impl BpeBuilder {
@@ -100,33 +94,33 @@ impl BpeBuilder {
     }
     #[must_use]
     pub fn continuing_subword_prefix(mut self, prefix: Option<String>) -> Self {
-        self.prefix = prefix;
+        self.options.prefix = prefix;
         self
     }
     #[must_use]
     pub fn end_of_word_suffix(mut self, suffix: Option<String>) -> Self {
-        self.suffix = suffix;
+        self.options.suffix = suffix;
         self
     }
     #[must_use]
     pub fn fuse_unk(mut self, on: bool) -> Self {
-        self.fuse_unk = on;
+        self.options.fuse_unk = on;
         self
     }
     #[must_use]
     pub fn byte_fallback(mut self, on: bool) -> Self {
-        self.byte_fallback = on;
+        self.options.byte_fallback = on;
         self
     }
     #[must_use]
     pub fn ignore_merges(mut self, on: bool) -> Self {
-        self.ignore_merges = on;
+        self.options.ignore_merges = on;
         self
     }
     /// BPE-dropout's probability (0 to 1; `None` or 0 for none).
     #[must_use]
     pub fn dropout(mut self, p: Option<f32>) -> Self {
-        self.dropout = p;
+        self.options.dropout = p;
         self
     }
 
@@ -137,7 +131,7 @@ impl BpeBuilder {
             path: format!("model.merges[{i}]"),
             message: format!("{token:?} is not in model.vocab"),
         };
-        let prefix_len = self.prefix.as_ref().map_or(0, String::len);
+        let prefix_len = self.options.prefix.as_ref().map_or(0, String::len);
         let mut table = FxHashMap::default();
         for (i, (a, b)) in merges.iter().enumerate() {
             let a_id = *self.vocab.get(a).ok_or_else(|| missing(i, a))?;
@@ -148,7 +142,7 @@ impl BpeBuilder {
             let id = *self.vocab.get(&merged).ok_or_else(|| missing(i, &merged))?;
             table.insert((a_id, b_id), (i as u32, id));
         }
-        let dropout = match self.dropout {
+        let dropout = match self.options.dropout {
             Some(p) if !(0.0..=1.0).contains(&p) => {
                 return Err(Error::TokenizerJson {
                     path: "model.dropout".into(),
@@ -171,13 +165,11 @@ impl BpeBuilder {
             vocab: self.vocab,
             merges: table,
             unk,
-            prefix: self.prefix,
-            suffix: self.suffix,
-            fuse_unk: self.fuse_unk,
-            byte_fallback: self.byte_fallback,
-            ignore_merges: self.ignore_merges,
-            dropout,
-            cache: RwLock::new(FxHashMap::default()),
+            options: Options {
+                dropout,
+                ..self.options
+            },
+            cache: WordCache::default(),
         })
     }
 }
@@ -196,12 +188,7 @@ impl Bpe {
         BpeBuilder {
             vocab,
             unk: None,
-            prefix: None,
-            suffix: None,
-            fuse_unk: false,
-            byte_fallback: false,
-            ignore_merges: false,
-            dropout: None,
+            options: Options::default(),
         }
     }
 
@@ -223,7 +210,7 @@ impl Bpe {
             // The word as text, to look it up in the cache without allocating.
             static KEY: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
         }
-        if word.is_empty() || word.len() > CACHE_MAX_CHARS || self.dropout.is_some() {
+        if word.is_empty() || word.len() > CACHE_MAX_CHARS || self.options.dropout.is_some() {
             out.extend(self.tokenize_uncached(word));
             return;
         }
@@ -231,7 +218,7 @@ impl Bpe {
             key.clear();
             key.extend(word);
             // A poisoned lock only means another thread panicked mid-insert; skip the cache.
-            if let Ok(cache) = self.cache.read() {
+            if let Ok(cache) = self.cache.0.read() {
                 if let Some(hit) = cache.get(key.as_str()) {
                     out.extend_from_slice(hit);
                     return;
@@ -239,7 +226,7 @@ impl Bpe {
             }
             let tokens = self.tokenize_uncached(word);
             out.extend_from_slice(&tokens);
-            if let Ok(mut cache) = self.cache.write() {
+            if let Ok(mut cache) = self.cache.0.write() {
                 if cache.len() < CACHE_CAPACITY {
                     cache.insert(key.clone(), tokens);
                 }
@@ -251,14 +238,14 @@ impl Bpe {
         if word.is_empty() {
             return Vec::new();
         }
-        if self.ignore_merges && self.dropout.is_none() {
+        if self.options.ignore_merges && self.options.dropout.is_none() {
             let whole: String = word.iter().collect();
             if let Some(&id) = self.vocab.get(&whole) {
                 return vec![(id, 0, word.len())];
             }
         }
         let mut symbols = self.initial_symbols(word);
-        match self.dropout {
+        match self.options.dropout {
             Some(p) => self.merge_by_queue(&mut symbols, || uniform() < p),
             None => self.merge_all(&mut symbols),
         }
@@ -272,13 +259,13 @@ impl Bpe {
         for (i, &c) in word.iter().enumerate() {
             s.clear();
             if i > 0 {
-                if let Some(p) = &self.prefix {
+                if let Some(p) = &self.options.prefix {
                     s.push_str(p);
                 }
             }
             s.push(c);
             if i + 1 == word.len() {
-                if let Some(x) = &self.suffix {
+                if let Some(x) = &self.options.suffix {
                     s.push_str(x);
                 }
             }
@@ -291,7 +278,7 @@ impl Bpe {
                 });
                 continue;
             }
-            if self.byte_fallback {
+            if self.options.byte_fallback {
                 let bytes: Option<Vec<u32>> = s
                     .bytes()
                     .map(|b| self.vocab.get(&format!("<0x{b:02X}>")).copied())
@@ -308,7 +295,7 @@ impl Bpe {
             }
             if let Some((_, unk_id)) = &self.unk {
                 unk = match unk {
-                    Some(mut u) if self.fuse_unk => {
+                    Some(mut u) if self.options.fuse_unk => {
                         u.end = i + 1;
                         Some(u)
                     }
@@ -568,6 +555,23 @@ mod tests {
             assert!(tokens.windows(2).all(|w| w[0].2 == w[1].1));
             assert_eq!(tokens.last().map(|t| t.2), Some(4));
         }
+    }
+
+    #[test]
+    fn a_clone_keeps_the_options_and_starts_with_an_empty_cache() {
+        let tokens = ["<unk>", "a", "b", "ab"];
+        let bpe = model(&tokens)
+            .unk_token(Some("<unk>".into()))
+            .fuse_unk(true)
+            .build(merges(&[("a", "b")]))
+            .unwrap();
+        let word: Vec<char> = "abxy".chars().collect();
+        let expected = [(3, 0, 2), (0, 2, 4)];
+        assert_eq!(bpe.tokenize(&word), expected);
+        assert_eq!(bpe.cache.0.read().unwrap().len(), 1);
+        let copy = bpe.clone();
+        assert!(copy.cache.0.read().unwrap().is_empty());
+        assert_eq!(copy.tokenize(&word), expected);
     }
 
     #[test]
