@@ -28,18 +28,10 @@
 //! come from a per-thread xorshift64* generator seeded from std's `RandomState` keys (random
 //! per process and thread); it is not seedable, so results vary between calls and runs.
 
+use super::word_cache::{Tokens, WordCache};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
-use std::sync::RwLock;
-
-/// Words remembered by [`Bpe::tokenize`]; once full, new words are no longer added (HF's
-/// cache has the same policy and size).
-const CACHE_CAPACITY: usize = 10_000;
-/// Longer words are not cached (they are rare, and each would hold much memory).
-const CACHE_MAX_CHARS: usize = 256;
-
-type Tokens = Vec<(u32, usize, usize)>;
 
 /// Words up to this many symbols are merged by scanning, longer ones through a queue.
 const SHORT_WORD: usize = 32;
@@ -52,8 +44,16 @@ pub struct Bpe {
     merges: FxHashMap<(u32, u32), (u32, u32)>,
     unk: Option<(String, u32)>,
     options: Options,
+    /// The id of each character below [`PLAIN_CHARS`] as a token of its own (no prefix or
+    /// suffix), `NONE` when it has none: most symbols are found here without a string.
+    plain_ids: Vec<u32>,
     cache: WordCache,
 }
+
+/// Characters below this code point have their own-token id in [`Bpe`]'s table (Latin,
+/// Greek, Cyrillic and GPT-2's byte alphabet).
+const PLAIN_CHARS: u32 = 0x500;
+const NONE: u32 = u32::MAX;
 
 /// The options a [`BpeBuilder`] sets and a [`Bpe`] keeps.
 #[derive(Clone, Debug, Default)]
@@ -65,17 +65,6 @@ struct Options {
     ignore_merges: bool,
     /// BPE-dropout's probability of skipping a merge; `None` for 0.
     dropout: Option<f32>,
-}
-
-/// The tokens of words seen before, by word. A clone starts empty: the cache is a speed-up
-/// of one model value, not part of the model.
-#[derive(Debug, Default)]
-struct WordCache(RwLock<FxHashMap<String, Tokens>>);
-
-impl Clone for WordCache {
-    fn clone(&self) -> Self {
-        Self::default()
-    }
 }
 
 /// The options of a [`Bpe`], before its merges are resolved.
@@ -161,10 +150,19 @@ impl BpeBuilder {
                 Some((u, id))
             }
         };
+        let plain_ids = (0..PLAIN_CHARS)
+            .map(|c| {
+                char::from_u32(c)
+                    .and_then(|c| self.vocab.get(c.encode_utf8(&mut [0; 4]) as &str))
+                    .copied()
+                    .unwrap_or(NONE)
+            })
+            .collect();
         Ok(Bpe {
             vocab: self.vocab,
             merges: table,
             unk,
+            plain_ids,
             options: Options {
                 dropout,
                 ..self.options
@@ -206,32 +204,12 @@ impl Bpe {
 
     /// Appends the tokens of one word to `out`, as [`Self::tokenize`] gives them.
     pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
-        thread_local! {
-            // The word as text, to look it up in the cache without allocating.
-            static KEY: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-        }
-        if word.is_empty() || word.len() > CACHE_MAX_CHARS || self.options.dropout.is_some() {
+        if self.options.dropout.is_some() {
             out.extend(self.tokenize_uncached(word));
-            return;
+        } else {
+            self.cache
+                .tokenize_into(word, out, |w| self.tokenize_uncached(w));
         }
-        KEY.with_borrow_mut(|key| {
-            key.clear();
-            key.extend(word);
-            // A poisoned lock only means another thread panicked mid-insert; skip the cache.
-            if let Ok(cache) = self.cache.0.read() {
-                if let Some(hit) = cache.get(key.as_str()) {
-                    out.extend_from_slice(hit);
-                    return;
-                }
-            }
-            let tokens = self.tokenize_uncached(word);
-            out.extend_from_slice(&tokens);
-            if let Ok(mut cache) = self.cache.0.write() {
-                if cache.len() < CACHE_CAPACITY {
-                    cache.insert(key.clone(), tokens);
-                }
-            }
-        });
     }
 
     fn tokenize_uncached(&self, word: &[char]) -> Tokens {
@@ -256,7 +234,21 @@ impl Bpe {
         let mut out: Vec<Symbol> = Vec::with_capacity(word.len());
         let mut unk: Option<Symbol> = None;
         let mut s = String::new();
+        let plain_first = self.options.prefix.is_none();
+        let plain_last = self.options.suffix.is_none();
         for (i, &c) in word.iter().enumerate() {
+            if (i == 0 || plain_first) && (i + 1 < word.len() || plain_last) {
+                let id = self.plain_ids.get(c as usize).copied().unwrap_or(NONE);
+                if id != NONE {
+                    out.extend(unk.take());
+                    out.push(Symbol {
+                        id,
+                        start: i,
+                        end: i + 1,
+                    });
+                    continue;
+                }
+            }
             s.clear();
             if i > 0 {
                 if let Some(p) = &self.options.prefix {
@@ -327,24 +319,35 @@ impl Bpe {
         self.merges.get(&(left.id, right.id)).copied()
     }
 
-    /// Short words: scan for the best pair at every step (quadratic, but no allocation).
+    /// Short words: the rank of every adjacent pair is kept in a list, scanned for the
+    /// lowest at every step; a merge looks up only the two pairs it changes.
     fn merge_by_scan(&self, symbols: &mut Vec<Symbol>) {
+        const NO_MERGE: (u32, u32) = (u32::MAX, 0);
+        let pair = |l: &Symbol, r: &Symbol| self.lookup(l, r).unwrap_or(NO_MERGE);
+        let mut pairs: Vec<(u32, u32)> = symbols.windows(2).map(|w| pair(&w[0], &w[1])).collect();
         loop {
-            let mut best: Option<(u32, usize, u32)> = None;
-            for i in 0..symbols.len().saturating_sub(1) {
-                if let Some((rank, id)) = self.lookup(&symbols[i], &symbols[i + 1]) {
-                    if best.is_none_or(|(r, _, _)| rank < r) {
-                        best = Some((rank, i, id));
-                    }
+            let mut best: Option<usize> = None;
+            let mut lowest = u32::MAX;
+            for (i, &(rank, _)) in pairs.iter().enumerate() {
+                if rank < lowest {
+                    lowest = rank;
+                    best = Some(i);
                 }
             }
-            let Some((_, i, id)) = best else { return };
+            let Some(i) = best else { return };
             symbols[i] = Symbol {
-                id,
+                id: pairs[i].1,
                 start: symbols[i].start,
                 end: symbols[i + 1].end,
             };
             symbols.remove(i + 1);
+            pairs.remove(i);
+            if i > 0 {
+                pairs[i - 1] = pair(&symbols[i - 1], &symbols[i]);
+            }
+            if i < pairs.len() {
+                pairs[i] = pair(&symbols[i], &symbols[i + 1]);
+            }
         }
     }
 
@@ -568,9 +571,9 @@ mod tests {
         let word: Vec<char> = "abxy".chars().collect();
         let expected = [(3, 0, 2), (0, 2, 4)];
         assert_eq!(bpe.tokenize(&word), expected);
-        assert_eq!(bpe.cache.0.read().unwrap().len(), 1);
+        assert_eq!(bpe.cache.len(), 1);
         let copy = bpe.clone();
-        assert!(copy.cache.0.read().unwrap().is_empty());
+        assert!(copy.cache.is_empty());
         assert_eq!(copy.tokenize(&word), expected);
     }
 
