@@ -237,31 +237,27 @@ impl Bpe {
         let plain_first = self.options.prefix.is_none();
         let plain_last = self.options.suffix.is_none();
         for (i, &c) in word.iter().enumerate() {
-            if (i == 0 || plain_first) && (i + 1 < word.len() || plain_last) {
-                let id = self.plain_ids.get(c as usize).copied().unwrap_or(NONE);
-                if id != NONE {
-                    out.extend(unk.take());
-                    out.push(Symbol {
-                        id,
-                        start: i,
-                        end: i + 1,
-                    });
-                    continue;
+            let plain = (i == 0 || plain_first) && (i + 1 < word.len() || plain_last);
+            let mut found = match self.plain_ids.get(c as usize) {
+                Some(&id) if plain && id != NONE => Some(id),
+                _ => None,
+            };
+            if found.is_none() {
+                s.clear();
+                if i > 0 {
+                    if let Some(p) = &self.options.prefix {
+                        s.push_str(p);
+                    }
                 }
-            }
-            s.clear();
-            if i > 0 {
-                if let Some(p) = &self.options.prefix {
-                    s.push_str(p);
+                s.push(c);
+                if i + 1 == word.len() {
+                    if let Some(x) = &self.options.suffix {
+                        s.push_str(x);
+                    }
                 }
+                found = self.vocab.get(&s).copied();
             }
-            s.push(c);
-            if i + 1 == word.len() {
-                if let Some(x) = &self.options.suffix {
-                    s.push_str(x);
-                }
-            }
-            if let Some(&id) = self.vocab.get(&s) {
+            if let Some(id) = found {
                 out.extend(unk.take());
                 out.push(Symbol {
                     id,
