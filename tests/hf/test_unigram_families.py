@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import tokensmith
-from hf_families import ENGLISH_SPM_MODEL, spm_unigram_model, unigram_style
+from family_builders import ENGLISH_SPM_MODEL, spm_unigram_model, unigram_style
 from hf_parity import (
     assert_code_points_same_as_hf,
     assert_same_as_hf,

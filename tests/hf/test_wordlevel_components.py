@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import tokensmith
-from hf_families import WORDLEVEL_KINDS, wordlevel_style
+from family_builders import WORDLEVEL_KINDS, wordlevel_style
 from hf_parity import assert_code_points_same_as_hf, assert_same_as_hf, texts_of
 
 
