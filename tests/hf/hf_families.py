@@ -14,9 +14,8 @@ import json
 from pathlib import Path
 
 import tokensmith
+from family_builders import regex_bpe_style, spm_unigram_model, unigram_style
 from test_byte_level_parity import _hf_gpt2, _hf_roberta
-from test_regex_bpe_families import _train as _train_regex_bpe
-from test_unigram_families import _convert, _train_multilingual
 from tokensmith.llama_layout import llama2_layout
 
 # Each family's pad token; Llama 2 has none, so a token outside its vocabulary is used, as
@@ -70,10 +69,10 @@ def build(family: str, lines: list[str], out: Path) -> Path:
     if family == "llama2":
         return llama2(lines, out)
     if family == "t5":
-        model = _train_multilingual(out, byte_fallback=False)
-        return _convert("t5", model, False, False, out)
+        model = spm_unigram_model("multi", out)
+        return unigram_style("t5", model, False, False, out)
     if family == "llama3":
-        return _train_regex_bpe("llama3", out)
+        return regex_bpe_style("llama3", out)
     raise ValueError(family)
 
 

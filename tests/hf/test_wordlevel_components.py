@@ -10,72 +10,15 @@ from pathlib import Path
 
 import pytest
 import tokensmith
+from family_builders import WORDLEVEL_KINDS, wordlevel_style
 from hf_parity import assert_code_points_same_as_hf, assert_same_as_hf, texts_of
 
-DATA = Path(__file__).parent.parent / "data"
-SPECIALS = ["<unk>", "<pad>", "<s>", "</s>", "|"]
 
-
-def _train(kind: str, out: Path) -> Path:
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
-    from tokenizers.trainers import WordLevelTrainer
-
-    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
-    if kind == "nfkc-scripts":
-        tok.normalizer = normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()])
-        tok.pre_tokenizer = pre_tokenizers.Sequence(
-            [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.UnicodeScripts()]
-        )
-    elif kind in ("nfc-whitespace", "nfkc-whitespace"):
-        tok.normalizer = normalizers.NFC() if kind == "nfc-whitespace" else normalizers.NFKC()
-        tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    elif kind == "nfc-scripts-only":
-        tok.normalizer = normalizers.NFC()
-        tok.pre_tokenizer = pre_tokenizers.UnicodeScripts()
-    elif kind == "bytelevel-fixed":
-        tok.normalizer = normalizers.ByteLevel()
-        tok.pre_tokenizer = pre_tokenizers.FixedLength(length=3)
-    elif kind == "ctc-chars":
-        tok.normalizer = normalizers.Sequence([normalizers.NFC(), normalizers.Replace(" ", "|")])
-        tok.pre_tokenizer = pre_tokenizers.FixedLength(length=1)
-        tok.decoder = decoders.CTC(pad_token="<pad>", word_delimiter_token="|")
-    else:
-        raise ValueError(kind)
-    trainer = WordLevelTrainer(vocab_size=4000, min_frequency=2, special_tokens=SPECIALS)
-    tok.train([str(DATA / "multilingual.txt")], trainer)
-    bos, eos = tok.token_to_id("<s>"), tok.token_to_id("</s>")
-    template = processors.TemplateProcessing(
-        single="<s> $A </s>",
-        pair="<s> $A </s> $B:1 </s>:1",
-        special_tokens=[("<s>", bos), ("</s>", eos)],
-    )
-    if kind == "bytelevel-fixed":
-        # Llama 3's shape: offsets trimmed (ByteLevel) before the template.
-        tok.post_processor = processors.Sequence(
-            [processors.ByteLevel(trim_offsets=True, add_prefix_space=False), template]
-        )
-    else:
-        tok.post_processor = template
-    path = out / f"{kind}.json"
-    tok.save(str(path))
-    return path
-
-
-KINDS = [
-    "nfkc-scripts",
-    "nfc-scripts-only",
-    "bytelevel-fixed",
-    "ctc-chars",
-    "nfc-whitespace",
-    "nfkc-whitespace",
-]
-
-
-@pytest.fixture(scope="module", params=KINDS)
+@pytest.fixture(scope="module", params=WORDLEVEL_KINDS)
 def wordlevel_json(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Path:
-    return _train(request.param, tmp_path_factory.mktemp("wordlevel"))
+    return wordlevel_style(request.param, tmp_path_factory.mktemp("wordlevel"))
 
 
 def test_identical_to_hf_tokenizers(wordlevel_json: Path, multilingual_lines: list[str]) -> None:
@@ -87,7 +30,7 @@ def test_every_code_point(kind: str, tmp_path: Path) -> None:
     """NFC, NFKC, ByteLevel and FixedLength on all of Unicode. The UnicodeScripts kinds are
     not swept: HF's script table is Unicode 9.0 and tokensmith's is newer
     (docs/hf_tokenizer.md), so characters assigned since 9.0 are cut differently."""
-    assert_code_points_same_as_hf(_train(kind, tmp_path))
+    assert_code_points_same_as_hf(wordlevel_style(kind, tmp_path))
 
 
 def test_unknown_words_are_the_unk_token(wordlevel_json: Path) -> None:
@@ -110,7 +53,7 @@ def test_ctc_decoder_collapses_repeats(tmp_path: Path) -> None:
     """Repeated ids and pads, as a CTC model emits them, decode as HF decodes them."""
     from tokenizers import Tokenizer as HfTokenizer
 
-    path = _train("ctc-chars", tmp_path)
+    path = wordlevel_style("ctc-chars", tmp_path)
     hf = HfTokenizer.from_file(str(path))
     ours = tokensmith.Tokenizer.from_file(path)
     pad = hf.token_to_id("<pad>")

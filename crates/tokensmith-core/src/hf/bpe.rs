@@ -28,29 +28,36 @@
 //! come from a per-thread xorshift64* generator seeded from std's `RandomState` keys (random
 //! per process and thread); it is not seedable, so results vary between calls and runs.
 
+use super::word_cache::{Tokens, WordCache};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::cell::Cell;
-use std::sync::RwLock;
-
-/// Words remembered by [`Bpe::tokenize`]; once full, new words are no longer added (HF's
-/// cache has the same policy and size).
-const CACHE_CAPACITY: usize = 10_000;
-/// Longer words are not cached (they are rare, and each would hold much memory).
-const CACHE_MAX_CHARS: usize = 256;
-
-type Tokens = Vec<(u32, usize, usize)>;
 
 /// Words up to this many symbols are merged by scanning, longer ones through a queue.
 const SHORT_WORD: usize = 32;
 
 /// A BPE model; build it with [`Bpe::builder`].
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Bpe {
     vocab: FxHashMap<String, u32>,
     /// `(left, right)` -> `(rank, merged id)`.
     merges: FxHashMap<(u32, u32), (u32, u32)>,
     unk: Option<(String, u32)>,
+    options: Options,
+    /// The id of each character below [`PLAIN_CHARS`] as a token of its own (no prefix or
+    /// suffix), `NONE` when it has none: most symbols are found here without a string.
+    plain_ids: Vec<u32>,
+    cache: WordCache,
+}
+
+/// Characters below this code point have their own-token id in [`Bpe`]'s table (Latin,
+/// Greek, Cyrillic and GPT-2's byte alphabet).
+const PLAIN_CHARS: u32 = 0x500;
+const NONE: u32 = u32::MAX;
+
+/// The options a [`BpeBuilder`] sets and a [`Bpe`] keeps.
+#[derive(Clone, Debug, Default)]
+struct Options {
     prefix: Option<String>,
     suffix: Option<String>,
     fuse_unk: bool,
@@ -58,25 +65,6 @@ pub struct Bpe {
     ignore_merges: bool,
     /// BPE-dropout's probability of skipping a merge; `None` for 0.
     dropout: Option<f32>,
-    /// The tokens of words seen before, by word.
-    cache: RwLock<FxHashMap<String, Tokens>>,
-}
-
-impl Clone for Bpe {
-    fn clone(&self) -> Self {
-        Self {
-            vocab: self.vocab.clone(),
-            merges: self.merges.clone(),
-            unk: self.unk.clone(),
-            prefix: self.prefix.clone(),
-            suffix: self.suffix.clone(),
-            fuse_unk: self.fuse_unk,
-            byte_fallback: self.byte_fallback,
-            ignore_merges: self.ignore_merges,
-            dropout: self.dropout,
-            cache: RwLock::new(FxHashMap::default()),
-        }
-    }
 }
 
 /// The options of a [`Bpe`], before its merges are resolved.
@@ -84,12 +72,7 @@ impl Clone for Bpe {
 pub struct BpeBuilder {
     vocab: FxHashMap<String, u32>,
     unk: Option<String>,
-    prefix: Option<String>,
-    suffix: Option<String>,
-    fuse_unk: bool,
-    byte_fallback: bool,
-    ignore_merges: bool,
-    dropout: Option<f32>,
+    options: Options,
 }
 
 impl BpeBuilder {
@@ -100,33 +83,33 @@ impl BpeBuilder {
     }
     #[must_use]
     pub fn continuing_subword_prefix(mut self, prefix: Option<String>) -> Self {
-        self.prefix = prefix;
+        self.options.prefix = prefix;
         self
     }
     #[must_use]
     pub fn end_of_word_suffix(mut self, suffix: Option<String>) -> Self {
-        self.suffix = suffix;
+        self.options.suffix = suffix;
         self
     }
     #[must_use]
     pub fn fuse_unk(mut self, on: bool) -> Self {
-        self.fuse_unk = on;
+        self.options.fuse_unk = on;
         self
     }
     #[must_use]
     pub fn byte_fallback(mut self, on: bool) -> Self {
-        self.byte_fallback = on;
+        self.options.byte_fallback = on;
         self
     }
     #[must_use]
     pub fn ignore_merges(mut self, on: bool) -> Self {
-        self.ignore_merges = on;
+        self.options.ignore_merges = on;
         self
     }
     /// BPE-dropout's probability (0 to 1; `None` or 0 for none).
     #[must_use]
     pub fn dropout(mut self, p: Option<f32>) -> Self {
-        self.dropout = p;
+        self.options.dropout = p;
         self
     }
 
@@ -137,7 +120,7 @@ impl BpeBuilder {
             path: format!("model.merges[{i}]"),
             message: format!("{token:?} is not in model.vocab"),
         };
-        let prefix_len = self.prefix.as_ref().map_or(0, String::len);
+        let prefix_len = self.options.prefix.as_ref().map_or(0, String::len);
         let mut table = FxHashMap::default();
         for (i, (a, b)) in merges.iter().enumerate() {
             let a_id = *self.vocab.get(a).ok_or_else(|| missing(i, a))?;
@@ -148,7 +131,7 @@ impl BpeBuilder {
             let id = *self.vocab.get(&merged).ok_or_else(|| missing(i, &merged))?;
             table.insert((a_id, b_id), (i as u32, id));
         }
-        let dropout = match self.dropout {
+        let dropout = match self.options.dropout {
             Some(p) if !(0.0..=1.0).contains(&p) => {
                 return Err(Error::TokenizerJson {
                     path: "model.dropout".into(),
@@ -167,17 +150,24 @@ impl BpeBuilder {
                 Some((u, id))
             }
         };
+        let plain_ids = (0..PLAIN_CHARS)
+            .map(|c| {
+                char::from_u32(c)
+                    .and_then(|c| self.vocab.get(c.encode_utf8(&mut [0; 4]) as &str))
+                    .copied()
+                    .unwrap_or(NONE)
+            })
+            .collect();
         Ok(Bpe {
             vocab: self.vocab,
             merges: table,
             unk,
-            prefix: self.prefix,
-            suffix: self.suffix,
-            fuse_unk: self.fuse_unk,
-            byte_fallback: self.byte_fallback,
-            ignore_merges: self.ignore_merges,
-            dropout,
-            cache: RwLock::new(FxHashMap::default()),
+            plain_ids,
+            options: Options {
+                dropout,
+                ..self.options
+            },
+            cache: WordCache::default(),
         })
     }
 }
@@ -196,12 +186,7 @@ impl Bpe {
         BpeBuilder {
             vocab,
             unk: None,
-            prefix: None,
-            suffix: None,
-            fuse_unk: false,
-            byte_fallback: false,
-            ignore_merges: false,
-            dropout: None,
+            options: Options::default(),
         }
     }
 
@@ -219,46 +204,26 @@ impl Bpe {
 
     /// Appends the tokens of one word to `out`, as [`Self::tokenize`] gives them.
     pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
-        thread_local! {
-            // The word as text, to look it up in the cache without allocating.
-            static KEY: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-        }
-        if word.is_empty() || word.len() > CACHE_MAX_CHARS || self.dropout.is_some() {
+        if self.options.dropout.is_some() {
             out.extend(self.tokenize_uncached(word));
-            return;
+        } else {
+            self.cache
+                .tokenize_into(word, out, |w| self.tokenize_uncached(w));
         }
-        KEY.with_borrow_mut(|key| {
-            key.clear();
-            key.extend(word);
-            // A poisoned lock only means another thread panicked mid-insert; skip the cache.
-            if let Ok(cache) = self.cache.read() {
-                if let Some(hit) = cache.get(key.as_str()) {
-                    out.extend_from_slice(hit);
-                    return;
-                }
-            }
-            let tokens = self.tokenize_uncached(word);
-            out.extend_from_slice(&tokens);
-            if let Ok(mut cache) = self.cache.write() {
-                if cache.len() < CACHE_CAPACITY {
-                    cache.insert(key.clone(), tokens);
-                }
-            }
-        });
     }
 
     fn tokenize_uncached(&self, word: &[char]) -> Tokens {
         if word.is_empty() {
             return Vec::new();
         }
-        if self.ignore_merges && self.dropout.is_none() {
+        if self.options.ignore_merges && self.options.dropout.is_none() {
             let whole: String = word.iter().collect();
             if let Some(&id) = self.vocab.get(&whole) {
                 return vec![(id, 0, word.len())];
             }
         }
         let mut symbols = self.initial_symbols(word);
-        match self.dropout {
+        match self.options.dropout {
             Some(p) => self.merge_by_queue(&mut symbols, || uniform() < p),
             None => self.merge_all(&mut symbols),
         }
@@ -269,20 +234,30 @@ impl Bpe {
         let mut out: Vec<Symbol> = Vec::with_capacity(word.len());
         let mut unk: Option<Symbol> = None;
         let mut s = String::new();
+        let plain_first = self.options.prefix.is_none();
+        let plain_last = self.options.suffix.is_none();
         for (i, &c) in word.iter().enumerate() {
-            s.clear();
-            if i > 0 {
-                if let Some(p) = &self.prefix {
-                    s.push_str(p);
+            let plain = (i == 0 || plain_first) && (i + 1 < word.len() || plain_last);
+            let mut found = match self.plain_ids.get(c as usize) {
+                Some(&id) if plain && id != NONE => Some(id),
+                _ => None,
+            };
+            if found.is_none() {
+                s.clear();
+                if i > 0 {
+                    if let Some(p) = &self.options.prefix {
+                        s.push_str(p);
+                    }
                 }
-            }
-            s.push(c);
-            if i + 1 == word.len() {
-                if let Some(x) = &self.suffix {
-                    s.push_str(x);
+                s.push(c);
+                if i + 1 == word.len() {
+                    if let Some(x) = &self.options.suffix {
+                        s.push_str(x);
+                    }
                 }
+                found = self.vocab.get(&s).copied();
             }
-            if let Some(&id) = self.vocab.get(&s) {
+            if let Some(id) = found {
                 out.extend(unk.take());
                 out.push(Symbol {
                     id,
@@ -291,7 +266,7 @@ impl Bpe {
                 });
                 continue;
             }
-            if self.byte_fallback {
+            if self.options.byte_fallback {
                 let bytes: Option<Vec<u32>> = s
                     .bytes()
                     .map(|b| self.vocab.get(&format!("<0x{b:02X}>")).copied())
@@ -308,7 +283,7 @@ impl Bpe {
             }
             if let Some((_, unk_id)) = &self.unk {
                 unk = match unk {
-                    Some(mut u) if self.fuse_unk => {
+                    Some(mut u) if self.options.fuse_unk => {
                         u.end = i + 1;
                         Some(u)
                     }
@@ -340,24 +315,35 @@ impl Bpe {
         self.merges.get(&(left.id, right.id)).copied()
     }
 
-    /// Short words: scan for the best pair at every step (quadratic, but no allocation).
+    /// Short words: the rank of every adjacent pair is kept in a list, scanned for the
+    /// lowest at every step; a merge looks up only the two pairs it changes.
     fn merge_by_scan(&self, symbols: &mut Vec<Symbol>) {
+        const NO_MERGE: (u32, u32) = (u32::MAX, 0);
+        let pair = |l: &Symbol, r: &Symbol| self.lookup(l, r).unwrap_or(NO_MERGE);
+        let mut pairs: Vec<(u32, u32)> = symbols.windows(2).map(|w| pair(&w[0], &w[1])).collect();
         loop {
-            let mut best: Option<(u32, usize, u32)> = None;
-            for i in 0..symbols.len().saturating_sub(1) {
-                if let Some((rank, id)) = self.lookup(&symbols[i], &symbols[i + 1]) {
-                    if best.is_none_or(|(r, _, _)| rank < r) {
-                        best = Some((rank, i, id));
-                    }
+            let mut best: Option<usize> = None;
+            let mut lowest = u32::MAX;
+            for (i, &(rank, _)) in pairs.iter().enumerate() {
+                if rank < lowest {
+                    lowest = rank;
+                    best = Some(i);
                 }
             }
-            let Some((_, i, id)) = best else { return };
+            let Some(i) = best else { return };
             symbols[i] = Symbol {
-                id,
+                id: pairs[i].1,
                 start: symbols[i].start,
                 end: symbols[i + 1].end,
             };
             symbols.remove(i + 1);
+            pairs.remove(i);
+            if i > 0 {
+                pairs[i - 1] = pair(&symbols[i - 1], &symbols[i]);
+            }
+            if i < pairs.len() {
+                pairs[i] = pair(&symbols[i], &symbols[i + 1]);
+            }
         }
     }
 
@@ -568,6 +554,23 @@ mod tests {
             assert!(tokens.windows(2).all(|w| w[0].2 == w[1].1));
             assert_eq!(tokens.last().map(|t| t.2), Some(4));
         }
+    }
+
+    #[test]
+    fn a_clone_keeps_the_options_and_starts_with_an_empty_cache() {
+        let tokens = ["<unk>", "a", "b", "ab"];
+        let bpe = model(&tokens)
+            .unk_token(Some("<unk>".into()))
+            .fuse_unk(true)
+            .build(merges(&[("a", "b")]))
+            .unwrap();
+        let word: Vec<char> = "abxy".chars().collect();
+        let expected = [(3, 0, 2), (0, 2, 4)];
+        assert_eq!(bpe.tokenize(&word), expected);
+        assert_eq!(bpe.cache.len(), 1);
+        let copy = bpe.clone();
+        assert!(copy.cache.is_empty());
+        assert_eq!(copy.tokenize(&word), expected);
     }
 
     #[test]

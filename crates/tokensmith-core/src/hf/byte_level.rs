@@ -78,12 +78,35 @@ impl ByteLevel {
         if self.add_prefix_space && piece.chars().first() != Some(&' ') {
             piece.prepend(' ');
         }
-        let words = if self.use_regex {
-            gpt2_words(piece.chars())
-        } else if piece.is_empty() {
+        let whole = if piece.is_empty() {
             Vec::new()
         } else {
             vec![(0, piece.len())]
+        };
+        self.cut_within(piece, whole)
+    }
+
+    /// [`Self::cut`] run on each of `ranges` (in order, not overlapping) of `piece` as a piece
+    /// of its own, without the prefix space: the piece spelled in GPT-2's byte alphabet, and
+    /// the words of the ranges as ranges of those characters. A [`super::pre_tokenizers`]
+    /// `Sequence` that ends with ByteLevel uses it instead of one string per word.
+    pub fn cut_within(
+        &self,
+        mut piece: NormalizedString,
+        ranges: Vec<(usize, usize)>,
+    ) -> (NormalizedString, Vec<(usize, usize)>) {
+        let words = if self.use_regex {
+            let mut words = Vec::with_capacity(ranges.len());
+            for (s, e) in ranges {
+                words.extend(
+                    gpt2_words(&piece.chars()[s..e])
+                        .into_iter()
+                        .map(|(a, b)| (a + s, b + s)),
+                );
+            }
+            words
+        } else {
+            ranges
         };
         // Each character becomes one per UTF-8 byte: move the ranges with them.
         let chars = piece.chars();

@@ -43,6 +43,7 @@ pub mod transform;
 pub mod truncation;
 pub mod unicode_scripts;
 pub mod unigram;
+pub mod word_cache;
 pub mod wordlevel;
 pub mod wordpiece;
 

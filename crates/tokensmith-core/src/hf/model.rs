@@ -31,8 +31,8 @@ impl Model {
         match self {
             Model::WordPiece(m) => m.tokenize_into(word, out),
             Model::Bpe(m) => m.tokenize_into(word, out),
-            Model::Unigram(m) => out.extend(m.tokenize(word)),
-            Model::WordLevel(m) => out.extend(m.tokenize(word)),
+            Model::Unigram(m) => m.tokenize_into(word, out),
+            Model::WordLevel(m) => m.tokenize_into(word, out),
         }
     }
 

@@ -87,7 +87,10 @@ impl PreTokenizer {
                 let ranges = s.split(&piece);
                 (piece, ranges)
             }
-            PreTokenizer::Sequence(_) => return Words::Owned(self.words_of(piece)),
+            PreTokenizer::Sequence(all) => match Self::cut_sequence(all, piece) {
+                Ok(cut) => cut,
+                Err(piece) => return Words::Owned(self.words_of(piece)),
+            },
             _ => {
                 let ranges = self.split(piece.chars());
                 (piece, ranges)
@@ -95,6 +98,57 @@ impl PreTokenizer {
         };
         ranges.retain(|(s, e)| e > s);
         Words::Ranges(piece, ranges)
+    }
+
+    /// A `Sequence` whose steps only cut the text, the last one possibly a ByteLevel without
+    /// a prefix space, as ranges of one piece (no string per word); any other sequence gives
+    /// the piece back.
+    fn cut_sequence(
+        all: &[PreTokenizer],
+        piece: NormalizedString,
+    ) -> Result<(NormalizedString, Vec<(usize, usize)>), NormalizedString> {
+        let (cuts, byte_level) = match all.split_last() {
+            Some((PreTokenizer::ByteLevel(b), cuts)) if !b.add_prefix_space => (cuts, Some(b)),
+            _ => (all, None),
+        };
+        if !cuts.iter().all(PreTokenizer::only_cuts) {
+            return Err(piece);
+        }
+        let mut ranges = if piece.is_empty() {
+            Vec::new()
+        } else {
+            vec![(0, piece.len())]
+        };
+        let mut next = Vec::new();
+        for p in cuts {
+            next.clear();
+            for &(s, e) in &ranges {
+                let chars = &piece.chars()[s..e];
+                let words = match p {
+                    PreTokenizer::Split(split) => split.split_chars(chars),
+                    _ => p.split(chars),
+                };
+                next.extend(
+                    words
+                        .into_iter()
+                        .filter(|(a, b)| b > a)
+                        .map(|(a, b)| (a + s, b + s)),
+                );
+            }
+            std::mem::swap(&mut ranges, &mut next);
+        }
+        Ok(match byte_level {
+            Some(b) => b.cut_within(piece, ranges),
+            None => (piece, ranges),
+        })
+    }
+
+    /// Whether this pre-tokenizer only cuts the text into words (never rewrites it).
+    fn only_cuts(&self) -> bool {
+        !matches!(
+            self,
+            PreTokenizer::Metaspace(_) | PreTokenizer::ByteLevel(_) | PreTokenizer::Sequence(_)
+        )
     }
 
     /// The words of the whole normalized string, in order; none is empty.

@@ -27,6 +27,8 @@ use unicode_segmentation::UnicodeSegmentation;
 pub struct Precompiled {
     raw: Vec<u8>,
     map: PrecompiledCharsMap,
+    /// Whether each ASCII character has no rule of its own.
+    ascii_kept: [bool; 128],
 }
 
 impl PartialEq for Precompiled {
@@ -41,7 +43,15 @@ impl Precompiled {
     /// Parses the decoded bytes of a `precompiled_charsmap`.
     pub fn new(raw: Vec<u8>) -> Result<Self> {
         let map = PrecompiledCharsMap::parse(&raw)?;
-        Ok(Self { raw, map })
+        let mut ascii_kept = [false; 128];
+        for (b, kept) in (0u8..).zip(ascii_kept.iter_mut()) {
+            *kept = map.longest_match(&[b]).is_none();
+        }
+        Ok(Self {
+            raw,
+            map,
+            ascii_kept,
+        })
     }
 
     /// The charsmap bytes.
@@ -61,6 +71,12 @@ impl Precompiled {
 
     /// Normalizes `s` in place.
     pub fn normalize(&self, s: &mut NormalizedString) {
+        // ASCII characters without a rule are their own graphemes (but for CR LF, one
+        // grapheme that could have a rule), each kept: such a text is left as it is.
+        let kept = |c: &char| c.is_ascii() && *c != '\r' && self.ascii_kept[*c as usize];
+        if s.chars().iter().all(kept) {
+            return;
+        }
         let text = s.text();
         let mut changes: Vec<(char, isize)> = Vec::with_capacity(s.len());
         let mut modified = false;

@@ -58,13 +58,18 @@ impl Split {
 
     /// Cuts `piece` at the pattern's matches.
     pub fn split(&self, piece: &NormalizedString) -> Vec<(usize, usize)> {
-        let text: String = piece.chars().iter().collect();
+        self.split_chars(piece.chars())
+    }
+
+    /// [`Self::split`] of the characters `chars`.
+    pub fn split_chars(&self, chars: &[char]) -> Vec<(usize, usize)> {
+        let text: String = chars.iter().collect();
         // Byte offsets of the matches, turned into character offsets.
         let mut char_at = Vec::with_capacity(text.len() + 1);
-        for (i, c) in piece.chars().iter().enumerate() {
+        for (i, c) in chars.iter().enumerate() {
             char_at.extend(std::iter::repeat_n(i, c.len_utf8()));
         }
-        char_at.push(piece.len());
+        char_at.push(chars.len());
         let mut spans = Vec::new();
         let mut prev = 0;
         for m in self.regex.find_iter(&text) {
@@ -78,8 +83,8 @@ impl Split {
             spans.push(((s, e), !self.invert));
             prev = e;
         }
-        if prev != piece.len() {
-            spans.push(((prev, piece.len()), self.invert));
+        if prev != chars.len() {
+            spans.push(((prev, chars.len()), self.invert));
         }
         cut(&spans, self.behavior)
     }

@@ -26,8 +26,8 @@
 //! produces one (decompositions and charsmap rules start with a replacing character).
 
 use super::NormalizedString;
-use std::cell::Cell;
 use unicode_normalization_alignments::UnicodeNormalization;
+use unicode_normalization_alignments::{is_nfc_quick, is_nfkc_quick, IsNormalized};
 
 /// Rewrites `s` by the `(char, change)` pairs, aligning as HF does (see the module docs).
 pub fn apply_changes(s: &mut NormalizedString, changes: impl IntoIterator<Item = (char, isize)>) {
@@ -73,29 +73,30 @@ pub fn replace_ranges(s: &mut NormalizedString, matches: &[(usize, usize)], cont
 /// Rebuilds `s` from `(owner, char)` pairs: each character takes the span of input character
 /// `owner`. Owners never decrease; an input character that owns nothing is dropped.
 fn regroup(s: &mut NormalizedString, out: &[(usize, char)]) {
-    let mut group_end = vec![0usize; s.len()];
-    for (k, &(owner, _)) in out.iter().enumerate() {
-        group_end[owner] = k + 1;
-    }
-    let mut last = 0;
-    for end in &mut group_end {
-        *end = (*end).max(last);
-        last = *end;
-    }
-    let next = Cell::new(0usize);
-    s.map_chars(|_| {
-        // `map_chars` visits the characters in order, once each.
-        let i = next.get();
-        next.set(i + 1);
-        let start = if i == 0 { 0 } else { group_end[i - 1] };
-        out[start..group_end[i]].iter().map(|&(_, c)| c).collect()
+    let mut next = out.iter().peekable();
+    let mut i = 0usize;
+    // `expand` visits the input characters in order, once each.
+    s.expand(|_, chars| {
+        while let Some(&&(_, c)) = next.peek().filter(|(owner, _)| *owner == i) {
+            chars.push(c);
+            next.next();
+        }
+        i += 1;
     });
 }
 
 /// NFC (`compatible == false`) or NFKC, with HF's alignments: composition with the Unicode
 /// 9.0 tables of `unicode-normalization-alignments`, as HF composes.
 pub fn compose(s: &mut NormalizedString, compatible: bool) {
-    if s.chars().iter().all(char::is_ascii) {
+    // Text that the quick check (with the same tables) finds normalized is left as it is,
+    // spans included: every pair would be `(c, 0)`.
+    let chars = s.chars().iter().copied();
+    let normalized = if compatible {
+        is_nfkc_quick(chars)
+    } else {
+        is_nfc_quick(chars)
+    };
+    if normalized == IsNormalized::Yes {
         return;
     }
     let chars = s.chars().to_vec();

@@ -24,8 +24,13 @@ use unicode_script::{Script, UnicodeScript};
 
 /// The script HF's UnicodeScripts sees for `c`; `None` for no script at all.
 fn script_of(c: char) -> Option<Script> {
-    if c == ' ' {
-        return None;
+    if c.is_ascii() {
+        // ASCII letters are Latin, the other ASCII characters Common (skipping the table).
+        return match c {
+            ' ' => None,
+            c if c.is_ascii_alphabetic() => Some(Script::Latin),
+            _ => Some(Script::Common),
+        };
     }
     if c == '\u{30FC}' {
         return Some(Script::Han);
@@ -66,4 +71,16 @@ pub fn fixed_length(chars: &[char], length: usize) -> Vec<(usize, usize)> {
         .step_by(length)
         .map(|s| (s, (s + length).min(chars.len())))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_shortcut_agrees_with_the_table() {
+        for c in (0u8..128).map(char::from).filter(|&c| c != ' ') {
+            assert_eq!(script_of(c), Some(c.script()), "{c:?}");
+        }
+    }
 }

@@ -30,6 +30,7 @@
 //! Not handled: subword regularization (`alpha`, `nbest_size` are not file options in HF),
 //! and a missing `unk_id` (HF fails on the first unknown character; the loader refuses it).
 
+use super::word_cache::WordCache;
 use crate::models::unigram::PieceTrie;
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -45,6 +46,7 @@ pub struct HfUnigram {
     unk_id: u32,
     min_score: f64,
     byte_fallback: bool,
+    cache: WordCache,
 }
 
 #[derive(Clone, Copy)]
@@ -80,6 +82,7 @@ impl HfUnigram {
             unk_id,
             min_score,
             byte_fallback,
+            cache: WordCache::default(),
         })
     }
 
@@ -96,19 +99,33 @@ impl HfUnigram {
 
     /// The pieces of one word as `(id, start, end)`, in characters of `word`.
     pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
-        let text: String = word.iter().collect();
-        let bytes = text.as_bytes();
-        // The character index at each byte offset (char boundaries only are read).
-        let mut char_at = vec![0usize; bytes.len() + 1];
-        for (ci, (bi, _)) in text.char_indices().enumerate() {
-            char_at[bi] = ci;
-        }
-        char_at[bytes.len()] = word.len();
         let mut out = Vec::new();
-        for (s, e) in self.segment(&text) {
-            let (cs, ce) = (char_at[s], char_at[e]);
+        self.tokenize_into(word, &mut out);
+        out
+    }
+
+    /// Appends the pieces of one word to `out`, as [`Self::tokenize`] gives them (words
+    /// seen before come from the model's cache, as in HF).
+    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
+        self.cache
+            .tokenize_into(word, out, |w| self.tokenize_uncached(w));
+    }
+
+    fn tokenize_uncached(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+        let text: String = word.iter().collect();
+        let mut out = Vec::new();
+        // Spans come in order: one walk turns their byte offsets into characters.
+        let (mut byte, mut char) = (0, 0);
+        let mut to_char = |b: usize| {
+            char += text[byte..b].chars().count();
+            byte = b;
+            char
+        };
+        for (s, e, id) in self.segment(&text) {
+            let (cs, ce) = (to_char(s), to_char(e));
+            // A fused unknown piece is looked up by its text (it may be a vocabulary entry).
             let piece = &text[s..e];
-            if let Some(&id) = self.vocab.get(piece) {
+            if let Some(id) = id.or_else(|| self.vocab.get(piece).copied()) {
                 out.push((id, cs, ce));
                 continue;
             }
@@ -127,8 +144,13 @@ impl HfUnigram {
         out
     }
 
-    /// The best path as byte spans, consecutive unknown nodes fused.
-    fn segment(&self, text: &str) -> Vec<(usize, usize)> {
+    /// The best path as byte spans with the id of their piece, consecutive unknown nodes
+    /// fused into one span without an id.
+    fn segment(&self, text: &str) -> Vec<(usize, usize, Option<u32>)> {
+        thread_local! {
+            // The best node at each byte position, reused from word to word.
+            static BEST: std::cell::Cell<Vec<Best>> = const { std::cell::Cell::new(Vec::new()) };
+        }
         let bytes = text.as_bytes();
         let size = bytes.len();
         let unk_score = self.min_score - UNK_PENALTY;
@@ -137,11 +159,13 @@ impl HfUnigram {
             score: 0.0,
             start: None,
         };
-        let mut best = vec![empty; size + 1];
+        let mut best = BEST.take();
+        best.clear();
+        best.resize(size + 1, empty);
         let mut start = 0;
         while start < size {
             let here = best[start].score;
-            let mblen = text[start..].chars().next().map_or(1, char::len_utf8);
+            let mblen = utf8_len(bytes[start]);
             let mut single = false;
             self.trie.common_prefixes(&bytes[start..], |len, id| {
                 relax(
@@ -173,17 +197,28 @@ impl HfUnigram {
                 unk_end.get_or_insert(end);
             } else {
                 if let Some(ue) = unk_end.take() {
-                    spans.push((end, ue));
+                    spans.push((end, ue, None));
                 }
-                spans.push((s, end));
+                spans.push((s, end, Some(node.id)));
             }
             end = s;
         }
         if let Some(ue) = unk_end {
-            spans.push((end, ue));
+            spans.push((end, ue, None));
         }
+        BEST.set(best);
         spans.reverse();
         spans
+    }
+}
+
+/// The length of the UTF-8 character that starts with byte `b`.
+fn utf8_len(b: u8) -> usize {
+    match b {
+        0..0x80 => 1,
+        0xE0..0xF0 => 3,
+        0xF0.. => 4,
+        _ => 2,
     }
 }
 

@@ -40,8 +40,22 @@ impl WordLevel {
 
     /// The one token of `word`, spanning all of it.
     pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
-        let text: String = word.iter().collect();
-        let id = self.vocab.get(&text).copied().unwrap_or(self.unk_id);
-        vec![(id, 0, word.len())]
+        let mut out = Vec::with_capacity(1);
+        self.tokenize_into(word, &mut out);
+        out
+    }
+
+    /// Appends the one token of `word` to `out`.
+    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
+        thread_local! {
+            // The word as text, to look it up without allocating.
+            static KEY: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
+        let id = KEY.with_borrow_mut(|key| {
+            key.clear();
+            key.extend(word);
+            self.vocab.get(key.as_str()).copied()
+        });
+        out.push((id.unwrap_or(self.unk_id), 0, word.len()));
     }
 }
