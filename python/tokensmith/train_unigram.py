@@ -92,9 +92,11 @@ def train_unigram(
             symbols and byte pieces included.
         character_coverage: The share of character occurrences the single-character pieces
             must cover (0.98 to 1.0); rarer characters become ``<unk>`` (or bytes).
-        required_chars: Characters always in the vocabulary as single-character pieces,
-            whatever ``character_coverage`` says and even if the texts lack them (compared
-            with the normalized text, so give them normalized).
+        required_chars: Characters put first in the alphabet (single-character pieces), even
+            if the texts lack them; as in sentencepiece, each is added only while the
+            characters before it cover less than ``character_coverage``, so they are all kept
+            unless they alone cover that much (compared with the normalized text, where spaces
+            are ``▁``, so give them normalized).
         input_format: ``"text"`` (a sentence per line or item) or ``"tsv"``: each line (or
             item) is ``sentence<TAB>count``, trained on as ``count`` copies of the sentence,
             as sentencepiece's ``input_format=tsv``. A bad line raises

@@ -2,11 +2,11 @@
 
 For each of nmt_nfkc, nfkc, nmt_nfkc_cf and nfkc_cf, sentencepiece trains a small model in the
 test (its charsmap is the one built into the library) and tokensmith trains one with the same
-rule. The two charsmaps must hold the same rules (both are decoded here, by a walker written
-for this test), the same replacement strings byte for byte, and must normalize every line of
-the committed multilingual text, and random text, the same way through sentencepiece's own
-normalizer. Then a tokensmith nmt_nfkc model, saved, must give sentencepiece the same ids as
-tokensmith on every line.
+rule. The two charsmaps must be byte-identical (the same rules, the same replacement strings
+and the same darts-clone double array), and must normalize every line of the committed
+multilingual text, and random text, the same way through sentencepiece's own normalizer. Then
+a tokensmith nmt_nfkc model, saved, must give sentencepiece the same ids as tokensmith on
+every line.
 """
 
 from __future__ import annotations
@@ -63,42 +63,12 @@ def models(request: pytest.FixtureRequest) -> tuple[str, bytes, bytes]:
     return request.param, spm_model(request.param), tokensmith_model(request.param)
 
 
-def decompile(blob: bytes) -> dict[bytes, bytes]:
-    """Every (key, replacement) of a precompiled charsmap, by walking its double array."""
-    (trie_size,) = struct.unpack_from("<I", blob)
-    units = struct.unpack_from(f"<{trie_size // 4}I", blob, 4)
-    strings = blob[4 + trie_size :]
-
-    def offset(unit: int) -> int:
-        return (unit >> 10) << ((unit & (1 << 9)) >> 6)
-
-    rules: dict[bytes, bytes] = {}
-    stack = [(offset(units[0]), b"")]
-    while stack:
-        base, key = stack.pop()
-        for byte in range(1, 256):
-            pos = base ^ byte
-            if pos >= len(units) or units[pos] & ((1 << 31) | 0xFF) != byte:
-                continue
-            child = pos ^ offset(units[pos])
-            if (units[pos] >> 8) & 1:
-                start = units[child] & 0x7FFFFFFF
-                rules[key + bytes([byte])] = strings[start : strings.index(b"\0", start)]
-            stack.append((child, key + bytes([byte])))
-    return rules
-
-
-def test_the_charsmaps_hold_the_same_rules(models: tuple[str, bytes, bytes]) -> None:
+def test_the_charsmaps_are_byte_identical(models: tuple[str, bytes, bytes]) -> None:
     rule, ref, ours = models
     ref_map, our_map = charsmap(ref), charsmap(ours)
-    ref_rules = decompile(ref_map)
-    assert len(ref_rules) > 200_000  # the walker sees sentencepiece's whole table
-    assert decompile(our_map) == ref_rules
-    # The replacement strings are laid out identically; only the trie's layout differs
-    # (sentencepiece's darts-clone merges common suffixes).
-    ref_trie = struct.unpack_from("<I", ref_map)[0]
-    our_trie = struct.unpack_from("<I", our_map)[0]
-    assert our_map[4 + our_trie :] == ref_map[4 + ref_trie :]
+    (trie_size,) = struct.unpack_from("<I", ref_map)
+    assert trie_size > 100_000  # sentencepiece's whole table, not a stub
+    assert our_map == ref_map
 
 
 def test_every_line_normalizes_as_sentencepiece_does(

@@ -110,26 +110,28 @@ fn nfkd(chars: &[char]) -> Vec<char> {
 /// Step 1: the NFKC rules, without redundant ones.
 pub fn nfkc_map() -> CharsMap {
     let mut map = CharsMap::new();
-    // The characters whose NFKD is each single character, and the longer NFKD sequences.
-    let mut origins: BTreeMap<char, Vec<char>> = BTreeMap::new();
+    // The other characters whose NFKD is a single character (`ｕ` for `u`), and the NFKD
+    // sequences of two or more characters. Every character of an NFKD is its own NFKD, so
+    // it is always a spelling of itself too.
+    let mut aliases: BTreeMap<char, Vec<char>> = BTreeMap::new();
     let mut decomposed: BTreeSet<Vec<char>> = BTreeSet::new();
+    let mut d = Vec::new();
     for c in (1..=0x10FFFFu32).filter_map(char::from_u32) {
-        let mut d = Vec::new();
+        d.clear();
         decompose_compatible(c, |x| d.push(x));
         if d == [c] {
             // Nothing to decompose, so nothing to compose: NFKC leaves it too.
-            origins.entry(c).or_default().push(c);
             continue;
         }
         let composed = nfkc(&[c]);
         if composed != [c] {
             map.insert(vec![c], composed);
         }
-        let d = nfkd(&[c]);
-        if let [single] = d[..] {
-            origins.entry(single).or_default().push(c);
+        let full = nfkd(&[c]);
+        if let [single] = full[..] {
+            aliases.entry(single).or_default().push(c);
         } else {
-            decomposed.insert(d);
+            decomposed.insert(full);
         }
     }
     for d in decomposed {
@@ -137,7 +139,7 @@ pub fn nfkc_map() -> CharsMap {
         if composed == d {
             continue;
         }
-        for spelling in spellings(&d, &origins) {
+        for spelling in spellings(&d, &aliases) {
             if spelling != composed {
                 map.insert(spelling, composed.clone());
             }
@@ -146,19 +148,22 @@ pub fn nfkc_map() -> CharsMap {
     remove_redundant(&map)
 }
 
-/// Every sequence whose characters decompose one by one to the characters of `nfkd`.
-fn spellings(nfkd: &[char], origins: &BTreeMap<char, Vec<char>>) -> Vec<Vec<char>> {
+/// Every sequence whose characters decompose one by one to the characters of `nfkd`: each
+/// character itself or one of its `aliases`.
+fn spellings(nfkd: &[char], aliases: &BTreeMap<char, Vec<char>>) -> Vec<Vec<char>> {
     let mut out: Vec<Vec<char>> = vec![Vec::new()];
-    for c in nfkd {
-        let choices: &[char] = origins.get(c).map_or(&[], Vec::as_slice);
+    for &c in nfkd {
+        let others: &[char] = aliases.get(&c).map_or(&[], Vec::as_slice);
         out = out
             .iter()
             .flat_map(|prefix| {
-                choices.iter().map(move |&o| {
-                    let mut s = prefix.clone();
-                    s.push(o);
-                    s
-                })
+                std::iter::once(c)
+                    .chain(others.iter().copied())
+                    .map(move |o| {
+                        let mut s = prefix.clone();
+                        s.push(o);
+                        s
+                    })
             })
             .collect();
     }

@@ -9,14 +9,16 @@
 //! label). The root is unit 0. Readers do not check bounds: every base lies in a block of 256
 //! units that is wholly in the array, so `base ^ byte` always is too.
 //!
-//! Units that no node uses get the label `position ^ u` for some `u` of the same block that
-//! is no node's base; a walk from a real base `b` reaches that unit by the byte
-//! `position ^ b`, which differs, so it stops there.
-//!
-//! The layout is built here, not copied: keys are placed depth first, each node at the first
-//! free base of the last 16 blocks (older holes are given up, as darts-clone also does). The
-//! trie is not minimised into a DAWG, so the units differ from darts-clone's for the same
-//! keys, while every lookup gives the same answer.
+//! The layout is darts-clone's, so that a charsmap is byte for byte the one sentencepiece
+//! builds from the same rules (facts from `darts.h`, code ours). The keys' word graph
+//! ([`super::dawg`]) is laid out depth first; a group of children that several nodes share is
+//! placed once and pointed at again whenever the relative offset fits. Each node's children
+//! take the first base, walking the ring of free units from its head, whose units are free and
+//! that starts no other node's children; with none, a new block of 256 units is appended.
+//! Only the last 16 blocks are open: when a 17th is added, the oldest is closed, and its free
+//! units get the label `unit ^ spare`, where `spare` is the block's first unit that starts no
+//! node's children; a walk from a real base `b` reaches such a unit by the byte `unit ^ b`,
+//! which differs, so it stops there.
 //!
 //! ```
 //! use tokensmith_core::normalizers::double_array::{build, entries};
@@ -25,145 +27,262 @@
 //! assert_eq!(entries(&units), keys);
 //! ```
 
+use super::dawg::Dawg;
 use crate::error::{Error, Result};
 
-const BLOCK: usize = 256;
-/// Only the last blocks are searched for free bases.
-const OPEN_BLOCKS: usize = 16;
-/// Offsets at or above this need bit 9 (and a multiple of 256); this writer stays below.
-const DIRECT_OFFSET_LIMIT: usize = 1 << 21;
+const BLOCK: u32 = 256;
+/// Only the last blocks are open; their bookkeeping lives in a ring of this many units.
+const OPEN_BLOCKS: u32 = 16;
+const OPEN_UNITS: u32 = BLOCK * OPEN_BLOCKS;
+/// A relative offset must not have bits both here and in [`LOWER_MASK`] (it would need
+/// bit 9's shift and a non-zero low byte).
+const UPPER_MASK: u32 = 0xFF << 21;
+const LOWER_MASK: u32 = 0xFF;
 const LEAF_BIT: u32 = 1 << 31;
 
-/// A key (UTF-8 bytes) and its value.
-type Entry = (Vec<u8>, u32);
-
 /// The units of a double array holding `keys` (sorted, distinct, non-empty, without a 0
-/// byte) with their values (below 2^31).
+/// byte) with their values (below 2^31): darts-clone's layout of their word graph.
 pub fn build(keys: &[(Vec<u8>, u32)]) -> Result<Vec<u32>> {
-    let bad = |what: String| Err(Error::InvalidOption(format!("charsmap trie: {what}")));
-    for (i, (key, value)) in keys.iter().enumerate() {
-        if key.is_empty() || key.contains(&0) {
-            return bad(format!("key {key:?} is empty or holds a 0 byte"));
-        }
-        if *value >= LEAF_BIT {
-            return bad(format!("value {value} does not fit in 31 bits"));
-        }
-        if i > 0 && keys[i - 1].0 >= *key {
-            return bad("keys are not sorted and distinct".into());
+    for pair in keys.windows(2) {
+        if pair[0].0 >= pair[1].0 {
+            return Err(Error::InvalidOption(
+                "charsmap trie: keys are not sorted and distinct".into(),
+            ));
         }
     }
-    let mut builder = Builder::default();
-    builder.grow();
-    builder.used[0] = true;
-    // The root's offset must not be 0 (readers take 0 for "no children").
-    builder.is_base[0] = true;
-    builder.place(keys, 0, 0)?;
-    builder.fill_unused()?;
+    let dawg = Dawg::build(keys)?;
+    let mut builder = Builder {
+        dawg: &dawg,
+        units: Vec::new(),
+        ring: vec![Slot::default(); OPEN_UNITS as usize],
+        labels: Vec::new(),
+        placed: vec![0; dawg.num_intersections()],
+        head: 0,
+    };
+    builder.reserve(0);
+    builder.slot(0).used = true;
+    builder.set_offset(0, 1)?;
+    if dawg.child(0) != 0 {
+        builder.place(0, 0)?;
+    }
+    let blocks = builder.units.len() as u32 / BLOCK;
+    for block in blocks.saturating_sub(OPEN_BLOCKS)..blocks {
+        builder.close_block(block);
+    }
     Ok(builder.units)
 }
 
-#[derive(Default)]
-struct Builder {
-    units: Vec<u32>,
-    /// The unit holds a node or a leaf.
-    used: Vec<bool>,
-    /// Some node's children start here (`base`).
-    is_base: Vec<bool>,
-    /// No unit below this (and above the open blocks' start) is free.
-    free_hint: usize,
+/// The bookkeeping of one open unit: a ring of the free units (`prev`, `next`), whether the
+/// unit is taken (`fixed`) and whether some node's children start at it (`used`).
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    prev: u32,
+    next: u32,
+    fixed: bool,
+    used: bool,
 }
 
-impl Builder {
-    fn grow(&mut self) {
-        let n = self.units.len() + BLOCK;
-        self.units.resize(n, 0);
-        self.used.resize(n, false);
-        self.is_base.resize(n, false);
+struct Builder<'a> {
+    dawg: &'a Dawg,
+    units: Vec<u32>,
+    /// Slots of the open units, indexed by unit id modulo [`OPEN_UNITS`].
+    ring: Vec<Slot>,
+    /// The labels of the children being placed.
+    labels: Vec<u8>,
+    /// Where each shared group was placed (its base), or 0.
+    placed: Vec<u32>,
+    /// The first free unit, or `units.len()` when none is.
+    head: u32,
+}
+
+impl Builder<'_> {
+    fn slot(&mut self, id: u32) -> &mut Slot {
+        &mut self.ring[(id % OPEN_UNITS) as usize]
     }
 
-    /// Places the children of the node at `id`, which spells the first `depth` bytes of every
-    /// key in `keys`, then their subtrees.
-    fn place(&mut self, keys: &[(Vec<u8>, u32)], id: usize, depth: usize) -> Result<()> {
-        // Children as (byte, keys below it); byte 0 is the leaf of a key ending here.
-        let mut children: Vec<(u8, &[Entry])> = Vec::new();
-        let mut start = 0;
-        while start < keys.len() {
-            let byte = keys[start].0.get(depth).copied().unwrap_or(0);
-            let mut end = start + 1;
-            while end < keys.len() && keys[end].0.get(depth).copied().unwrap_or(0) == byte {
-                end += 1;
-            }
-            children.push((byte, &keys[start..end]));
-            start = end;
-        }
-        let labels: Vec<u8> = children.iter().map(|c| c.0).collect();
-        let base = self.find_base(&labels);
-        let relative = id ^ base;
-        if relative >= DIRECT_OFFSET_LIMIT {
+    fn peek(&self, id: u32) -> Slot {
+        self.ring[(id % OPEN_UNITS) as usize]
+    }
+
+    fn size(&self) -> u32 {
+        self.units.len() as u32
+    }
+
+    fn set_offset(&mut self, id: u32, offset: u32) -> Result<()> {
+        if offset >= 1 << 29 {
             return Err(Error::InvalidOption(
-                "charsmap trie: more than 2^21 units; too many rules".into(),
+                "charsmap trie: an offset needs more than 29 bits; too many rules".into(),
             ));
         }
-        self.is_base[base] = true;
-        self.units[id] |= (relative as u32) << 10;
-        for &(byte, _) in &children {
-            self.used[base ^ usize::from(byte)] = true;
-        }
-        for (byte, below) in children {
-            let child = base ^ usize::from(byte);
-            if byte == 0 {
-                self.units[id] |= 1 << 8;
-                self.units[child] = below[0].1 | LEAF_BIT;
-            } else {
-                self.units[child] = u32::from(byte);
-                self.place(below, child, depth + 1)?;
+        let unit = &mut self.units[id as usize];
+        *unit &= LEAF_BIT | (1 << 8) | 0xFF;
+        *unit |= if offset < 1 << 21 {
+            offset << 10
+        } else {
+            (offset << 2) | (1 << 9)
+        };
+        Ok(())
+    }
+
+    fn set_label(&mut self, id: u32, label: u8) {
+        let unit = &mut self.units[id as usize];
+        *unit = (*unit & !0xFF) | u32::from(label);
+    }
+
+    /// Places the children of graph unit `node`, whose double-array unit is `id`, then their
+    /// subtrees. A shared group already placed is pointed at again when the offset fits.
+    fn place(&mut self, node: u32, id: u32) -> Result<()> {
+        let dawg = self.dawg;
+        let first = dawg.child(node);
+        let shared = dawg.intersection(first);
+        if let Some(index) = shared {
+            if self.placed[index] != 0 {
+                let offset = self.placed[index] ^ id;
+                if offset & UPPER_MASK == 0 || offset & LOWER_MASK == 0 {
+                    if dawg.is_leaf(first) {
+                        self.units[id as usize] |= 1 << 8;
+                    }
+                    return self.set_offset(id, offset);
+                }
             }
+        }
+        let base = self.arrange(node, id)?;
+        if let Some(index) = shared {
+            self.placed[index] = base;
+        }
+        let mut child = first;
+        while child != 0 {
+            let label = dawg.label(child);
+            if label != 0 {
+                self.place(child, base ^ u32::from(label))?;
+            }
+            child = dawg.sibling(child);
         }
         Ok(())
     }
 
-    /// The first base in the open blocks where every label's unit is free. Candidates are
-    /// read off the free units for the first label, from the first free unit on.
-    fn find_base(&mut self, labels: &[u8]) -> usize {
-        let first = usize::from(labels[0]);
+    /// Finds a base for the children of `node` and writes them; returns the base.
+    fn arrange(&mut self, node: u32, id: u32) -> Result<u32> {
+        let dawg = self.dawg;
+        self.labels.clear();
+        let mut child = dawg.child(node);
+        while child != 0 {
+            self.labels.push(dawg.label(child));
+            child = dawg.sibling(child);
+        }
+        let base = self.find_base(id);
+        self.set_offset(id, id ^ base)?;
+        let mut child = dawg.child(node);
+        for i in 0..self.labels.len() {
+            let label = self.labels[i];
+            let unit = base ^ u32::from(label);
+            self.reserve(unit);
+            if dawg.is_leaf(child) {
+                self.units[id as usize] |= 1 << 8;
+                self.units[unit as usize] = dawg.value(child) | LEAF_BIT;
+            } else {
+                self.set_label(unit, label);
+            }
+            child = dawg.sibling(child);
+        }
+        self.slot(base).used = true;
+        Ok(base)
+    }
+
+    /// The first base, walking the free units from the head, where every label lands on a
+    /// free unit; past the end of the array when there is none.
+    fn find_base(&self, id: u32) -> u32 {
+        let past_end = self.size() | (id & LOWER_MASK);
+        if self.head >= self.size() {
+            return past_end;
+        }
+        let mut free = self.head;
         loop {
-            let open = self.units.len().saturating_sub(OPEN_BLOCKS * BLOCK);
-            self.free_hint = self.free_hint.max(open);
-            while self.free_hint < self.units.len() && self.used[self.free_hint] {
-                self.free_hint += 1;
+            let base = free ^ u32::from(self.labels[0]);
+            if self.fits(id, base) {
+                return base;
             }
-            for p in self.free_hint..self.units.len() {
-                if self.used[p] {
-                    continue;
-                }
-                let base = p ^ first;
-                if !self.is_base[base]
-                    && labels[1..]
-                        .iter()
-                        .all(|&l| !self.used[base ^ usize::from(l)])
-                {
-                    return base;
-                }
+            free = self.peek(free).next;
+            if free == self.head {
+                return past_end;
             }
+        }
+    }
+
+    fn fits(&self, id: u32, base: u32) -> bool {
+        if self.peek(base).used {
+            return false;
+        }
+        let relative = id ^ base;
+        if relative & LOWER_MASK != 0 && relative & UPPER_MASK != 0 {
+            return false;
+        }
+        self.labels[1..]
+            .iter()
+            .all(|&label| !self.peek(base ^ u32::from(label)).fixed)
+    }
+
+    /// Takes unit `id` off the free ring, growing the array when `id` is past its end.
+    fn reserve(&mut self, id: u32) {
+        if id >= self.size() {
             self.grow();
         }
-    }
-
-    /// Labels every unused unit so that no walk can enter it.
-    fn fill_unused(&mut self) -> Result<()> {
-        for block in (0..self.units.len()).step_by(BLOCK) {
-            let Some(spare) = (block..block + BLOCK).find(|&p| !self.is_base[p]) else {
-                return Err(Error::InvalidOption(
-                    "charsmap trie: a block has no spare base".into(),
-                ));
-            };
-            for p in block..block + BLOCK {
-                if !self.used[p] {
-                    self.units[p] = ((p ^ spare) & 0xff) as u32;
-                }
+        if id == self.head {
+            self.head = self.peek(id).next;
+            if self.head == id {
+                self.head = self.size();
             }
         }
-        Ok(())
+        let Slot { prev, next, .. } = self.peek(id);
+        self.slot(prev).next = next;
+        self.slot(next).prev = prev;
+        self.slot(id).fixed = true;
+    }
+
+    /// Adds a block of free units, closing the block that leaves the open window.
+    fn grow(&mut self) {
+        let start = self.size();
+        let end = start + BLOCK;
+        let blocks = end / BLOCK;
+        if blocks > OPEN_BLOCKS {
+            self.close_block(blocks - 1 - OPEN_BLOCKS);
+        }
+        self.units.resize(end as usize, 0);
+        if blocks > OPEN_BLOCKS {
+            for id in start..end {
+                *self.slot(id) = Slot {
+                    fixed: false,
+                    used: false,
+                    ..self.peek(id)
+                };
+            }
+        }
+        for id in start + 1..end {
+            self.slot(id - 1).next = id;
+            self.slot(id).prev = id - 1;
+        }
+        // Splice the new run in before the head (the head may be `start` itself).
+        self.slot(start).prev = end - 1;
+        self.slot(end - 1).next = start;
+        let head = self.head;
+        let before_head = self.peek(head).prev;
+        self.slot(start).prev = before_head;
+        self.slot(end - 1).next = head;
+        self.slot(before_head).next = start;
+        self.slot(head).prev = end - 1;
+    }
+
+    /// Takes every free unit of `block` and labels it so that no walk can enter it: with
+    /// `unit ^ spare`, where `spare` starts no node's children.
+    fn close_block(&mut self, block: u32) {
+        let (begin, end) = (block * BLOCK, block * BLOCK + BLOCK);
+        let spare = (begin..end).find(|&id| !self.peek(id).used).unwrap_or(0);
+        for id in begin..end {
+            if !self.peek(id).fixed {
+                self.reserve(id);
+                self.set_label(id, (id ^ spare) as u8);
+            }
+        }
     }
 }
 
@@ -250,7 +369,7 @@ mod tests {
     fn size_is_whole_blocks() {
         let keys: Vec<(Vec<u8>, u32)> = (1..=255u8).map(|b| (vec![b, b], u32::from(b))).collect();
         let units = build(&keys).unwrap();
-        assert_eq!(units.len() % BLOCK, 0);
+        assert_eq!(units.len() % BLOCK as usize, 0);
         assert!(is_valid(&units, 256));
         assert!(!is_valid(&units, 255));
         assert_eq!(entries(&units), keys);

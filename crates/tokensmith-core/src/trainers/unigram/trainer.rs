@@ -188,10 +188,11 @@ fn estimate_rounds(seeds: usize, desired: usize, config: &UnigramConfig) -> usiz
     steps * config.num_sub_iterations
 }
 
-/// The alphabet: every character of `forced` (by count, descending, then code point, as
-/// sentencepiece puts them first), then the characters that bring the share of all character
-/// occurrences covered to `coverage`, most frequent first (ties by code point). Spaces, NUL
-/// and U+2585 never count.
+/// The alphabet, as sentencepiece's trainer picks it: the characters of `forced` first (by
+/// count, descending, then code point), then the others, most frequent first (ties by code
+/// point), each added while the share of all character occurrences covered so far is below
+/// `coverage`. So forced characters are dropped too once coverage is reached (only possible
+/// when they alone cover that much). Spaces, NUL and U+2585 never count.
 pub fn required_chars(words: &[(String, u64)], coverage: f64, forced: &[char]) -> Vec<(char, u64)> {
     let mut counts: FxHashMap<char, u64> = FxHashMap::default();
     for (w, n) in words {
@@ -210,15 +211,18 @@ pub fn required_chars(words: &[(String, u64)], coverage: f64, forced: &[char]) -
         .collect();
     forced.sort_unstable();
     forced.dedup();
-    let mut required: Vec<(char, u64)> = forced
+    let mut first: Vec<(char, u64)> = forced
         .into_iter()
         .map(|c| (c, counts.remove(&c).unwrap_or(0)))
         .collect();
-    required.sort_by(by_count);
-    let mut accumulated: u64 = required.iter().map(|c| c.1).sum();
-    let mut sorted: Vec<(char, u64)> = counts.into_iter().collect();
-    sorted.sort_by(by_count);
-    for (c, n) in sorted {
+    first.sort_by(by_count);
+    let mut rest: Vec<(char, u64)> = counts.into_iter().collect();
+    rest.sort_by(by_count);
+    let mut accumulated: u64 = 0;
+    let mut required = Vec::new();
+    for (c, n) in first.into_iter().chain(rest) {
+        // With no characters at all, 0 / 0 is NaN and never reaches the coverage, as in
+        // sentencepiece.
         if accumulated as f64 / all as f64 >= coverage {
             break;
         }
@@ -264,15 +268,17 @@ mod tests {
     }
 
     #[test]
-    fn forced_characters_come_first_and_always() {
+    fn forced_characters_come_first_until_coverage_is_reached() {
         let words = vec![("a".repeat(1000), 1), ("bc".to_string(), 1)];
-        // 'a' alone covers 1000 / 1002 >= 0.98; the rare 'c' and the absent 'z' are kept
-        // anyway, and 'b' is not.
+        // The forced 'c' (1 of 1002) and the absent 'z' come first, then 'a' reaches
+        // 1001 / 1002 >= 0.98, so 'b' is not added.
         let got = required_chars(&words, 0.98, &['z', 'c', 'c']);
         assert_eq!(got, vec![('c', 1), ('z', 0), ('a', 1000)]);
         assert_eq!(
             required_chars(&words, 1.0, &['b']),
             vec![('b', 1), ('a', 1000), ('c', 1)]
         );
+        // Forced 'a' alone covers 1000 / 1002 >= 0.98: the forced 'c' after it is dropped.
+        assert_eq!(required_chars(&words, 0.98, &['a', 'c']), vec![('a', 1000)]);
     }
 }
