@@ -10,6 +10,7 @@ The tiktoken-compatible face:
 
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith._core import __version__ as __version__
+from tokensmith.added_token import AddedToken
 from tokensmith.encoding import Encoding
 from tokensmith.errors import (
     DisallowedSpecialTokenError,
@@ -51,6 +52,7 @@ from tokensmith.train_wordpiece import train_wordpiece
 load = _load
 
 __all__ = [
+    "AddedToken",
     "CL100K_PATTERN",
     "DisallowedSpecialTokenError",
     "EmptyCorpusError",

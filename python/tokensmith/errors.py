@@ -188,3 +188,8 @@ __all__ = [
     "UnsupportedFeatureError",
     "VocabFormatError",
 ]
+
+
+class AddedTokenError(TokensmithError, TypeError):
+    """``add_tokens``/``add_special_tokens`` got something other than a list of str or
+    AddedToken (HF raises TypeError there too)."""

@@ -46,11 +46,21 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tokensmith._core import CoreHfTokenizer, EncodingResult
+from tokensmith.added_token import AddedToken
 
 if TYPE_CHECKING:
     from tokensmith.pretrained import TokenizerConfig
 
 __all__ = ["EncodingResult", "Tokenizer"]
+
+# What an AddedToken-like object (tokensmith's or HF's) must have.
+_TOKEN_FIELDS = ("content", "single_word", "lstrip", "rstrip", "normalized", "special")
+
+
+def _saved(token: tuple[int, str, bool, bool, bool, bool, bool]) -> dict[str, Any]:
+    """An added token as HF writes it in ``added_tokens``."""
+    return dict(zip(("id", *_TOKEN_FIELDS), token, strict=True))
+
 
 # ``encode_batch`` and ``decode_batch`` use one thread per core unless told otherwise.
 _DEFAULT_THREADS = os.cpu_count() or 1
@@ -358,9 +368,82 @@ class Tokenizer:
     def id_to_token(self, id: int) -> str | None:
         return self._core.id_to_token(id)
 
-    def get_vocab(self) -> dict[str, int]:
-        """Every token and its id, added tokens included."""
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        """Every token and its id, the added tokens included when ``with_added_tokens``."""
+        if isinstance(self._core, CoreHfTokenizer):
+            return self._core.get_vocab(with_added_tokens)
         return self._core.get_vocab()
 
-    def get_vocab_size(self) -> int:
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        """The model's vocabulary size, plus (``with_added_tokens``) the added tokens the
+        model does not hold, as HF counts it."""
+        if isinstance(self._core, CoreHfTokenizer):
+            return self._core.get_vocab_size(with_added_tokens)
         return len(self._core.get_vocab())
+
+    def add_tokens(self, tokens: Sequence[str | AddedToken]) -> int:
+        """Adds ``tokens`` (str, or :class:`~tokensmith.AddedToken` or HF's ``AddedToken``)
+        as HF's ``add_tokens`` does, and returns how many count as added: all but the empty
+        ones and those already added with the same flags (re-adding one with other flags
+        updates it). A token the vocabulary holds keeps its id; a new one takes the larger of
+        the model's vocabulary size and the highest added id plus one. Later encodings match
+        them before the pipeline runs; :meth:`to_str` and :meth:`save` record them.
+
+        >>> tok = Tokenizer.from_str('{"model": {"type": "WordLevel", "unk_token": "?",'
+        ...     ' "vocab": {"?": 0, "a": 1}}, "pre_tokenizer": {"type": "Whitespace"}}')
+        >>> tok.add_tokens(["a", "<x>", "", "<x>"])
+        2
+        >>> tok.encode("a<x>a").ids, tok.token_to_id("<x>")
+        ([1, 2, 1], 2)
+
+        Raises:
+            AddedTokenError: ``tokens`` is not a list of str or AddedToken (a TypeError).
+        """
+        return self._add(tokens, special=False)
+
+    def add_special_tokens(self, tokens: Sequence[str | AddedToken]) -> int:
+        """Adds ``tokens`` as special tokens (``decode`` with ``skip_special_tokens`` drops
+        them; a str is not normalized), as HF's ``add_special_tokens`` does: each
+        :class:`~tokensmith.AddedToken` given is made special. Returns the count as
+        :meth:`add_tokens` does.
+
+        Raises:
+            AddedTokenError: ``tokens`` is not a list of str or AddedToken (a TypeError).
+        """
+        return self._add(tokens, special=True)
+
+    def _add(self, tokens: Sequence[str | AddedToken], *, special: bool) -> int:
+        from tokensmith.errors import AddedTokenError, UnsupportedFeatureError
+
+        if not isinstance(self._core, CoreHfTokenizer):
+            raise UnsupportedFeatureError("adding tokens needs a tokenizer.json tokenizer")
+        if not isinstance(tokens, list | tuple):
+            raise AddedTokenError(
+                f"tokens must be a list of str or AddedToken, got {type(tokens).__name__}"
+            )
+        flags: list[tuple[str, bool, bool, bool, bool, bool]] = []
+        for i, token in enumerate(tokens):
+            if isinstance(token, str):
+                flags.append((token, False, False, False, not special, special))
+                continue
+            if not all(hasattr(token, a) for a in _TOKEN_FIELDS) or not isinstance(
+                token.content, str
+            ):
+                raise AddedTokenError(
+                    f"tokens[{i}] must be a str or an AddedToken, got {type(token).__name__}"
+                )
+            if special and isinstance(token, AddedToken):
+                token.special = True
+            flags.append(
+                (
+                    token.content,
+                    bool(token.single_word),
+                    bool(token.lstrip),
+                    bool(token.rstrip),
+                    bool(token.normalized),
+                    special or bool(token.special),
+                )
+            )
+        self._core, added = self._core.with_added_tokens(flags)
+        self._set_json("added_tokens", [_saved(t) for t in self._core.added_tokens()])
+        return added

@@ -32,12 +32,8 @@ def texts_of(lines: list[str], extra: tuple[str, ...] = ()) -> list[str]:
     return [line.rstrip("\n") for line in lines] + EDGE_TEXTS + list(extra)
 
 
-def assert_same_as_hf(path: Path, texts: list[str], n_pairs: int = 300) -> None:
-    """Encode (single, pairs, with and without special tokens) and decode match HF."""
-    from tokenizers import Tokenizer as HfTokenizer
-
-    hf = HfTokenizer.from_file(str(path))
-    ours = tokensmith.Tokenizer.from_file(path)
+def assert_texts_same(ours: Any, hf: Any, texts: list[str]) -> None:
+    """Every field of encoding each text, with and without special tokens, matches HF."""
     for add in (True, False):
         bad = [
             t
@@ -46,6 +42,15 @@ def assert_same_as_hf(path: Path, texts: list[str], n_pairs: int = 300) -> None:
             != fields(hf.encode(t, add_special_tokens=add))
         ]
         assert bad == [], (add, bad[:3])
+
+
+def assert_same_as_hf(path: Path, texts: list[str], n_pairs: int = 300) -> None:
+    """Encode (single, pairs, with and without special tokens) and decode match HF."""
+    from tokenizers import Tokenizer as HfTokenizer
+
+    hf = HfTokenizer.from_file(str(path))
+    ours = tokensmith.Tokenizer.from_file(path)
+    assert_texts_same(ours, hf, texts)
     pairs = list(zip(texts[:n_pairs], texts[n_pairs : 2 * n_pairs], strict=True))
     bad_pairs = [p for p in pairs if fields(ours.encode(*p)) != fields(hf.encode(*p))]
     assert bad_pairs == [], bad_pairs[:3]

@@ -6,6 +6,7 @@ use pyo3::types::PyDict;
 use std::path::PathBuf;
 use tokensmith_core::error::Error;
 use tokensmith_core::hf::padding::Padding;
+use tokensmith_core::hf::tokenizer::AddedToken;
 use tokensmith_core::hf::truncation::{Direction, Strategy, Truncation};
 use tokensmith_core::hf::HfTokenizer;
 use tokensmith_core::parallel;
@@ -221,12 +222,69 @@ impl CoreHfTokenizer {
         self.inner.id_to_token(id).map(String::from)
     }
 
-    fn get_vocab<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    #[pyo3(signature = (with_added_tokens=true))]
+    fn get_vocab<'py>(
+        &self,
+        py: Python<'py>,
+        with_added_tokens: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let dict = PyDict::new(py);
-        for (token, id) in self.inner.get_vocab() {
+        for (token, id) in self.inner.get_vocab(with_added_tokens) {
             dict.set_item(token, id)?;
         }
         Ok(dict)
+    }
+
+    #[pyo3(signature = (with_added_tokens=true))]
+    fn get_vocab_size(&self, with_added_tokens: bool) -> usize {
+        self.inner.get_vocab_size(with_added_tokens)
+    }
+
+    /// A copy with `tokens` added, each `(content, single_word, lstrip, rstrip, normalized,
+    /// special)`, and how many count as added (HF's `add_tokens` semantics).
+    fn with_added_tokens(
+        &self,
+        py: Python<'_>,
+        tokens: Vec<(String, bool, bool, bool, bool, bool)>,
+    ) -> (Self, usize) {
+        let tokens = tokens
+            .into_iter()
+            .map(
+                |(content, single_word, lstrip, rstrip, normalized, special)| AddedToken {
+                    id: 0,
+                    content,
+                    single_word,
+                    lstrip,
+                    rstrip,
+                    normalized,
+                    special,
+                },
+            )
+            .collect();
+        let mut inner = self.inner.clone();
+        let n = py.detach(|| inner.add_tokens(tokens));
+        (Self { inner }, n)
+    }
+
+    /// The added tokens by ascending id, each `(id, content, single_word, lstrip, rstrip,
+    /// normalized, special)`, as HF saves them.
+    #[allow(clippy::type_complexity)]
+    fn added_tokens(&self) -> Vec<(u32, String, bool, bool, bool, bool, bool)> {
+        self.inner
+            .added_tokens()
+            .into_iter()
+            .map(|a| {
+                (
+                    a.id,
+                    a.content,
+                    a.single_word,
+                    a.lstrip,
+                    a.rstrip,
+                    a.normalized,
+                    a.special,
+                )
+            })
+            .collect()
     }
 }
 

@@ -16,6 +16,8 @@
 
 use super::char_props::is_onig_word;
 use aho_corasick::{AhoCorasick, MatchKind};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::BTreeMap;
 
 /// A token added on top of the model's vocabulary (`added_tokens` in the file).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +46,135 @@ impl AddedToken {
     }
 }
 
+/// The added tokens of a tokenizer, kept as HF's `AddedVocabulary` keeps them: one token per
+/// id (the latest added with that content), the content of every token ever added as special
+/// (re-adding one as not special leaves it special for decoding, as in HF), and the spelling a
+/// `normalized` token has after the normalizer (decoding and `id_to_token` use it).
+///
+/// ```
+/// use tokensmith_core::hf::added_tokens::{AddedToken, AddedVocabulary};
+/// use rustc_hash::FxHashMap;
+/// let model: FxHashMap<String, u32> = [("a".to_string(), 0), ("b".to_string(), 1)]
+///     .into_iter()
+///     .collect();
+/// let mut added = AddedVocabulary::default();
+/// let new = |content: &str| AddedToken::special(0, content);
+/// // Empty and unchanged tokens are not counted; "b" keeps the model's id.
+/// let n = added.add(vec![new("<x>"), new("<x>"), new(""), new("b")], &model, |s| s.into());
+/// assert_eq!(n, 2);
+/// assert_eq!(added.token_to_id("<x>"), Some(2));
+/// assert_eq!(added.token_to_id("b"), Some(1));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct AddedVocabulary {
+    by_content: FxHashMap<String, u32>,
+    by_id: BTreeMap<u32, AddedToken>,
+    special: FxHashSet<String>,
+    spelled: FxHashMap<u32, String>,
+}
+
+impl AddedVocabulary {
+    /// Adds `tokens` in order (their `id` fields are ignored) and returns how many count as
+    /// added: every token but the empty ones and those already added with the same flags. A
+    /// token the model's `vocab` (or an earlier added token) holds keeps that id; a new one
+    /// takes the larger of the model's size and the highest added id plus one. `spell` is the
+    /// normalizer, applied to `normalized` tokens.
+    pub fn add(
+        &mut self,
+        tokens: Vec<AddedToken>,
+        vocab: &FxHashMap<String, u32>,
+        spell: impl Fn(&str) -> String,
+    ) -> usize {
+        let model_size = vocab.len() as u32;
+        let mut next_id = match self.by_id.keys().next_back() {
+            Some(&max) if max >= model_size || model_size == 0 => max + 1,
+            _ => model_size,
+        };
+        let mut counted = 0;
+        for mut token in tokens {
+            if token.content.is_empty() {
+                continue;
+            }
+            if let Some(old) = self.by_content.get(&token.content) {
+                let same = self.by_id.get(old).is_some_and(|t| {
+                    AddedToken {
+                        id: t.id,
+                        ..token.clone()
+                    } == *t
+                });
+                if same {
+                    continue;
+                }
+            }
+            counted += 1;
+            let id = match self
+                .token_to_id(&token.content)
+                .or_else(|| vocab.get(&token.content).copied())
+            {
+                Some(id) => id,
+                None => {
+                    next_id += 1;
+                    next_id - 1
+                }
+            };
+            token.id = id;
+            if token.normalized {
+                let spelling = spell(&token.content);
+                if spelling != token.content {
+                    self.spelled.insert(id, spelling);
+                }
+            }
+            self.by_content.insert(token.content.clone(), id);
+            if token.special {
+                self.special.insert(token.content.clone());
+            }
+            self.by_id.insert(id, token);
+        }
+        counted
+    }
+
+    /// The id of an added token's content.
+    pub fn token_to_id(&self, content: &str) -> Option<u32> {
+        self.by_content.get(content).copied()
+    }
+
+    /// Every added token's content and id (as `get_vocab` lists them).
+    pub fn vocab(&self) -> impl Iterator<Item = (&str, u32)> + '_ {
+        self.by_content.iter().map(|(c, &id)| (c.as_str(), id))
+    }
+
+    /// How many contents were added (a content re-added under another id still counts once).
+    pub fn len(&self) -> usize {
+        self.by_content.len()
+    }
+
+    /// Whether nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.by_content.is_empty()
+    }
+
+    /// The added tokens, one per id, by ascending id (as HF saves them).
+    pub fn tokens(&self) -> impl Iterator<Item = &AddedToken> + '_ {
+        self.by_id.values()
+    }
+
+    /// How the token of `id` is spelled when decoding: its normalized form, if normalized.
+    pub fn spelling(&self, id: u32) -> Option<&str> {
+        let token = self.by_id.get(&id)?;
+        Some(self.spelled.get(&id).unwrap_or(&token.content))
+    }
+
+    /// Whether some normalized token is spelled otherwise than its content.
+    pub fn has_spellings(&self) -> bool {
+        !self.spelled.is_empty()
+    }
+
+    /// Whether `token` was ever added as a special token (decoding skips it).
+    pub fn is_special(&self, token: &str) -> bool {
+        self.special.contains(token)
+    }
+}
+
 /// The tokens of one matching pass (original text, or normalized pieces).
 #[derive(Clone, Debug)]
 pub struct AddedMatcher {
@@ -57,9 +188,13 @@ pub type Spans = Vec<(Option<u32>, (usize, usize))>;
 impl AddedMatcher {
     /// The matcher over the tokens whose `normalized` flag is `normalized`, each spelled by
     /// `spell` (the normalizer, for normalized tokens).
-    pub fn new(tokens: &[AddedToken], spell: impl Fn(&str) -> String, normalized: bool) -> Self {
+    pub fn new<'a>(
+        tokens: impl IntoIterator<Item = &'a AddedToken>,
+        spell: impl Fn(&str) -> String,
+        normalized: bool,
+    ) -> Self {
         let tokens: Vec<AddedToken> = tokens
-            .iter()
+            .into_iter()
             .filter(|t| t.normalized == normalized && !t.content.is_empty())
             .map(|t| AddedToken {
                 content: if normalized {

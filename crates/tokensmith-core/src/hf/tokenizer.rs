@@ -32,8 +32,9 @@ use std::cell::Cell;
 use std::sync::Arc;
 use std::thread::LocalKey;
 
-use super::added_tokens::AddedMatcher;
 pub use super::added_tokens::AddedToken;
+use super::added_tokens::{AddedMatcher, AddedVocabulary};
+use super::encoding::TokenTable as Table;
 
 /// A loaded `tokenizer.json`. Immutable and `Sync`.
 #[derive(Clone, Debug)]
@@ -45,7 +46,7 @@ pub struct HfTokenizer {
     pub(super) decoder: Option<Decoder>,
     pub(super) truncation: Option<Truncation>,
     pub(super) padding: Option<Padding>,
-    pub(super) added_tokens: Vec<AddedToken>,
+    pub(super) added: AddedVocabulary,
     /// Added tokens looked for in the original text, and in normalized pieces.
     pub(super) raw_matcher: AddedMatcher,
     pub(super) normalized_matcher: AddedMatcher,
@@ -388,12 +389,71 @@ impl HfTokenizer {
         }
     }
 
+    /// Adds `tokens` (their `id` fields are ignored) as HF's `add_tokens` and
+    /// `add_special_tokens` do, and returns how many count as added: see
+    /// [`AddedVocabulary::add`]. Later encodings match them before the pipeline runs.
+    pub fn add_tokens(&mut self, tokens: Vec<AddedToken>) -> usize {
+        let normalizer = self.normalizer.clone();
+        let spell = move |content: &str| spell(normalizer.as_ref(), content);
+        let n = self.added.add(tokens, self.model.vocab(), spell);
+        self.refresh_added();
+        n
+    }
+
+    /// Rebuilds what the added tokens decide: the two matchers, the id-to-token table of
+    /// encodings (a token the model makes is spelled as the model spells it) and the ids that
+    /// decoding skips as special: those whose decoded token (a normalized added token is
+    /// decoded as the normalizer spells it, as in HF) was ever added as special.
+    pub(super) fn refresh_added(&mut self) {
+        let normalizer = self.normalizer.as_ref();
+        let spell = |content: &str| spell(normalizer, content);
+        self.raw_matcher = AddedMatcher::new(self.added.tokens(), spell, false);
+        self.normalized_matcher = AddedMatcher::new(self.added.tokens(), spell, true);
+        let vocab = self.model.vocab();
+        let mut table: FxHashMap<u32, String> =
+            vocab.iter().map(|(t, &id)| (id, t.clone())).collect();
+        for a in self.added.tokens() {
+            table.insert(a.id, a.content.clone());
+        }
+        self.special_ids = table
+            .keys()
+            .copied()
+            .filter(|&id| {
+                self.decoded_token(id, &table)
+                    .is_some_and(|t| self.added.is_special(t))
+            })
+            .collect();
+        self.id_to_token = Arc::new(Table::new(table));
+    }
+
+    /// The token `id` decodes to: an added token's spelling, else `table`'s.
+    fn decoded_token<'a>(&'a self, id: u32, table: &'a FxHashMap<u32, String>) -> Option<&'a str> {
+        self.added
+            .spelling(id)
+            .or_else(|| table.get(&id).map(String::as_str))
+    }
+
+    /// The size of the model's vocabulary, or (`with_added_tokens`) of the vocabulary with
+    /// the added tokens the model does not hold, as HF counts it.
+    pub fn get_vocab_size(&self, with_added_tokens: bool) -> usize {
+        let vocab = self.model.vocab();
+        let mut n = vocab.len();
+        if with_added_tokens {
+            n += self
+                .added
+                .vocab()
+                .filter(|(t, _)| !vocab.contains_key(*t))
+                .count();
+        }
+        n
+    }
+
     /// The text of `ids`; ids that no token has are skipped, as in HF.
     pub fn decode(&self, ids: &[u32], skip_special_tokens: bool) -> String {
         let tokens: Vec<String> = ids
             .iter()
             .filter(|id| !(skip_special_tokens && self.special_ids.contains(id)))
-            .filter_map(|&id| self.id_to_token.get(id).map(String::from))
+            .filter_map(|&id| self.id_to_token(id).map(String::from))
             .collect();
         match &self.decoder {
             Some(d) => d.decode(&tokens),
@@ -403,23 +463,28 @@ impl HfTokenizer {
 
     /// The id of `token`, added tokens first.
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
-        self.added_tokens
-            .iter()
-            .find(|a| a.content == token)
-            .map(|a| a.id)
+        self.added
+            .token_to_id(token)
             .or_else(|| self.model.vocab().get(token).copied())
     }
 
-    /// The token of `id`.
+    /// The token of `id` (a normalized added token as the normalizer spells it, as in HF).
     pub fn id_to_token(&self, id: u32) -> Option<&str> {
+        if self.added.has_spellings() {
+            if let Some(spelling) = self.added.spelling(id) {
+                return Some(spelling);
+            }
+        }
         self.id_to_token.get(id)
     }
 
-    /// Every token and its id, added tokens included.
-    pub fn get_vocab(&self) -> FxHashMap<String, u32> {
+    /// Every token and its id, the added tokens included when `with_added_tokens`.
+    pub fn get_vocab(&self, with_added_tokens: bool) -> FxHashMap<String, u32> {
         let mut vocab = self.model.vocab().clone();
-        for a in &self.added_tokens {
-            vocab.insert(a.content.clone(), a.id);
+        if with_added_tokens {
+            for (token, id) in self.added.vocab() {
+                vocab.insert(token.to_string(), id);
+            }
         }
         vocab
     }
@@ -472,10 +537,19 @@ impl HfTokenizer {
         }
     }
 
-    /// The added tokens, in file order.
-    pub fn added_tokens(&self) -> &[AddedToken] {
-        &self.added_tokens
+    /// The added tokens, one per id, by ascending id (as HF saves them).
+    pub fn added_tokens(&self) -> Vec<AddedToken> {
+        self.added.tokens().cloned().collect()
     }
+}
+
+/// `content` as `normalizer` spells it (unchanged without one).
+fn spell(normalizer: Option<&Normalizer>, content: &str) -> String {
+    let mut s = NormalizedString::new(content);
+    if let Some(n) = normalizer {
+        n.normalize(&mut s);
+    }
+    s.text()
 }
 
 thread_local! {
@@ -585,6 +659,6 @@ mod tests {
         assert_eq!(enc.type_ids, [0, 1]);
         assert_eq!(tok.token_to_id("[SEP]"), Some(2));
         assert_eq!(tok.id_to_token(6), Some("中"));
-        assert_eq!(tok.get_vocab().len(), 7);
+        assert_eq!(tok.get_vocab(true).len(), 7);
     }
 }

@@ -16,11 +16,11 @@ mod components;
 mod models;
 mod post_sequence;
 
-use super::added_tokens::AddedMatcher;
+use super::added_tokens::{AddedMatcher, AddedVocabulary};
 use super::tokenizer::{AddedToken, HfTokenizer};
 use crate::{Error, Result};
 use components::{decoder, model, normalizer, padding, post_processor, pre_tokenizer, truncation};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use serde_json::{Map, Value};
 
 /// A JSON value and the path that reached it.
@@ -223,33 +223,37 @@ impl HfTokenizer {
             "decoder",
         ])?;
         let model = section(root, "model", model)?.ok_or_else(|| err("model", "missing"))?;
-        let mut added = match root.get("added_tokens")? {
+        let added = match root.get("added_tokens")? {
             Some((v, path)) => added_tokens(v, &path)?,
             None => Vec::new(),
         };
-        // As in HF, an added token that the model's vocabulary holds takes the model's id.
-        for a in &mut added {
-            if let Some(&id) = model.vocab().get(&a.content) {
-                a.id = id;
-            }
-        }
-        let mut id_to_token: FxHashMap<u32, String> = model
-            .vocab()
-            .iter()
-            .map(|(t, &id)| (id, t.clone()))
-            .collect();
-        let mut special_ids = FxHashSet::default();
-        for a in &added {
-            id_to_token.insert(a.id, a.content.clone());
-            if a.special {
-                special_ids.insert(a.id);
-            }
-        }
-        let post = section(root, "post_processor", post_processor)?;
-        if let Some(template) = post.as_ref().and_then(|p| p.template.as_ref()) {
+        let mut tok = HfTokenizer {
+            normalizer: section(root, "normalizer", normalizer)?,
+            raw_matcher: AddedMatcher::new([], |s| s.to_string(), false),
+            normalized_matcher: AddedMatcher::new([], |s| s.to_string(), true),
+            pre_tokenizer: section(root, "pre_tokenizer", pre_tokenizer)?,
+            model,
+            post_processor: section(root, "post_processor", post_processor)?,
+            decoder: section(root, "decoder", decoder)?,
+            truncation: section(root, "truncation", truncation)?,
+            padding: section(root, "padding", padding)?,
+            added: AddedVocabulary::default(),
+            id_to_token: Default::default(),
+            special_ids: FxHashSet::default(),
+        };
+        // As HF loads a file: its added tokens are added in order, their ids recomputed (an
+        // added token the model's vocabulary holds takes the model's id).
+        tok.add_tokens(added);
+        let template = tok
+            .post_processor
+            .as_ref()
+            .and_then(|p| p.template.as_ref());
+        if let Some(template) = template {
             for (name, sp) in &template.special_tokens {
                 for (i, (id, token)) in sp.ids.iter().zip(&sp.tokens).enumerate() {
-                    if id_to_token.get(id) != Some(token) {
+                    let known = tok.id_to_token.get(*id) == Some(token.as_str())
+                        || tok.token_to_id(token) == Some(*id);
+                    if !known {
                         return Err(err(
                             &format!("{}.ids[{i}]", join("post_processor.special_tokens", name)),
                             format!("id {id} is not the token {token:?} in the vocabulary"),
@@ -258,30 +262,7 @@ impl HfTokenizer {
                 }
             }
         }
-        let normalizer = section(root, "normalizer", normalizer)?;
-        let spell = |content: &str| {
-            let mut s = crate::hf::NormalizedString::new(content);
-            if let Some(n) = &normalizer {
-                n.normalize(&mut s);
-            }
-            s.text()
-        };
-        let raw_matcher = AddedMatcher::new(&added, spell, false);
-        let normalized_matcher = AddedMatcher::new(&added, spell, true);
-        Ok(HfTokenizer {
-            normalizer,
-            raw_matcher,
-            normalized_matcher,
-            pre_tokenizer: section(root, "pre_tokenizer", pre_tokenizer)?,
-            model,
-            post_processor: post,
-            decoder: section(root, "decoder", decoder)?,
-            truncation: section(root, "truncation", truncation)?,
-            padding: section(root, "padding", padding)?,
-            added_tokens: added,
-            id_to_token: std::sync::Arc::new(crate::hf::encoding::TokenTable::new(id_to_token)),
-            special_ids,
-        })
+        Ok(tok)
     }
 
     /// Reads and parses a `tokenizer.json` file.
