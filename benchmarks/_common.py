@@ -18,6 +18,7 @@ import base64
 import contextlib
 import gzip
 import hashlib
+import importlib.util
 import os
 import platform
 import random
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from importlib import metadata
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -337,3 +339,14 @@ def publish(report: str, write: bool) -> None:
     if write:
         with RESULTS_FILE.open("a", encoding="utf-8") as f:
             f.write("\n" + report)
+
+
+def load_test_module(relative: str) -> ModuleType:
+    """A helper module of the test suite (``tests/<relative>``), imported by path, so that a
+    benchmark builds its inputs with the tests' own code instead of a copy."""
+    path = REPO_ROOT / "tests" / relative
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -19,15 +19,15 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import subprocess
 import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from types import ModuleType
 
-from _common import cpu_model, git_revision, package_version, publish
+from _common import cpu_model, git_revision, load_test_module, package_version, publish
 
 RULES = ("nmt_nfkc", "nfkc", "nmt_nfkc_cf", "nfkc_cf")
 SEED_TEXT = ["the cat sat on the mat", "the dog sat on the log"] * 20
@@ -40,12 +40,15 @@ def peak_rss_mib() -> float:
     return float("nan")
 
 
-def charsmap_of(model_proto: bytes) -> bytes:
-    from sentencepiece import sentencepiece_model_pb2 as model_pb2
+def identity_test() -> ModuleType:
+    """The charsmap byte-identity test, whose helpers train sentencepiece's tiny model and read
+    a ``.model``'s charsmap; imported only after any memory has been measured."""
+    return load_test_module("train_unigram/test_unigram_normalization.py")
 
-    proto = model_pb2.ModelProto()
-    proto.ParseFromString(model_proto)
-    return bytes(proto.normalizer_spec.precompiled_charsmap)
+
+def charsmap_of(model_proto: bytes) -> bytes:
+    """The precompiled charsmap a serialized ``.model`` carries."""
+    return bytes(identity_test().charsmap(model_proto))
 
 
 def child(rule: str) -> None:
@@ -67,12 +70,13 @@ def child(rule: str) -> None:
     start = time.perf_counter()
     train()
     second = time.perf_counter() - start
+    peak = peak_rss_mib()
     print(
         json.dumps(
             {
                 "first_s": first,
                 "second_s": second,
-                "peak_mib": peak_rss_mib(),
+                "peak_mib": peak,
                 "charsmap": charsmap_of(model).hex(),
             }
         )
@@ -88,17 +92,9 @@ def run_child(rule: str) -> dict[str, float | str]:
 
 
 def sentencepiece_charsmap(rule: str) -> bytes:
-    import sentencepiece as spm
-
-    out = io.BytesIO()
-    spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(SEED_TEXT),
-        model_writer=out,
-        vocab_size=18,
-        normalization_rule_name=rule,
-        minloglevel=2,
-    )
-    return charsmap_of(out.getvalue())
+    """The charsmap of the tiny model sentencepiece trains with ``rule`` (the test's helper)."""
+    test = identity_test()
+    return bytes(test.charsmap(test.spm_model(rule)))
 
 
 def report() -> str:

