@@ -283,6 +283,9 @@ class CoreHfTokenizer:
         added, and how many count as added."""
     def added_tokens(self) -> list[tuple[int, str, bool, bool, bool, bool, bool]]:
         """``(id, content, single_word, lstrip, rstrip, normalized, special)`` by id."""
+    def with_encode_special_tokens(self, value: bool) -> CoreHfTokenizer:
+        """A copy that encodes special added tokens in the input as plain text, or not."""
+    def encode_special_tokens(self) -> bool: ...
 
 def count_words_bounded(
     texts: Iterable[str],

@@ -40,6 +40,7 @@ An :class:`EncodingResult` keeps the encoding in Rust and builds each list (``id
 
 from __future__ import annotations
 
+import contextlib
 import json as _json
 import os
 from collections.abc import Mapping, Sequence
@@ -432,8 +433,11 @@ class Tokenizer:
                 raise AddedTokenError(
                     f"tokens[{i}] must be a str or an AddedToken, got {type(token).__name__}"
                 )
-            if special and isinstance(token, AddedToken):
-                token.special = True
+            if special:
+                # HF sets it on the object given (its own AddedToken included), which also
+                # turns an unset ``normalized`` off.
+                with contextlib.suppress(AttributeError):
+                    token.special = True
             flags.append(
                 (
                     token.content,
@@ -447,3 +451,40 @@ class Tokenizer:
         self._core, added = self._core.with_added_tokens(flags)
         self._set_json("added_tokens", [_saved(t) for t in self._core.added_tokens()])
         return added
+
+    @property
+    def encode_special_tokens(self) -> bool:
+        """Whether special added tokens written in the input are encoded as plain text (not
+        matched, so ``"[CLS]"`` becomes ``[``, ``cl``, ``##s``, ``]``), as HF's
+        ``Tokenizer.encode_special_tokens`` does. False when loaded; never saved in the JSON,
+        as in HF. Tokens the post-processor adds, and ``decode``, are not affected.
+
+        >>> tok = Tokenizer.from_str('{"model": {"type": "WordLevel", "unk_token": "?",'
+        ...     ' "vocab": {"?": 0, "s": 1}}, "pre_tokenizer": {"type": "Whitespace"}}')
+        >>> tok.add_special_tokens(["<s>"])
+        1
+        >>> tok.encode("<s>").ids
+        [2]
+        >>> tok.encode_special_tokens = True
+        >>> tok.encode("<s>").tokens
+        ['?', 's', '?']
+
+        Raises:
+            AddedTokenError: the value set is not a bool (a TypeError, as HF raises).
+            UnsupportedFeatureError: set on a tokenizer that is not a tokenizer.json one.
+        """
+        if not isinstance(self._core, CoreHfTokenizer):
+            return False
+        return self._core.encode_special_tokens()
+
+    @encode_special_tokens.setter
+    def encode_special_tokens(self, value: bool) -> None:
+        from tokensmith.errors import AddedTokenError, UnsupportedFeatureError
+
+        if not isinstance(self._core, CoreHfTokenizer):
+            raise UnsupportedFeatureError("encode_special_tokens needs a tokenizer.json tokenizer")
+        if not isinstance(value, bool):
+            raise AddedTokenError(
+                f"encode_special_tokens must be a bool, got {type(value).__name__}"
+            )
+        self._core = self._core.with_encode_special_tokens(value)

@@ -135,8 +135,17 @@ def check(path: Path, family: str, scenario: str, tmp_path: Path) -> None:
     from tokenizers import Tokenizer as HfTokenizer
 
     hf = HfTokenizer.from_file(str(path))
-    ours = tokensmith.Tokenizer.from_file(path)
     steps = scenarios(PAD_TOKENS[family], in_vocab_tokens(hf))[scenario]
+    check_steps(path, steps, tmp_path)
+
+
+def check_steps(path: Path, steps: list[Step], tmp_path: Path) -> None:
+    """Runs ``steps`` on HF and on tokensmith, then compares every output, before and after
+    a save and reload."""
+    from tokenizers import Tokenizer as HfTokenizer
+
+    hf = HfTokenizer.from_file(str(path))
+    ours = tokensmith.Tokenizer.from_file(path)
     apply(hf, ours, steps)
     added = contents(steps)
     assert_same(hf, ours, added)

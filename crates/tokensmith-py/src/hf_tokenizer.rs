@@ -286,6 +286,19 @@ impl CoreHfTokenizer {
             })
             .collect()
     }
+
+    /// A copy that encodes special added tokens in the input as plain text, or not (HF's
+    /// `encode_special_tokens`).
+    fn with_encode_special_tokens(&self, py: Python<'_>, value: bool) -> Self {
+        let mut inner = self.inner.clone();
+        py.detach(|| inner.set_encode_special_tokens(value));
+        Self { inner }
+    }
+
+    /// Whether special added tokens in the input are encoded as plain text.
+    fn encode_special_tokens(&self) -> bool {
+        self.inner.encode_special_tokens()
+    }
 }
 
 /// A padding length as a `usize`, or an error naming `option` when it is negative.

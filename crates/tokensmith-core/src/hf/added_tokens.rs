@@ -60,7 +60,7 @@ impl AddedToken {
 /// let mut added = AddedVocabulary::default();
 /// let new = |content: &str| AddedToken::special(0, content);
 /// // Empty and unchanged tokens are not counted; "b" keeps the model's id.
-/// let n = added.add(vec![new("<x>"), new("<x>"), new(""), new("b")], &model, |s| s.into());
+/// let n = added.add(vec![new("<x>"), new("<x>"), new(""), new("b")], &model, 2, |s| s.into());
 /// assert_eq!(n, 2);
 /// assert_eq!(added.token_to_id("<x>"), Some(2));
 /// assert_eq!(added.token_to_id("b"), Some(1));
@@ -71,21 +71,25 @@ pub struct AddedVocabulary {
     by_id: BTreeMap<u32, AddedToken>,
     special: FxHashSet<String>,
     spelled: FxHashMap<u32, String>,
+    /// HF's `encode_special_tokens`: special tokens are not matched, their text is encoded.
+    encode_special_tokens: bool,
 }
 
 impl AddedVocabulary {
     /// Adds `tokens` in order (their `id` fields are ignored) and returns how many count as
     /// added: every token but the empty ones and those already added with the same flags. A
     /// token the model's `vocab` (or an earlier added token) holds keeps that id; a new one
-    /// takes the larger of the model's size and the highest added id plus one. `spell` is the
-    /// normalizer, applied to `normalized` tokens.
+    /// takes the larger of `model_size` (HF's count: a Unigram piece listed twice counts
+    /// twice) and the highest added id plus one. `spell` is the normalizer, applied to
+    /// `normalized` tokens.
     pub fn add(
         &mut self,
         tokens: Vec<AddedToken>,
         vocab: &FxHashMap<String, u32>,
+        model_size: usize,
         spell: impl Fn(&str) -> String,
     ) -> usize {
-        let model_size = vocab.len() as u32;
+        let model_size = model_size as u32;
         let mut next_id = match self.by_id.keys().next_back() {
             Some(&max) if max >= model_size || model_size == 0 => max + 1,
             _ => model_size,
@@ -173,6 +177,36 @@ impl AddedVocabulary {
     pub fn is_special(&self, token: &str) -> bool {
         self.special.contains(token)
     }
+
+    /// Whether special tokens in the input are encoded as text (HF's `encode_special_tokens`).
+    pub fn encode_special_tokens(&self) -> bool {
+        self.encode_special_tokens
+    }
+
+    /// Sets [`Self::encode_special_tokens`]; the matchers must then be rebuilt
+    /// ([`Self::matcher`]).
+    pub fn set_encode_special_tokens(&mut self, value: bool) {
+        self.encode_special_tokens = value;
+    }
+
+    /// The matcher over the tokens whose `normalized` flag is `normalized` (see
+    /// [`AddedMatcher::new`]). With `encode_special_tokens`, a match of a token whose content
+    /// was ever added as special is dropped, as HF drops it: its text stays plain text, and
+    /// no other token is looked for inside it.
+    pub fn matcher(&self, spell: impl Fn(&str) -> String, normalized: bool) -> AddedMatcher {
+        let mut m = AddedMatcher::new(self.tokens(), spell, normalized);
+        if self.encode_special_tokens {
+            m.skipped = m.tokens.iter().map(|t| self.is_special_id(t.id)).collect();
+        }
+        m
+    }
+
+    /// Whether the added token of `id` has a content that was ever added as special.
+    fn is_special_id(&self, id: u32) -> bool {
+        self.by_id
+            .get(&id)
+            .is_some_and(|t| self.is_special(&t.content))
+    }
 }
 
 /// The tokens of one matching pass (original text, or normalized pieces).
@@ -180,6 +214,8 @@ impl AddedVocabulary {
 pub struct AddedMatcher {
     automaton: Option<AhoCorasick>,
     tokens: Vec<AddedToken>,
+    /// For each token, whether its matches are dropped (empty: none is).
+    skipped: Vec<bool>,
 }
 
 /// Consecutive spans `(start, end)` in characters, each an added token's id or plain text.
@@ -214,7 +250,11 @@ impl AddedMatcher {
                 .build(tokens.iter().map(|t| t.content.as_str()))
                 .ok()
         };
-        Self { automaton, tokens }
+        Self {
+            automaton,
+            tokens,
+            skipped: Vec::new(),
+        }
     }
 
     /// Whether there is nothing to look for.
@@ -242,6 +282,9 @@ impl AddedMatcher {
         let mut done = 0;
         for m in automaton.find_iter(text) {
             let token = &self.tokens[m.pattern().as_usize()];
+            if self.skipped.get(m.pattern().as_usize()) == Some(&true) {
+                continue;
+            }
             let (mut start, mut stop) = (m.start(), m.end());
             if token.single_word {
                 let alone_before = text[..start]
@@ -307,6 +350,24 @@ mod tests {
             spans(w, "a cat."),
             vec![(None, (0, 2)), (Some(2), (2, 5)), (None, (5, 6))]
         );
+    }
+
+    #[test]
+    fn encode_special_tokens_drops_special_matches() {
+        let model = FxHashMap::default();
+        let plain = |content: &str| AddedToken {
+            special: false,
+            ..AddedToken::special(0, content)
+        };
+        let mut added = AddedVocabulary::default();
+        let tokens = vec![AddedToken::special(0, "<s>"), plain("s"), plain("<")];
+        assert_eq!(added.add(tokens, &model, 5, |s| s.into()), 3);
+        let chars: Vec<char> = "<s>s".chars().collect();
+        let found = |added: &AddedVocabulary| added.matcher(|s| s.into(), false).find(&chars);
+        assert_eq!(found(&added), vec![(Some(5), (0, 3)), (Some(6), (3, 4))]);
+        added.set_encode_special_tokens(true);
+        // The dropped match's text is not searched again: neither "<" nor "s" in it match.
+        assert_eq!(found(&added), vec![(None, (0, 3)), (Some(6), (3, 4))]);
     }
 
     #[test]

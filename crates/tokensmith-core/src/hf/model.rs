@@ -54,4 +54,13 @@ impl Model {
             _ => false,
         }
     }
+
+    /// The model's vocabulary size as HF gives it: the number of Unigram pieces (one listed
+    /// twice counts twice), else the number of vocabulary entries.
+    pub fn vocab_size(&self) -> usize {
+        match self {
+            Model::Unigram(m) => m.len(),
+            m => m.vocab().len(),
+        }
+    }
 }

@@ -395,7 +395,8 @@ impl HfTokenizer {
     pub fn add_tokens(&mut self, tokens: Vec<AddedToken>) -> usize {
         let normalizer = self.normalizer.clone();
         let spell = move |content: &str| spell(normalizer.as_ref(), content);
-        let n = self.added.add(tokens, self.model.vocab(), spell);
+        let size = self.model.vocab_size();
+        let n = self.added.add(tokens, self.model.vocab(), size, spell);
         self.refresh_added();
         n
     }
@@ -407,8 +408,8 @@ impl HfTokenizer {
     pub(super) fn refresh_added(&mut self) {
         let normalizer = self.normalizer.as_ref();
         let spell = |content: &str| spell(normalizer, content);
-        self.raw_matcher = AddedMatcher::new(self.added.tokens(), spell, false);
-        self.normalized_matcher = AddedMatcher::new(self.added.tokens(), spell, true);
+        self.raw_matcher = self.added.matcher(spell, false);
+        self.normalized_matcher = self.added.matcher(spell, true);
         let vocab = self.model.vocab();
         let mut table: FxHashMap<u32, String> =
             vocab.iter().map(|(t, &id)| (id, t.clone())).collect();
@@ -437,7 +438,7 @@ impl HfTokenizer {
     /// the added tokens the model does not hold, as HF counts it.
     pub fn get_vocab_size(&self, with_added_tokens: bool) -> usize {
         let vocab = self.model.vocab();
-        let mut n = vocab.len();
+        let mut n = self.model.vocab_size();
         if with_added_tokens {
             n += self
                 .added
@@ -540,6 +541,18 @@ impl HfTokenizer {
     /// The added tokens, one per id, by ascending id (as HF saves them).
     pub fn added_tokens(&self) -> Vec<AddedToken> {
         self.added.tokens().cloned().collect()
+    }
+
+    /// Whether special added tokens in the input are encoded as plain text (HF's
+    /// `encode_special_tokens`; false when loaded).
+    pub fn encode_special_tokens(&self) -> bool {
+        self.added.encode_special_tokens()
+    }
+
+    /// Sets [`Self::encode_special_tokens`]. It is not saved in the JSON, as in HF.
+    pub fn set_encode_special_tokens(&mut self, value: bool) {
+        self.added.set_encode_special_tokens(value);
+        self.refresh_added();
     }
 }
 

@@ -91,6 +91,16 @@ impl HfUnigram {
         &self.vocab
     }
 
+    /// How many pieces the model has, a piece listed twice counted twice (as HF counts them).
+    pub fn len(&self) -> usize {
+        self.scores.len()
+    }
+
+    /// Whether the model has no piece (never, once built).
+    pub fn is_empty(&self) -> bool {
+        self.scores.is_empty()
+    }
+
     /// Whether a token of id `id` is spelled by the text it covers rather than by its
     /// vocabulary entry: HF names an unknown Unigram piece by its own text.
     pub fn spells_unknown(&self, id: u32) -> bool {
