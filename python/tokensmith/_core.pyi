@@ -237,6 +237,24 @@ class EncodingResult:
         """The windows truncation cut off, each a complete result (special tokens and
         padding included), as HF ``tokenizers`` builds them."""
     def __len__(self) -> int: ...
+    def pad(
+        self,
+        length: int,
+        *,
+        direction: str = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+    ) -> None:
+        """Pads to ``length`` tokens in place (never cuts), its overflowing results too, as
+        HF's ``Encoding.pad``. Raises PaddingError naming a bad option (an unknown direction,
+        a negative length or id)."""
+    def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None:
+        """Truncates to ``max_length`` tokens in place, as HF's ``Encoding.truncate``: the
+        tokens cut off become ``overflowing`` windows repeating ``stride`` tokens (the
+        overflowing results it had are dropped). Raises TruncationError naming a bad option
+        (a stride not below ``max_length``, where HF panics; an unknown direction; a negative
+        number)."""
 
 class CoreHfTokenizer:
     """A tokenizer.json pipeline (BERT-style components). Immutable; releases the GIL."""

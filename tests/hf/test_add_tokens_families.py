@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from family_builders import regex_bpe_style, spm_unigram_model, unigram_style
-from hf_families import build
+from family_fixture import build_family
 from test_add_tokens import SCENARIOS, Step, check_steps, in_vocab_tokens, scenarios
 
 # Each family's pad token (re-added as a normalized token by the "in-vocab" scenario).
@@ -44,14 +43,6 @@ REWRITTEN: list[Step] = [
     # Re-added with other flags.
     ("add_tokens", [{"content": "New York", "normalized": False}]),
 ]
-
-
-def build_family(family: str, lines: list[str], out: Path) -> Path:
-    if family in ("llama2", "llama3"):
-        return build(family, lines, out)
-    if family == "qwen2":
-        return regex_bpe_style("qwen2", out)
-    return unigram_style(family, spm_unigram_model("multi", out), False, False, out)
 
 
 @pytest.fixture(scope="module", params=sorted(PAD_TOKENS))

@@ -3,9 +3,9 @@ tokens written in the input are not matched and their text is encoded as ordinar
 added tokens still match, inside that text too); with it off again, they match as before. Every
 encoding field (single texts with special tokens written into the committed lines, pairs, with
 and without the post-processor's special tokens) and ``decode`` are compared on the BERT
-fixtures and on RoBERTa-, Llama-2-, Llama-3-, Qwen2- and T5-style files, each with the file's
-own special tokens and added ones (special with ``lstrip``/``rstrip``/``normalized``, and plain
-ones that overlap them).
+fixtures and on RoBERTa-, Llama-2-, Llama-3-, Qwen2-, T5- and XLM-R-style files, each with the
+file's own special tokens and added ones (special with ``lstrip``/``rstrip``/``normalized``, and
+plain ones that overlap them).
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from typing import Any
 
 import pytest
 import tokensmith
-from family_builders import regex_bpe_style
-from hf_families import build
+from family_fixture import family_fixture
 from hf_parity import assert_texts_same, fields
 from test_add_tokens import LINES
 from tokensmith.errors import AddedTokenError
@@ -99,16 +98,7 @@ def test_bert(bert_json: Path) -> None:
     check(bert_json)
 
 
-@pytest.fixture(scope="module", params=["roberta", "llama2", "llama3", "qwen2", "t5"])
-def family_json(
-    request: pytest.FixtureRequest,
-    multilingual_lines: list[str],
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Path:
-    out = tmp_path_factory.mktemp(f"est-{request.param}")
-    if request.param == "qwen2":
-        return regex_bpe_style("qwen2", out)
-    return build(request.param, multilingual_lines, out)
+family_json = family_fixture(["roberta", "llama2", "llama3", "qwen2", "t5", "xlmr"])
 
 
 def test_families(family_json: Path) -> None:

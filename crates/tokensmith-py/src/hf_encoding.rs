@@ -6,13 +6,19 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
+use tokensmith_core::error::Error;
+use tokensmith_core::hf::padding::Padding;
+use tokensmith_core::hf::truncation::{truncate, Direction};
 use tokensmith_core::hf::HfEncoding;
+
+use crate::errors::IntoPyResult;
 
 /// One encoded sequence (or pair): every list has one entry per token.
 ///
 /// `offsets` are `(start, end)` in characters of the sequence the token came from, and
 /// `(0, 0)` for special tokens; `word_ids` is `None` for special tokens.
-#[pyclass(frozen, name = "EncodingResult", module = "tokensmith")]
+// Not frozen: `pad` and `truncate` change it in place, as HF's do.
+#[pyclass(name = "EncodingResult", module = "tokensmith")]
 pub struct EncodingResult {
     pub inner: HfEncoding,
 }
@@ -50,7 +56,7 @@ impl EncodingResult {
         inner.overflowing = overflowing
             .unwrap_or_default()
             .iter()
-            .map(|o| o.get().inner.clone())
+            .map(|o| o.borrow().inner.clone())
             .collect();
         Self { inner }
     }
@@ -110,7 +116,7 @@ impl EncodingResult {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<Self>()
-            .is_ok_and(|o| o.get().inner == self.inner)
+            .is_ok_and(|o| o.borrow().inner == self.inner)
     }
 
     /// The seven lists and the overflowing results, in constructor order (so `pickle` and
@@ -153,5 +159,60 @@ impl EncodingResult {
             parts.push(format!("{name}={}", value.repr()?));
         }
         Ok(format!("EncodingResult({})", parts.join(", ")))
+    }
+
+    /// Pads to `length` tokens in place, its overflowing parts too, as HF's `Encoding.pad`.
+    #[pyo3(signature = (length, *, direction="right", pad_id=0, pad_type_id=0, pad_token="[PAD]".to_string()))]
+    fn pad(
+        &mut self,
+        py: Python<'_>,
+        length: i64,
+        direction: &str,
+        pad_id: i64,
+        pad_type_id: i64,
+        pad_token: String,
+    ) -> PyResult<()> {
+        let direction = parse_direction("pad", direction, Error::Padding).py_err(py)?;
+        let padding = Padding::to_length(length, direction, pad_id, pad_type_id, pad_token);
+        padding.py_err(py)?.pad(&mut self.inner);
+        Ok(())
+    }
+
+    /// Truncates to `max_length` tokens in place, as HF's `Encoding.truncate`.
+    #[pyo3(signature = (max_length, stride=0, direction="right"))]
+    fn truncate(
+        &mut self,
+        py: Python<'_>,
+        max_length: i64,
+        stride: i64,
+        direction: &str,
+    ) -> PyResult<()> {
+        let direction = parse_direction("truncate", direction, Error::Truncation).py_err(py)?;
+        let number = |option: &str, value: i64| {
+            usize::try_from(value).map_err(|_| {
+                Error::Truncation(format!(
+                    "truncate: {option} must not be negative, got {value}"
+                ))
+            })
+        };
+        let max_length = number("max_length", max_length).py_err(py)?;
+        let stride = number("stride", stride).py_err(py)?;
+        truncate(&mut self.inner, max_length, stride, direction).py_err(py)
+    }
+}
+
+/// `"left"` or `"right"`; anything else is the error `kind` makes, naming the method and
+/// the option.
+fn parse_direction(
+    method: &str,
+    value: &str,
+    kind: fn(String) -> Error,
+) -> Result<Direction, Error> {
+    match value {
+        "left" => Ok(Direction::Left),
+        "right" => Ok(Direction::Right),
+        other => Err(kind(format!(
+            "{method}: unknown direction {other:?} (use right or left)"
+        ))),
     }
 }

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::PathBuf;
 use tokensmith_core::error::Error;
-use tokensmith_core::hf::padding::Padding;
+use tokensmith_core::hf::padding::{padding_id, padding_number, Padding};
 use tokensmith_core::hf::tokenizer::AddedToken;
 use tokensmith_core::hf::truncation::{Direction, Strategy, Truncation};
 use tokensmith_core::hf::HfTokenizer;
@@ -299,23 +299,4 @@ impl CoreHfTokenizer {
     fn encode_special_tokens(&self) -> bool {
         self.inner.encode_special_tokens()
     }
-}
-
-/// A padding length as a `usize`, or an error naming `option` when it is negative.
-fn padding_number(option: &str, value: i64) -> Result<usize, Error> {
-    usize::try_from(value).map_err(|_| {
-        Error::Padding(format!(
-            "padding {option} must not be negative, got {value}"
-        ))
-    })
-}
-
-/// A padding id as a `u32`, or an error naming `option` when it is out of range.
-fn padding_id(option: &str, value: i64) -> Result<u32, Error> {
-    u32::try_from(value).map_err(|_| {
-        Error::Padding(format!(
-            "padding {option} must be between 0 and {}, got {value}",
-            u32::MAX
-        ))
-    })
 }

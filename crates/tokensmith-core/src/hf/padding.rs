@@ -19,6 +19,26 @@
 
 use super::truncation::Direction;
 use super::HfEncoding;
+use crate::error::{Error, Result};
+
+/// A padding length as a `usize`, or an error naming `option` when it is negative.
+pub fn padding_number(option: &str, value: i64) -> Result<usize> {
+    usize::try_from(value).map_err(|_| {
+        Error::Padding(format!(
+            "padding {option} must not be negative, got {value}"
+        ))
+    })
+}
+
+/// A padding id as a `u32`, or an error naming `option` when it is out of range.
+pub fn padding_id(option: &str, value: i64) -> Result<u32> {
+    u32::try_from(value).map_err(|_| {
+        Error::Padding(format!(
+            "padding {option} must be between 0 and {}, got {value}",
+            u32::MAX
+        ))
+    })
+}
 
 /// Padding to a fixed length, or (`fixed: None`) to the longest encoding of the batch.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +74,34 @@ impl Padding {
             Some(m) => length.div_ceil(m) * m,
             None => length,
         }
+    }
+
+    /// Padding to `length` as HF's `Encoding::pad` pads one encoding (its overflowing parts
+    /// included); `length` and the ids come from Python, so each is checked, and an error
+    /// names the option at fault.
+    ///
+    /// ```
+    /// use tokensmith_core::hf::padding::Padding;
+    /// use tokensmith_core::hf::truncation::Direction;
+    /// let p = Padding::to_length(4, Direction::Left, 1, 0, "<pad>".into()).unwrap();
+    /// assert_eq!((p.fixed, p.pad_id), (Some(4), 1));
+    /// assert!(Padding::to_length(-1, Direction::Left, 1, 0, "<pad>".into()).is_err());
+    /// ```
+    pub fn to_length(
+        length: i64,
+        direction: Direction,
+        pad_id: i64,
+        pad_type_id: i64,
+        pad_token: String,
+    ) -> Result<Self> {
+        Ok(Self {
+            fixed: Some(padding_number("length", length)?),
+            direction,
+            pad_to_multiple_of: None,
+            pad_id: padding_id("pad_id", pad_id)?,
+            pad_type_id: padding_id("pad_type_id", pad_type_id)?,
+            pad_token,
+        })
     }
 
     /// Pads a final encoding, and its overflowing parts, as a batch of one.

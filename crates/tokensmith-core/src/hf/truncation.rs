@@ -111,29 +111,64 @@ impl Truncation {
     /// in `enc.overflowing` as windows of `len` tokens overlapping by `stride`.
     pub fn split(&self, enc: &mut HfEncoding, len: usize) -> Result<()> {
         let n = enc.ids.len();
-        if len >= n {
-            return Ok(());
-        }
-        if len == 0 {
-            let whole = std::mem::take(enc);
-            enc.table = whole.table.clone();
-            enc.overflowing.push(whole);
-            return Ok(());
-        }
-        if self.stride >= len {
+        if 0 < len && len < n && self.stride >= len {
             return Err(Error::Truncation(format!(
                 "truncation stride {} must be below the {len} tokens left for a sequence \
                  (max_length {} minus the special tokens, shared between a pair)",
                 self.stride, self.max_length
             )));
         }
-        let windows = windows(n, len, len - self.stride, self.direction);
-        let mut parts = windows.iter().map(|&(a, b)| enc.slice(a, b));
-        let mut kept = parts.next().unwrap_or_default();
-        kept.overflowing = parts.collect();
-        *enc = kept;
-        Ok(())
+        truncate(enc, len, self.stride, self.direction)
     }
+}
+
+/// Truncates an encoding to `max_length` tokens as HF's `Encoding::truncate` does: nothing
+/// when it is not longer; else the tokens cut off become its `overflowing` windows of
+/// `max_length` tokens, each repeating `stride` tokens of the one before, and the overflowing
+/// parts it had are dropped. With `max_length` 0 the whole encoding (its overflowing parts
+/// included) becomes the one overflowing part of an empty encoding.
+///
+/// ```
+/// use tokensmith_core::hf::encoding::HfEncoding;
+/// use tokensmith_core::hf::truncation::{truncate, Direction};
+/// let words = ["a", "b", "c", "d"].map(String::from).to_vec();
+/// let n = words.len();
+/// let mut enc = HfEncoding::from_parts(
+///     vec![1, 2, 3, 4], words, vec![(0, 1); n], vec![0; n], vec![1; n], vec![0; n], vec![None; n],
+/// );
+/// truncate(&mut enc, 3, 1, Direction::Right).unwrap();
+/// assert_eq!(enc.ids, [1, 2, 3]);
+/// assert_eq!(enc.overflowing[0].ids, [3, 4]);
+/// // HF panics on a stride not below max_length; here it is an error.
+/// assert!(truncate(&mut enc, 2, 2, Direction::Left).is_err());
+/// ```
+pub fn truncate(
+    enc: &mut HfEncoding,
+    max_length: usize,
+    stride: usize,
+    direction: Direction,
+) -> Result<()> {
+    let n = enc.ids.len();
+    if max_length >= n {
+        return Ok(());
+    }
+    if max_length == 0 {
+        let whole = std::mem::take(enc);
+        enc.table = whole.table.clone();
+        enc.overflowing.push(whole);
+        return Ok(());
+    }
+    if stride >= max_length {
+        return Err(Error::Truncation(format!(
+            "truncate: stride {stride} must be below max_length {max_length}"
+        )));
+    }
+    let windows = windows(n, max_length, max_length - stride, direction);
+    let mut parts = windows.iter().map(|&(a, b)| enc.slice(a, b));
+    let mut kept = parts.next().unwrap_or_default();
+    kept.overflowing = parts.collect();
+    *enc = kept;
+    Ok(())
 }
 
 /// The `(start, stop)` windows of `len` tokens out of `n`, `step` apart, the kept one first:
