@@ -25,11 +25,13 @@ def test_identical_to_hf_tokenizers(wordlevel_json: Path, multilingual_lines: li
     assert_same_as_hf(wordlevel_json, texts_of(multilingual_lines, ("日本語のテキスト abc",)))
 
 
-@pytest.mark.parametrize("kind", ["bytelevel-fixed", "nfc-whitespace", "nfkc-whitespace"])
+@pytest.mark.parametrize(
+    "kind",
+    ["bytelevel-fixed", "nfc-whitespace", "nfkc-whitespace", "nfkc-scripts", "nfc-scripts-only"],
+)
 def test_every_code_point(kind: str, tmp_path: Path) -> None:
-    """NFC, NFKC, ByteLevel and FixedLength on all of Unicode. The UnicodeScripts kinds are
-    not swept: HF's script table is Unicode 9.0 and tokensmith's is newer
-    (docs/hf_tokenizer.md), so characters assigned since 9.0 are cut differently."""
+    """NFC, NFKC, ByteLevel, FixedLength and UnicodeScripts (HF's Unicode 9.0 script table)
+    on all of Unicode."""
     assert_code_points_same_as_hf(wordlevel_style(kind, tmp_path))
 
 
