@@ -26,6 +26,15 @@ class AddedToken:
     normalized text (default: not ``special``); ``special``: decoding with
     ``skip_special_tokens`` drops it. :meth:`Tokenizer.add_special_tokens` makes a token
     special, as HF's does (it sets ``special`` on the object given).
+
+    Raises:
+        AddedTokenError: ``content`` is not a str, or a flag not a bool (HF raises TypeError;
+            this is one), naming the argument.
+
+    >>> AddedToken("<x>", lstrip=1)
+    Traceback (most recent call last):
+    ...
+    tokensmith.errors.AddedTokenError: AddedToken lstrip must be a bool, got int
     """
 
     __slots__ = ("content", "single_word", "lstrip", "rstrip", "_normalized", "special")
@@ -39,6 +48,18 @@ class AddedToken:
         normalized: bool | None = None,
         special: bool = False,
     ) -> None:
+        from tokensmith.errors import AddedTokenError
+
+        if not isinstance(content, str):
+            raise AddedTokenError(f"AddedToken content must be a str, got {type(content).__name__}")
+        flags = {"single_word": single_word, "lstrip": lstrip, "rstrip": rstrip, "special": special}
+        if normalized is not None:
+            flags["normalized"] = normalized
+        for name, value in flags.items():
+            if not isinstance(value, bool):
+                raise AddedTokenError(
+                    f"AddedToken {name} must be a bool, got {type(value).__name__}"
+                )
         self.content = content
         self.single_word = single_word
         self.lstrip = lstrip

@@ -79,3 +79,26 @@ def test_file_without_normalized(bert_json: Path, tmp_path: Path) -> None:
     # Adding nothing makes to_str() write the added tokens as loaded, flags included.
     assert ours.add_tokens([]) == 0
     assert_same(hf, ours, [f"Zq{i}" for i in range(4)] + ["zq0", "zq1"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "option"),
+    [
+        ({"content": 3}, "content"),
+        ({"content": "a", "lstrip": 1}, "lstrip"),
+        ({"content": "a", "rstrip": "no"}, "rstrip"),
+        ({"content": "a", "single_word": None}, "single_word"),
+        ({"content": "a", "special": "yes"}, "special"),
+        ({"content": "a", "normalized": 0}, "normalized"),
+    ],
+)
+def test_bad_constructor_arguments(kwargs: dict[str, Any], option: str) -> None:
+    """HF's constructor raises TypeError; tokensmith's AddedTokenError (a TypeError) names
+    the argument."""
+    from tokenizers import AddedToken as HfAddedToken
+    from tokensmith.errors import AddedTokenError
+
+    with pytest.raises(TypeError):
+        HfAddedToken(**kwargs)
+    with pytest.raises(AddedTokenError, match=option):
+        tokensmith.AddedToken(**kwargs)
