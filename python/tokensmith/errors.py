@@ -192,4 +192,5 @@ __all__ = [
 
 class AddedTokenError(TokensmithError, TypeError):
     """``add_tokens``/``add_special_tokens`` got something other than a list of str or
-    AddedToken (HF raises TypeError there too)."""
+    AddedToken, ``AddedToken`` a non-str content or a non-bool flag, or
+    ``encode_special_tokens`` a non-bool (HF raises TypeError there too)."""
