@@ -13,6 +13,7 @@
 //! assert_eq!(onig_to_fancy(r"\d{1,3}"), r"\d{1,3}");
 //! ```
 
+use super::known_split::KnownSplit;
 use super::normalized::NormalizedString;
 use super::split::{cut, Behavior};
 use crate::error::{Error, Result};
@@ -21,6 +22,8 @@ use crate::error::{Error, Result};
 #[derive(Clone, Debug)]
 pub struct Split {
     regex: fancy_regex::Regex,
+    /// The hand-written splitter that cuts where `regex` does, for a known pattern.
+    known: Option<KnownSplit>,
     behavior: Behavior,
     invert: bool,
 }
@@ -36,8 +39,23 @@ impl PartialEq for Split {
 impl Eq for Split {}
 
 impl Split {
-    /// A split at `pattern`: a literal string when `literal`, else an Oniguruma regex.
+    /// A split at `pattern`: a literal string when `literal`, else an Oniguruma regex
+    /// (run by a hand-written splitter when it is a [`KnownSplit`] pattern).
     pub fn new(pattern: &str, literal: bool, behavior: Behavior, invert: bool) -> Result<Self> {
+        let mut split = Self::regex_only(pattern, literal, behavior, invert)?;
+        if !literal {
+            split.known = KnownSplit::recognise(pattern);
+        }
+        Ok(split)
+    }
+
+    /// Like [`Self::new`] but always runs the regex engine (for tests and benchmarks).
+    pub fn regex_only(
+        pattern: &str,
+        literal: bool,
+        behavior: Behavior,
+        invert: bool,
+    ) -> Result<Self> {
         let source = if literal {
             fancy_regex::escape(pattern).into_owned()
         } else {
@@ -51,6 +69,7 @@ impl Split {
             })?;
         Ok(Self {
             regex,
+            known: None,
             behavior,
             invert,
         })
@@ -63,6 +82,15 @@ impl Split {
 
     /// [`Self::split`] of the characters `chars`.
     pub fn split_chars(&self, chars: &[char]) -> Vec<(usize, usize)> {
+        if let Some(known) = &self.known {
+            let pieces = known.pieces(chars);
+            if self.behavior == Behavior::Isolated && !self.invert {
+                return pieces;
+            }
+            // Every piece is a match: the behavior decides the rest.
+            let spans: Vec<_> = pieces.into_iter().map(|p| (p, !self.invert)).collect();
+            return cut(&spans, self.behavior);
+        }
         let text: String = chars.iter().collect();
         // Byte offsets of the matches, turned into character offsets.
         let mut char_at = Vec::with_capacity(text.len() + 1);
