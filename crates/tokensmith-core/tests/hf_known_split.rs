@@ -1,13 +1,13 @@
-//! The hand-written Llama-3 and Qwen2 `Split` splitters must cut where the regex engine does,
-//! for every behavior and with `invert`.
+//! The hand-written matchers of the Llama-3, Qwen2 and ` {2,}` patterns must cut where the
+//! regex engine does, for every behavior and with `invert`.
 
 use proptest::prelude::*;
 use std::sync::OnceLock;
-use tokensmith_core::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
+use tokensmith_core::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN, SPACE_RUNS_PATTERN};
 use tokensmith_core::hf::regex_split::Split;
 use tokensmith_core::hf::split::Behavior;
 
-const PATTERNS: [&str; 2] = [LLAMA3_PATTERN, QWEN2_PATTERN];
+const PATTERNS: [&str; 3] = [LLAMA3_PATTERN, QWEN2_PATTERN, SPACE_RUNS_PATTERN];
 const BEHAVIORS: [Behavior; 5] = [
     Behavior::Isolated,
     Behavior::Removed,

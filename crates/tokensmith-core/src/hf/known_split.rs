@@ -1,4 +1,8 @@
-//! Hand-written splitters for the `Split` regexes of Llama-3 and Qwen2 tokenizer files:
+//! Hand-written splitters for the regexes that tokenizer files use most: the `Split`
+//! pre-tokenizers of Llama-3 and Qwen2, and the ` {2,}` of the `Replace` normalizer that
+//! `transformers` writes into converted SentencePiece files (T5, ALBERT, XLM-R).
+//!
+//! The Llama-3 pattern is
 //!
 //! ```text
 //! (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
@@ -19,7 +23,7 @@
 //! let split = KnownSplit::recognise(LLAMA3_PATTERN).unwrap();
 //! let chars: Vec<char> = "I'm 12345 x\n ".chars().collect();
 //! let words: Vec<String> = split
-//!     .pieces(&chars)
+//!     .matches(&chars)
 //!     .into_iter()
 //!     .map(|(s, e)| chars[s..e].iter().collect())
 //!     .collect();
@@ -35,85 +39,129 @@ pub const LLAMA3_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}
 /// The pre-tokenizer regex of Qwen2 tokenizer files.
 pub const QWEN2_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
-/// A splitter equal to one of the known patterns.
+/// Runs of two or more spaces (the `Replace` normalizer of converted SentencePiece files).
+pub const SPACE_RUNS_PATTERN: &str = " {2,}";
+
+/// A matcher equal to one of the known patterns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct KnownSplit {
-    /// The most digits in one piece: 3 for Llama-3, 1 for Qwen2.
-    max_digits: usize,
+pub enum KnownSplit {
+    /// The Llama-3 or Qwen2 pattern, whose matches tile the text.
+    Words {
+        /// The most digits in one piece: 3 for Llama-3, 1 for Qwen2.
+        max_digits: usize,
+    },
+    /// [`SPACE_RUNS_PATTERN`].
+    SpaceRuns,
 }
 
 impl KnownSplit {
-    /// The splitter for `pattern` (the regex as `tokenizer.json` writes it), if it is known.
+    /// The matcher for `pattern` (the regex as `tokenizer.json` writes it), if it is known.
     pub fn recognise(pattern: &str) -> Option<Self> {
         match pattern {
-            LLAMA3_PATTERN => Some(Self { max_digits: 3 }),
-            QWEN2_PATTERN => Some(Self { max_digits: 1 }),
+            LLAMA3_PATTERN => Some(Self::Words { max_digits: 3 }),
+            QWEN2_PATTERN => Some(Self::Words { max_digits: 1 }),
+            SPACE_RUNS_PATTERN => Some(Self::SpaceRuns),
             _ => None,
         }
     }
 
-    /// The pieces of `chars` as `(start, end)` ranges that tile it, in order.
-    pub fn pieces(&self, chars: &[char]) -> Vec<(usize, usize)> {
-        let scan = CharScan {
-            chars,
-            classes: Classes::new(),
-        };
-        // Pieces are a few characters long on most text.
-        let mut out = Vec::with_capacity(chars.len() / 3 + 1);
-        let mut i = 0;
-        while i < chars.len() {
-            let end = self.piece_end(&scan, i);
-            out.push((i, end));
-            i = end;
-        }
-        out
+    /// Whether the matches always tile the text (no text lies between them).
+    pub fn tiles(&self) -> bool {
+        matches!(self, Self::Words { .. })
     }
 
-    /// The end of the piece that starts at `i` (below the number of characters).
-    #[inline]
-    fn piece_end(&self, s: &CharScan, i: usize) -> usize {
-        let c = s.chars[i];
-        let flags = s.flags(i);
-        // (?i:'s|'t|'re|'ve|'m|'ll|'d)
-        if c == '\'' {
-            if let Some(e) = s.contraction_end(i) {
-                return e;
-            }
+    /// The matches in `chars`, as `(start, end)` ranges in order, as the regex engine finds
+    /// them (leftmost first, none empty).
+    pub fn matches(&self, chars: &[char]) -> Vec<(usize, usize)> {
+        match *self {
+            Self::Words { max_digits } => words(chars, max_digits),
+            Self::SpaceRuns => space_runs(chars),
         }
-        // [^\r\n\p{L}\p{N}]?\p{L}+
-        if flags & LETTER != 0 {
-            return s.run_end(i + 1, LETTER);
-        }
-        let prefixes_letters = flags & NUMBER == 0 && c != '\r' && c != '\n';
-        if prefixes_letters && i + 1 < s.chars.len() && s.flags(i + 1) & LETTER != 0 {
-            return s.run_end(i + 2, LETTER);
-        }
-        // \p{N}{1,3} (or \p{N})
-        if flags & NUMBER != 0 {
-            let limit = s.chars.len().min(i + self.max_digits);
-            return s.run_end(i + 1, NUMBER).min(limit);
-        }
-        // ` ?[^\s\p{L}\p{N}]+[\r\n]*`
-        let other_start = if is_other(flags) {
-            Some(i)
-        } else if c == ' ' && i + 1 < s.chars.len() && is_other(s.flags(i + 1)) {
-            Some(i + 1)
-        } else {
-            None
-        };
-        if let Some(start) = other_start {
-            let mut end = start + 1;
-            while end < s.chars.len() && is_other(s.flags(end)) {
-                end += 1;
-            }
-            while end < s.chars.len() && matches!(s.chars[end], '\r' | '\n') {
-                end += 1;
-            }
-            return end;
-        }
-        // Only whitespace is left: `\s*[\r\n]+|\s+(?!\S)|\s+`.
-        s.space_piece_end(i)
     }
+}
+
+/// Runs of at least two `' '`.
+fn space_runs(chars: &[char]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != ' ' {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < chars.len() && chars[i] == ' ' {
+            i += 1;
+        }
+        if i - start >= 2 {
+            out.push((start, i));
+        }
+    }
+    out
+}
+
+/// The pieces of the Llama-3 pattern (with at most `max_digits` digits a piece), which tile
+/// `chars`, in order.
+fn words(chars: &[char], max_digits: usize) -> Vec<(usize, usize)> {
+    let scan = CharScan {
+        chars,
+        classes: Classes::new(),
+    };
+    // Pieces are a few characters long on most text.
+    let mut out = Vec::with_capacity(chars.len() / 3 + 1);
+    let mut i = 0;
+    while i < chars.len() {
+        let end = piece_end(&scan, i, max_digits);
+        out.push((i, end));
+        i = end;
+    }
+    out
+}
+
+/// The end of the Llama-3 piece that starts at `i` (below the number of characters).
+#[inline]
+fn piece_end(s: &CharScan, i: usize, max_digits: usize) -> usize {
+    let c = s.chars[i];
+    let flags = s.flags(i);
+    // (?i:'s|'t|'re|'ve|'m|'ll|'d)
+    if c == '\'' {
+        if let Some(e) = s.contraction_end(i) {
+            return e;
+        }
+    }
+    // [^\r\n\p{L}\p{N}]?\p{L}+
+    if flags & LETTER != 0 {
+        return s.run_end(i + 1, LETTER);
+    }
+    let prefixes_letters = flags & NUMBER == 0 && c != '\r' && c != '\n';
+    if prefixes_letters && i + 1 < s.chars.len() && s.flags(i + 1) & LETTER != 0 {
+        return s.run_end(i + 2, LETTER);
+    }
+    // \p{N}{1,3} (or \p{N})
+    if flags & NUMBER != 0 {
+        let limit = s.chars.len().min(i + max_digits);
+        return s.run_end(i + 1, NUMBER).min(limit);
+    }
+    // ` ?[^\s\p{L}\p{N}]+[\r\n]*`
+    let other_start = if is_other(flags) {
+        Some(i)
+    } else if c == ' ' && i + 1 < s.chars.len() && is_other(s.flags(i + 1)) {
+        Some(i + 1)
+    } else {
+        None
+    };
+    if let Some(start) = other_start {
+        let mut end = start + 1;
+        while end < s.chars.len() && is_other(s.flags(end)) {
+            end += 1;
+        }
+        while end < s.chars.len() && matches!(s.chars[end], '\r' | '\n') {
+            end += 1;
+        }
+        return end;
+    }
+    // Only whitespace is left: `\s*[\r\n]+|\s+(?!\S)|\s+`.
+    s.space_piece_end(i)
 }
 
 /// Characters with their class flags.
@@ -184,7 +232,7 @@ mod tests {
         let chars: Vec<char> = text.chars().collect();
         KnownSplit::recognise(pattern)
             .unwrap()
-            .pieces(&chars)
+            .matches(&chars)
             .into_iter()
             .map(|(s, e)| chars[s..e].iter().collect())
             .collect()
@@ -211,5 +259,11 @@ mod tests {
         );
         assert_eq!(words(LLAMA3_PATTERN, "x'ſ'Ve"), ["x", "'ſ", "'Ve"]);
         assert!(KnownSplit::recognise(r"\s+").is_none());
+    }
+
+    #[test]
+    fn space_runs_of_two_or_more() {
+        assert_eq!(words(SPACE_RUNS_PATTERN, "a  b c   d "), ["  ", "   "]);
+        assert!(words(SPACE_RUNS_PATTERN, " a b ").is_empty());
     }
 }

@@ -205,7 +205,15 @@ impl NormalizedString {
     /// `replace` aligns them). An empty pattern changes nothing.
     pub fn replace_literal(&mut self, pattern: &str, content: &str) {
         let pattern: Vec<char> = pattern.chars().collect();
-        if pattern.is_empty() || self.chars.len() < pattern.len() {
+        if pattern.is_empty() || !self.chars.windows(pattern.len()).any(|w| w == pattern) {
+            return;
+        }
+        let mut content_chars = content.chars();
+        if let ([from], (Some(to), None)) =
+            (&pattern[..], (content_chars.next(), content_chars.next()))
+        {
+            // One character for one: each keeps its own span.
+            self.replace_char(*from, to);
             return;
         }
         let mut chars = Vec::with_capacity(self.chars.len());

@@ -130,7 +130,19 @@ fn strip_accents(s: &mut NormalizedString) {
 }
 
 fn lowercase(s: &mut NormalizedString) {
-    s.expand(|c, out| out.extend(c.to_lowercase()));
+    // Only a few characters (İ) lowercase to more than one: the others change in place.
+    if s.chars()
+        .iter()
+        .all(|&c| c.is_ascii() || c.to_lowercase().len() == 1)
+    {
+        s.map_each(|c| match c {
+            'A'..='Z' => c.to_ascii_lowercase(),
+            _ if c.is_ascii() => c,
+            _ => c.to_lowercase().next().unwrap_or(c),
+        });
+    } else {
+        s.expand(|c, out| out.extend(c.to_lowercase()));
+    }
 }
 
 /// One normalizer of a `tokenizer.json`.

@@ -82,29 +82,19 @@ impl Split {
 
     /// [`Self::split`] of the characters `chars`.
     pub fn split_chars(&self, chars: &[char]) -> Vec<(usize, usize)> {
-        if let Some(known) = &self.known {
-            let pieces = known.pieces(chars);
-            if self.behavior == Behavior::Isolated && !self.invert {
-                return pieces;
+        let matches = match &self.known {
+            Some(known) => {
+                let matches = known.matches(chars);
+                if known.tiles() && self.behavior == Behavior::Isolated && !self.invert {
+                    return matches;
+                }
+                matches
             }
-            // Every piece is a match: the behavior decides the rest.
-            let spans: Vec<_> = pieces.into_iter().map(|p| (p, !self.invert)).collect();
-            return cut(&spans, self.behavior);
-        }
-        let text: String = chars.iter().collect();
-        // Byte offsets of the matches, turned into character offsets.
-        let mut char_at = Vec::with_capacity(text.len() + 1);
-        for (i, c) in chars.iter().enumerate() {
-            char_at.extend(std::iter::repeat_n(i, c.len_utf8()));
-        }
-        char_at.push(chars.len());
-        let mut spans = Vec::new();
+            None => self.regex_matches(chars),
+        };
+        let mut spans = Vec::with_capacity(2 * matches.len() + 1);
         let mut prev = 0;
-        for m in self.regex.find_iter(&text) {
-            // A match that hits the backtracking limit ends the search; the rest of the
-            // piece stays one span, as unmatched text.
-            let Ok(m) = m else { break };
-            let (s, e) = (char_at[m.start()], char_at[m.end()]);
+        for (s, e) in matches {
             if prev != s {
                 spans.push(((prev, s), self.invert));
             }
@@ -115,6 +105,25 @@ impl Split {
             spans.push(((prev, chars.len()), self.invert));
         }
         cut(&spans, self.behavior)
+    }
+
+    /// The regex's matches in `chars`, as ranges of characters.
+    fn regex_matches(&self, chars: &[char]) -> Vec<(usize, usize)> {
+        let text: String = chars.iter().collect();
+        // Byte offsets of the matches, turned into character offsets.
+        let mut char_at = Vec::with_capacity(text.len() + 1);
+        for (i, c) in chars.iter().enumerate() {
+            char_at.extend(std::iter::repeat_n(i, c.len_utf8()));
+        }
+        char_at.push(chars.len());
+        let mut matches = Vec::new();
+        for m in self.regex.find_iter(&text) {
+            // A match that hits the backtracking limit ends the search; the rest of the
+            // piece stays one span, as unmatched text.
+            let Ok(m) = m else { break };
+            matches.push((char_at[m.start()], char_at[m.end()]));
+        }
+        matches
     }
 
     /// The pattern as compiled.
