@@ -2,7 +2,8 @@
 //! `tokensmith.Tokenizer`. Encoding and decoding release the GIL; the class is frozen.
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 use tokensmith_core::error::Error;
 use tokensmith_core::hf::padding::Padding;
@@ -173,25 +174,52 @@ impl CoreHfTokenizer {
     }
 
     /// Encodes every `(text, pair)` on up to `threads` threads, in input order.
+    ///
+    /// Without batch padding, the calling thread is one of the `threads` workers and makes
+    /// the Python results of finished chunks while the others go on encoding
+    /// ([`parallel::map_streamed`]); with it, every encoding must be known before any is
+    /// padded, so the results are made at the end.
     #[pyo3(signature = (inputs, add_special_tokens, threads))]
-    fn encode_batch(
+    fn encode_batch<'py>(
         &self,
-        py: Python<'_>,
-        inputs: Vec<(String, Option<String>)>,
+        py: Python<'py>,
+        inputs: Vec<(PyBackedStr, Option<PyBackedStr>)>,
         add_special_tokens: bool,
         threads: usize,
-    ) -> PyResult<Vec<EncodingResult>> {
-        let encodings = py.detach(|| {
-            parallel::map(&inputs, threads, |(text, pair)| {
-                self.inner.encode(text, pair.as_deref(), add_special_tokens)
-            })
+    ) -> PyResult<Bound<'py, PyList>> {
+        let encode = |(text, pair): &(PyBackedStr, Option<PyBackedStr>)| {
+            self.inner.encode(text, pair.as_deref(), add_special_tokens)
+        };
+        if self.inner.padding().is_some() {
+            let encodings = py.detach(|| parallel::map(&inputs, threads, encode));
+            let mut encodings = encodings
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()
+                .py_err(py)?;
+            py.detach(|| self.inner.pad_batch(&mut encodings));
+            return PyList::new(py, encodings.into_iter().map(EncodingResult::from));
+        }
+        let out = PyList::new(py, (0..inputs.len()).map(|_| py.None()))?;
+        let mut failure: Option<PyErr> = None;
+        parallel::map_streamed(&inputs, threads, encode, |results| {
+            while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
+                for (i, r) in (start..).zip(chunk) {
+                    if failure.is_some() {
+                        break;
+                    }
+                    let item = r
+                        .py_err(py)
+                        .and_then(|enc| Bound::new(py, EncodingResult::from(enc)));
+                    if let Err(e) = item.and_then(|obj| out.set_item(i, obj)) {
+                        failure = Some(e);
+                    }
+                }
+            }
         });
-        let mut encodings = encodings
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()
-            .py_err(py)?;
-        py.detach(|| self.inner.pad_batch(&mut encodings));
-        Ok(encodings.into_iter().map(EncodingResult::from).collect())
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 
     /// Decodes every id list on up to `threads` threads, in input order.
