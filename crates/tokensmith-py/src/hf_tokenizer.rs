@@ -1,8 +1,10 @@
 //! `tokensmith._core.CoreHfTokenizer`: the `tokenizer.json` pipeline behind
-//! `tokensmith.Tokenizer`. Encoding and decoding release the GIL; the class is frozen.
+//! `tokensmith.Tokenizer`. Decoding, batches and encoding inputs of 1 KiB or more release the
+//! GIL; the class is frozen.
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::{PyDict, PyList};
 use std::path::PathBuf;
 use tokensmith_core::error::Error;
 use tokensmith_core::hf::padding::{padding_id, padding_number, Padding};
@@ -13,6 +15,11 @@ use tokensmith_core::parallel;
 
 use crate::errors::IntoPyResult;
 use crate::hf_encoding::EncodingResult;
+
+/// Inputs shorter than this (in bytes, text and pair) are encoded without releasing the GIL:
+/// releasing and taking it back is a fixed cost per call (a few percent of encoding a
+/// 60-byte line), and so short a call ends before another thread could make use of it.
+const DETACH_AT: usize = 1024;
 
 #[pyclass(frozen, name = "CoreHfTokenizer", module = "tokensmith._core")]
 pub struct CoreHfTokenizer {
@@ -41,9 +48,9 @@ impl CoreHfTokenizer {
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> PyResult<EncodingResult> {
-        let enc = py
-            .detach(|| self.inner.encode(text, pair, add_special_tokens))
-            .py_err(py)?;
+        let run = || self.inner.encode(text, pair, add_special_tokens);
+        let short = text.len() + pair.map_or(0, str::len) < DETACH_AT;
+        let enc = if short { run() } else { py.detach(run) }.py_err(py)?;
         Ok(enc.into())
     }
 
@@ -173,25 +180,52 @@ impl CoreHfTokenizer {
     }
 
     /// Encodes every `(text, pair)` on up to `threads` threads, in input order.
+    ///
+    /// Without batch padding, the calling thread is one of the `threads` workers and makes
+    /// the Python results of finished chunks while the others go on encoding
+    /// ([`parallel::map_streamed`]); with it, every encoding must be known before any is
+    /// padded, so the results are made at the end.
     #[pyo3(signature = (inputs, add_special_tokens, threads))]
-    fn encode_batch(
+    fn encode_batch<'py>(
         &self,
-        py: Python<'_>,
-        inputs: Vec<(String, Option<String>)>,
+        py: Python<'py>,
+        inputs: Vec<(PyBackedStr, Option<PyBackedStr>)>,
         add_special_tokens: bool,
         threads: usize,
-    ) -> PyResult<Vec<EncodingResult>> {
-        let encodings = py.detach(|| {
-            parallel::map(&inputs, threads, |(text, pair)| {
-                self.inner.encode(text, pair.as_deref(), add_special_tokens)
-            })
+    ) -> PyResult<Bound<'py, PyList>> {
+        let encode = |(text, pair): &(PyBackedStr, Option<PyBackedStr>)| {
+            self.inner.encode(text, pair.as_deref(), add_special_tokens)
+        };
+        if self.inner.padding().is_some() {
+            let encodings = py.detach(|| parallel::map(&inputs, threads, encode));
+            let mut encodings = encodings
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()
+                .py_err(py)?;
+            py.detach(|| self.inner.pad_batch(&mut encodings));
+            return PyList::new(py, encodings.into_iter().map(EncodingResult::from));
+        }
+        let out = PyList::new(py, (0..inputs.len()).map(|_| py.None()))?;
+        let mut failure: Option<PyErr> = None;
+        parallel::map_streamed(&inputs, threads, encode, |results| {
+            while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
+                for (i, r) in (start..).zip(chunk) {
+                    if failure.is_some() {
+                        break;
+                    }
+                    let item = r
+                        .py_err(py)
+                        .and_then(|enc| Bound::new(py, EncodingResult::from(enc)));
+                    if let Err(e) = item.and_then(|obj| out.set_item(i, obj)) {
+                        failure = Some(e);
+                    }
+                }
+            }
         });
-        let mut encodings = encodings
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()
-            .py_err(py)?;
-        py.detach(|| self.inner.pad_batch(&mut encodings));
-        Ok(encodings.into_iter().map(EncodingResult::from).collect())
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 
     /// Decodes every id list on up to `threads` threads, in input order.

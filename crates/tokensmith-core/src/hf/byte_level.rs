@@ -35,7 +35,8 @@ pub struct ByteLevel {
     pub trim_offsets: bool,
 }
 
-fn byte_chars() -> &'static [char; 256] {
+/// GPT-2's printable spelling of each byte.
+pub(super) fn byte_chars() -> &'static [char; 256] {
     static TABLE: OnceLock<[char; 256]> = OnceLock::new();
     TABLE.get_or_init(|| {
         let mut t = ['\0'; 256];
@@ -120,11 +121,7 @@ impl ByteLevel {
             .into_iter()
             .map(|(s, e)| (advance(s), advance(e)))
             .collect();
-        let table = byte_chars();
-        piece.expand(|c, out| {
-            let mut buf = [0u8; 4];
-            out.extend(c.encode_utf8(&mut buf).bytes().map(|b| table[b as usize]));
-        });
+        piece.spell_bytes(byte_chars());
         (piece, words)
     }
 }

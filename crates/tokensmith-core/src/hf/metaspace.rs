@@ -19,7 +19,23 @@
 //! ```
 
 use super::normalized::NormalizedString;
-use super::split::{char_spans, cut, Behavior};
+
+/// The words of `chars` when each `mark` starts a new one (HF's `MergedWithNext` split at
+/// `mark`): a word ends before every `mark` but the first character.
+fn words_before_each(chars: &[char], mark: char) -> Vec<(usize, usize)> {
+    let mut words = Vec::with_capacity(chars.len() / 4 + 1);
+    let mut start = 0;
+    for (i, &c) in chars.iter().enumerate().skip(1) {
+        if c == mark {
+            words.push((start, i));
+            start = i;
+        }
+    }
+    if !chars.is_empty() {
+        words.push((start, chars.len()));
+    }
+    words
+}
 
 /// When a `▁` is put before the text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,11 +92,7 @@ impl Metaspace {
                 vec![(0, piece.len())]
             }
         } else {
-            let r = self.replacement;
-            cut(
-                &char_spans(piece.chars(), |c| c == r),
-                Behavior::MergedWithNext,
-            )
+            words_before_each(piece.chars(), self.replacement)
         };
         (piece, words)
     }
@@ -106,6 +118,17 @@ impl Metaspace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hf::split::{char_spans, cut, Behavior};
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn words_are_the_merged_with_next_split(text in "[▁a ▁▁b]{0,24}") {
+            let chars: Vec<char> = text.chars().collect();
+            let by_cut = cut(&char_spans(&chars, |c| c == '▁'), Behavior::MergedWithNext);
+            prop_assert_eq!(words_before_each(&chars, '▁'), by_cut);
+        }
+    }
 
     fn words(m: &Metaspace, piece: NormalizedString) -> Vec<(String, (usize, usize))> {
         m.pre_tokenize(piece)

@@ -28,6 +28,7 @@ pub mod ctc;
 pub mod decoders;
 pub mod encoding;
 pub mod json;
+pub mod known_split;
 pub mod metaspace;
 pub mod model;
 pub mod normalized;

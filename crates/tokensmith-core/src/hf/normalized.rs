@@ -154,6 +154,39 @@ impl NormalizedString {
         self.align = align;
     }
 
+    /// Replaces each character by one character per byte of its UTF-8 form, byte `b` spelled
+    /// `table[b]`; each keeps the span of the character it came from. Works in the vectors it
+    /// has (filling them from the end), so a reused string allocates nothing.
+    pub fn spell_bytes(&mut self, table: &[char; 256]) {
+        let n = self.chars.len();
+        let n_bytes: usize = self.chars.iter().map(|c| c.len_utf8()).sum();
+        if n_bytes == n {
+            for c in &mut self.chars {
+                *c = table[*c as usize];
+            }
+            return;
+        }
+        self.chars.resize(n_bytes, '\0');
+        self.align.resize(n_bytes, (0, 0));
+        // Character `r` goes to the end of the bytes of characters `0..=r`, never before `r`:
+        // walking back, nothing is overwritten before it is read.
+        let mut write = n_bytes;
+        let mut buf = [0u8; 4];
+        for read in (0..n).rev() {
+            let span = self.align[read];
+            for &b in self.chars[read]
+                .encode_utf8(&mut buf)
+                .as_bytes()
+                .iter()
+                .rev()
+            {
+                write -= 1;
+                self.chars[write] = table[b as usize];
+                self.align[write] = span;
+            }
+        }
+    }
+
     /// Removes whitespace (`char::is_whitespace`) at the start and/or the end.
     pub fn strip(&mut self, left: bool, right: bool) {
         if right {
@@ -205,7 +238,15 @@ impl NormalizedString {
     /// `replace` aligns them). An empty pattern changes nothing.
     pub fn replace_literal(&mut self, pattern: &str, content: &str) {
         let pattern: Vec<char> = pattern.chars().collect();
-        if pattern.is_empty() || self.chars.len() < pattern.len() {
+        if pattern.is_empty() || !self.chars.windows(pattern.len()).any(|w| w == pattern) {
+            return;
+        }
+        let mut content_chars = content.chars();
+        if let ([from], (Some(to), None)) =
+            (&pattern[..], (content_chars.next(), content_chars.next()))
+        {
+            // One character for one: each keeps its own span.
+            self.replace_char(*from, to);
             return;
         }
         let mut chars = Vec::with_capacity(self.chars.len());
@@ -292,6 +333,23 @@ mod tests {
         assert_eq!(s.original_span(5, 6), (2, 3));
         s.map_each(|c| c.to_ascii_uppercase());
         assert_eq!(s.text(), "AABBCC");
+    }
+
+    #[test]
+    fn spell_bytes_in_place() {
+        let mut table = ['?'; 256];
+        for (b, slot) in table.iter_mut().enumerate() {
+            *slot = char::from_u32(0x100 + b as u32).unwrap();
+        }
+        let mut s = NormalizedString::new_at("aé中", 5);
+        s.spell_bytes(&table);
+        let expected: String = "aé中".bytes().map(|b| table[b as usize]).collect();
+        assert_eq!(s.text(), expected);
+        let spans: Vec<_> = (0..s.len()).map(|i| s.original_span(i, i + 1)).collect();
+        assert_eq!(spans, [(5, 6), (6, 7), (6, 7), (7, 8), (7, 8), (7, 8)]);
+        let mut ascii = NormalizedString::new("ab");
+        ascii.spell_bytes(&table);
+        assert_eq!(ascii.text(), "\u{161}\u{162}");
     }
 
     #[test]

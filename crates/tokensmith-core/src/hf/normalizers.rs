@@ -21,12 +21,12 @@
 //! Replace with a regex runs it as the Split pre-tokenizer does (`fancy-regex`, with
 //! Oniguruma's repeat syntax rewritten).
 
+use super::byte_level::byte_chars;
 use super::char_props::{is_mark, is_mark_nonspacing, is_other};
 use super::precompiled::Precompiled;
 use super::regex_split::Split;
 use super::transform::{compose, replace_ranges};
 use super::NormalizedString;
-use crate::trainers::bpe::gpt2_char;
 
 /// BERT's cleaning, CJK spacing, accent stripping and lowercasing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,7 +130,19 @@ fn strip_accents(s: &mut NormalizedString) {
 }
 
 fn lowercase(s: &mut NormalizedString) {
-    s.expand(|c, out| out.extend(c.to_lowercase()));
+    // Only a few characters (İ) lowercase to more than one: the others change in place.
+    if s.chars()
+        .iter()
+        .all(|&c| c.is_ascii() || c.to_lowercase().len() == 1)
+    {
+        s.map_each(|c| match c {
+            'A'..='Z' => c.to_ascii_lowercase(),
+            _ if c.is_ascii() => c,
+            _ => c.to_lowercase().next().unwrap_or(c),
+        });
+    } else {
+        s.expand(|c, out| out.extend(c.to_lowercase()));
+    }
 }
 
 /// One normalizer of a `tokenizer.json`.
@@ -170,15 +182,6 @@ pub enum Normalizer {
     Sequence(Vec<Normalizer>),
 }
 
-/// GPT-2's spelling of `c`'s UTF-8 bytes.
-fn byte_level(c: char) -> Vec<char> {
-    let mut buf = [0u8; 4];
-    c.encode_utf8(&mut buf)
-        .bytes()
-        .map(|b| char::from_u32(gpt2_char(b)).unwrap_or('\u{FFFD}'))
-        .collect()
-}
-
 impl Normalizer {
     /// Normalizes `s` in place.
     pub fn normalize(&self, s: &mut NormalizedString) {
@@ -204,7 +207,7 @@ impl Normalizer {
                 }
             }
             Normalizer::Precompiled(p) => p.normalize(s),
-            Normalizer::ByteLevel => s.map_chars(byte_level),
+            Normalizer::ByteLevel => s.spell_bytes(byte_chars()),
             Normalizer::Sequence(all) => all.iter().for_each(|n| n.normalize(s)),
         }
     }

@@ -13,6 +13,7 @@
 //! assert_eq!(onig_to_fancy(r"\d{1,3}"), r"\d{1,3}");
 //! ```
 
+use super::known_split::KnownSplit;
 use super::normalized::NormalizedString;
 use super::split::{cut, Behavior};
 use crate::error::{Error, Result};
@@ -21,6 +22,8 @@ use crate::error::{Error, Result};
 #[derive(Clone, Debug)]
 pub struct Split {
     regex: fancy_regex::Regex,
+    /// The hand-written splitter that cuts where `regex` does, for a known pattern.
+    known: Option<KnownSplit>,
     behavior: Behavior,
     invert: bool,
 }
@@ -36,8 +39,23 @@ impl PartialEq for Split {
 impl Eq for Split {}
 
 impl Split {
-    /// A split at `pattern`: a literal string when `literal`, else an Oniguruma regex.
+    /// A split at `pattern`: a literal string when `literal`, else an Oniguruma regex
+    /// (run by a hand-written splitter when it is a [`KnownSplit`] pattern).
     pub fn new(pattern: &str, literal: bool, behavior: Behavior, invert: bool) -> Result<Self> {
+        let mut split = Self::regex_only(pattern, literal, behavior, invert)?;
+        if !literal {
+            split.known = KnownSplit::recognise(pattern);
+        }
+        Ok(split)
+    }
+
+    /// Like [`Self::new`] but always runs the regex engine (for tests and benchmarks).
+    pub fn regex_only(
+        pattern: &str,
+        literal: bool,
+        behavior: Behavior,
+        invert: bool,
+    ) -> Result<Self> {
         let source = if literal {
             fancy_regex::escape(pattern).into_owned()
         } else {
@@ -51,6 +69,7 @@ impl Split {
             })?;
         Ok(Self {
             regex,
+            known: None,
             behavior,
             invert,
         })
@@ -63,20 +82,19 @@ impl Split {
 
     /// [`Self::split`] of the characters `chars`.
     pub fn split_chars(&self, chars: &[char]) -> Vec<(usize, usize)> {
-        let text: String = chars.iter().collect();
-        // Byte offsets of the matches, turned into character offsets.
-        let mut char_at = Vec::with_capacity(text.len() + 1);
-        for (i, c) in chars.iter().enumerate() {
-            char_at.extend(std::iter::repeat_n(i, c.len_utf8()));
-        }
-        char_at.push(chars.len());
-        let mut spans = Vec::new();
+        let matches = match &self.known {
+            Some(known) => {
+                let matches = known.matches(chars);
+                if known.tiles() && self.behavior == Behavior::Isolated && !self.invert {
+                    return matches;
+                }
+                matches
+            }
+            None => self.regex_matches(chars),
+        };
+        let mut spans = Vec::with_capacity(2 * matches.len() + 1);
         let mut prev = 0;
-        for m in self.regex.find_iter(&text) {
-            // A match that hits the backtracking limit ends the search; the rest of the
-            // piece stays one span, as unmatched text.
-            let Ok(m) = m else { break };
-            let (s, e) = (char_at[m.start()], char_at[m.end()]);
+        for (s, e) in matches {
             if prev != s {
                 spans.push(((prev, s), self.invert));
             }
@@ -87,6 +105,25 @@ impl Split {
             spans.push(((prev, chars.len()), self.invert));
         }
         cut(&spans, self.behavior)
+    }
+
+    /// The regex's matches in `chars`, as ranges of characters.
+    fn regex_matches(&self, chars: &[char]) -> Vec<(usize, usize)> {
+        let text: String = chars.iter().collect();
+        // Byte offsets of the matches, turned into character offsets.
+        let mut char_at = Vec::with_capacity(text.len() + 1);
+        for (i, c) in chars.iter().enumerate() {
+            char_at.extend(std::iter::repeat_n(i, c.len_utf8()));
+        }
+        char_at.push(chars.len());
+        let mut matches = Vec::new();
+        for m in self.regex.find_iter(&text) {
+            // A match that hits the backtracking limit ends the search; the rest of the
+            // piece stays one span, as unmatched text.
+            let Ok(m) = m else { break };
+            matches.push((char_at[m.start()], char_at[m.end()]));
+        }
+        matches
     }
 
     /// The pattern as compiled.

@@ -291,7 +291,15 @@ impl HfTokenizer {
         // A guess at the number of tokens (a few bytes each) that rarely needs to grow.
         let guess = text.len() / 2 + 4;
         let mut out = scratch.take();
-        out.table = Some(self.id_to_token.clone());
+        // The buffers usually hold this table already; cloning the Arc would write its count,
+        // which every thread of a batch shares.
+        if !out
+            .table
+            .as_ref()
+            .is_some_and(|t| Arc::ptr_eq(t, &self.id_to_token))
+        {
+            out.table = Some(self.id_to_token.clone());
+        }
         out.ids.reserve(guess);
         out.own_tokens.reserve(guess);
         out.offsets.reserve(guess);

@@ -4,6 +4,11 @@
 //! once full no new word is added. A model's results never depend on it. A clone starts
 //! empty: the cache is a speed-up of one model value, not part of the model.
 //!
+//! While it fills, the words sit behind a read-write lock. Once full it never changes again,
+//! so it moves out from behind the lock and is read without one: taking even a read lock
+//! writes the lock's counter, and threads encoding a batch would pass that cache line back
+//! and forth on every word.
+//!
 //! ```
 //! use tokensmith_core::hf::word_cache::WordCache;
 //! let cache = WordCache::default();
@@ -17,7 +22,7 @@
 
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::sync::RwLock;
+use std::sync::{OnceLock, RwLock};
 
 /// Words remembered; once full, new words are no longer added.
 const CAPACITY: usize = 10_000;
@@ -29,7 +34,12 @@ pub type Tokens = Vec<(u32, usize, usize)>;
 
 /// The tokens of words seen before, by word.
 #[derive(Debug, Default)]
-pub struct WordCache(RwLock<FxHashMap<String, Tokens>>);
+pub struct WordCache {
+    /// The words while there is room for more.
+    filling: RwLock<FxHashMap<String, Tokens>>,
+    /// All the words, once there is no more room: read without a lock.
+    full: OnceLock<FxHashMap<String, Tokens>>,
+}
 
 impl Clone for WordCache {
     fn clone(&self) -> Self {
@@ -57,8 +67,15 @@ impl WordCache {
         KEY.with_borrow_mut(|key| {
             key.clear();
             key.extend(word);
+            if let Some(full) = self.full.get() {
+                match full.get(key.as_str()) {
+                    Some(hit) => out.extend_from_slice(hit),
+                    None => out.extend(tokenize(word)),
+                }
+                return;
+            }
             // A poisoned lock only means another thread panicked mid-insert; skip the cache.
-            if let Ok(cache) = self.0.read() {
+            if let Ok(cache) = self.filling.read() {
                 if let Some(hit) = cache.get(key.as_str()) {
                     out.extend_from_slice(hit);
                     return;
@@ -66,9 +83,13 @@ impl WordCache {
             }
             let tokens = tokenize(word);
             out.extend_from_slice(&tokens);
-            if let Ok(mut cache) = self.0.write() {
-                if cache.len() < CAPACITY {
+            if let Ok(mut cache) = self.filling.write() {
+                // Another thread may have filled it since the check above.
+                if self.full.get().is_none() && cache.len() < CAPACITY {
                     cache.insert(key.clone(), tokens);
+                    if cache.len() == CAPACITY {
+                        let _ = self.full.set(std::mem::take(&mut *cache));
+                    }
                 }
             }
         });
@@ -76,11 +97,38 @@ impl WordCache {
 
     /// The number of words remembered.
     pub fn len(&self) -> usize {
-        self.0.read().map_or(0, |c| c.len())
+        match self.full.get() {
+            Some(full) => full.len(),
+            None => self.filling.read().map_or(0, |c| c.len()),
+        }
     }
 
     /// Whether no word is remembered.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn full_cache_keeps_its_words_and_takes_no_more() {
+        let cache = WordCache::default();
+        let mut out = Vec::new();
+        let word = |i: usize| -> Vec<char> { format!("w{i}").chars().collect() };
+        for i in 0..CAPACITY + 5 {
+            cache.tokenize_into(&word(i), &mut out, |w| vec![(i as u32, 0, w.len())]);
+        }
+        assert_eq!(cache.len(), CAPACITY);
+        assert!(cache.full.get().is_some());
+        // Words seen before the cache filled come from it; later ones are tokenized again.
+        out.clear();
+        cache.tokenize_into(&word(7), &mut out, |_| unreachable!());
+        cache.tokenize_into(&word(CAPACITY + 1), &mut out, |w| vec![(99, 0, w.len())]);
+        assert_eq!(out, [(7, 0, 2), (99, 0, 6)]);
+        assert_eq!(cache.len(), CAPACITY);
+        assert!(cache.clone().is_empty());
     }
 }

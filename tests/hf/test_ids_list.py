@@ -1,0 +1,39 @@
+"""``EncodingResult.ids`` builds its list from cached int objects for ids below 2**18 and
+makes new ints above: both give HF ``tokenizers``' ids, and every read is a new list."""
+
+from __future__ import annotations
+
+import json
+
+import tokensmith
+from tokenizers import Tokenizer as HfTokenizer
+
+# Ids on both sides of the cache's bound (2**18), and CPython's own small-int range.
+VOCAB = {"[UNK]": 0, "a": 5, "b": 300, "c": 2**18 - 1, "d": 2**18, "e": 2**20 + 7}
+JSON = json.dumps(
+    {
+        "version": "1.0",
+        "added_tokens": [],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "WhitespaceSplit"},
+        "post_processor": None,
+        "decoder": None,
+        "model": {"type": "WordLevel", "vocab": VOCAB, "unk_token": "[UNK]"},
+    }
+)
+
+
+def test_ids_match_hf_on_both_sides_of_the_cache() -> None:
+    ours = tokensmith.Tokenizer.from_str(JSON)
+    hf = HfTokenizer.from_str(JSON)
+    for text in ("a b c d e", "e d c b a x", "c c d d e e", ""):
+        assert ours.encode(text).ids == hf.encode(text).ids, text
+    assert ours.encode("b c d e").ids == [300, 2**18 - 1, 2**18, 2**20 + 7]
+
+
+def test_each_read_is_a_new_list() -> None:
+    enc = tokensmith.Tokenizer.from_str(JSON).encode("c d")
+    first = enc.ids
+    first.append(1)
+    assert enc.ids == [2**18 - 1, 2**18]
+    assert enc.ids is not enc.ids
