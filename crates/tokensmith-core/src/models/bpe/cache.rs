@@ -6,6 +6,7 @@
 //! up to [`MAX_TOKENS`] ranks; a collision simply overwrites. Each thread keeps one cache per
 //! vocabulary it has used recently, identified by the vocabulary's id.
 
+use super::huge::{HugeSlice, Zeroable};
 use super::merge::MergeScratch;
 use super::model::Rank;
 use super::piece_table::InlineKey;
@@ -27,15 +28,18 @@ struct Slot {
     ranks: [Rank; MAX_TOKENS],
 }
 
+// SAFETY: integers only; all zero is an empty slot.
+unsafe impl Zeroable for Slot {}
+
 /// A direct-mapped cache from inline piece keys to ranks.
 pub struct PieceCache {
-    slots: Box<[Slot]>,
+    slots: HugeSlice<Slot>,
 }
 
 impl Default for PieceCache {
     fn default() -> Self {
         Self {
-            slots: vec![Slot::default(); SLOTS].into_boxed_slice(),
+            slots: HugeSlice::zeroed(SLOTS),
         }
     }
 }

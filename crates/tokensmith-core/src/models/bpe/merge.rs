@@ -13,6 +13,7 @@
 //! Long pieces that are a few runs of one repeated byte are first offered to `runs.rs`,
 //! which merges a whole run at a time.
 
+use super::huge::advise_huge_capacity;
 use super::model::{Bpe, Rank, NO_RANK};
 use super::pair_table::RANK_BITS;
 use super::prefetch::prefetch;
@@ -241,7 +242,10 @@ fn merge_long(
         pairs,
     } = scratch;
     parts.clear();
-    parts.reserve(n);
+    if parts.capacity() < n {
+        parts.reserve(n);
+        advise_huge_capacity(parts);
+    }
     for (i, &b) in piece.iter().enumerate() {
         parts.push(Part {
             tok: bpe.byte_rank(b)?,

@@ -3,8 +3,10 @@
 //! (the leftmost such pair on ties).
 
 mod cache;
+mod huge;
 mod merge;
 mod model;
+mod pair_filter;
 mod pair_table;
 mod piece_table;
 mod prefetch;

@@ -4,9 +4,13 @@
 //! single bytes (every first lookup of a piece) sit in a dense 256×256 array that stays in L2,
 //! and the rest sit in an open-addressing table whose 8-byte slot packs both ranks and the
 //! result (21 bits each), so a lookup costs one cache line and the table stays small enough
-//! (8 MB for o200k's 446k pairs) for its hot part to live in cache.
+//! (8 MB for o200k's 446k pairs) for its hot part to live in cache. It sits on huge pages
+//! (`huge.rs`), and a small filter (`pair_filter.rs`) answers most lookups of pairs that are
+//! not in it before the table is touched.
 
+use super::huge::HugeSlice;
 use super::model::{Rank, NO_RANK};
+use super::pair_filter::PairFilter;
 
 const EMPTY: u64 = u64::MAX;
 /// Ranks must fit in this many bits.
@@ -21,8 +25,10 @@ pub struct PairTable {
     /// Rank of each single-byte token to its byte value + 1 (0: not a single byte).
     byte_of_rank: Vec<u16>,
     /// `left << 42 | right << 21 | merged`, or `EMPTY`.
-    slots: Box<[u64]>,
+    slots: HugeSlice<u64>,
     shift: u32,
+    /// Answers most lookups of pairs that are not in `slots`.
+    filter: PairFilter,
 }
 
 #[inline(always)]
@@ -44,8 +50,9 @@ impl PairTable {
         let mut table = Self {
             bytes: vec![NO_RANK; 256 * 256].into_boxed_slice(),
             byte_of_rank,
-            slots: vec![EMPTY; capacity].into_boxed_slice(),
+            slots: HugeSlice::filled(EMPTY, capacity),
             shift: 64 - capacity.trailing_zeros(),
+            filter: PairFilter::new(pairs.iter().map(|&(a, b, _)| key(a, b))),
         };
         let mask = capacity - 1;
         for &(a, b, merged) in pairs {
@@ -84,6 +91,9 @@ impl PairTable {
     #[inline(always)]
     pub fn get(&self, a: Rank, b: Rank) -> Rank {
         let k = key(a, b);
+        if !self.filter.may_contain(k) {
+            return NO_RANK;
+        }
         let mask = self.slots.len() - 1;
         let mut i = self.index(k);
         loop {

@@ -5,6 +5,7 @@
 //! one hash and usually one cache line: no pointer to follow and no `memcmp`. Longer keys
 //! go to an ordinary hash map.
 
+use super::huge::{HugeSlice, Zeroable};
 use super::prefetch::prefetch;
 use rustc_hash::FxHashMap;
 
@@ -20,10 +21,13 @@ struct Slot {
     value: u32,
 }
 
+// SAFETY: integers only; all zero is an empty slot.
+unsafe impl Zeroable for Slot {}
+
 /// Bytes to `u32`, read-only once built.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct PieceTable {
-    slots: Vec<Slot>,
+    slots: HugeSlice<Slot>,
     mask: usize,
     long: FxHashMap<Vec<u8>, u32>,
 }
@@ -103,7 +107,7 @@ impl PieceTable {
         let n_inline = entries.clone().filter(|(b, _)| b.len() <= INLINE).count();
         let capacity = (n_inline * 2).next_power_of_two().max(16);
         let mut table = Self {
-            slots: vec![Slot::default(); capacity],
+            slots: HugeSlice::zeroed(capacity),
             mask: capacity - 1,
             long: FxHashMap::default(),
         };
