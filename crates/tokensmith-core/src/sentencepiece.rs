@@ -190,10 +190,8 @@ impl SentencePieceProcessor {
     /// Encodes `text` into `(piece, id)` pairs, exactly as `SentencePieceProcessor::Encode`.
     pub fn encode(&self, text: &str) -> Vec<(String, u32)> {
         let normalized = self.normalizer.normalize(text);
-        let spans = match &self.model {
-            Model::Unigram(m) => m.encode(&normalized),
-            Model::Bpe(m) => m.encode(&normalized),
-        };
+        let mut spans = Vec::new();
+        self.segment(&normalized, &mut spans);
         self.pieces_of(&normalized, spans)
     }
 
@@ -398,9 +396,7 @@ impl SentencePieceProcessor {
     /// The model's segmentation of `normalized` into `spans` (cleared first).
     fn segment(&self, normalized: &str, spans: &mut Vec<Span>) {
         match &self.model {
-            Model::Unigram(m) => {
-                m.encode_into(normalized, spans);
-            }
+            Model::Unigram(m) => m.segment_into(normalized, spans),
             Model::Bpe(m) => m.encode_into(normalized, spans),
         }
     }
