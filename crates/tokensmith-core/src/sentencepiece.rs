@@ -27,7 +27,7 @@ use rustc_hash::FxHashMap;
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{self, ModelProto, ModelType, PieceType};
 use crate::models::sentencepiece_bpe::SentencePieceBpe;
-use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram, UnigramPiece};
+use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram};
 use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
 
 /// One segmentation as `(piece, id)` pairs, with its score.
@@ -148,18 +148,7 @@ impl SentencePieceProcessor {
                     .map(|p| (p.piece.as_str(), p.score, p.kind)),
                 unk_id,
             )),
-            _ => Model::Unigram(Unigram::new(
-                proto
-                    .pieces
-                    .iter()
-                    .map(|p| UnigramPiece {
-                        piece: p.piece.clone(),
-                        score: p.score,
-                        kind: p.kind,
-                    })
-                    .collect(),
-                unk_id,
-            )),
+            _ => Model::Unigram(Unigram::from_model_pieces(&proto.pieces, unk_id)),
         };
         let user_defined: Vec<&str> = proto
             .pieces

@@ -130,6 +130,22 @@ impl Unigram {
         }
     }
 
+    /// A model from the pieces of a `.model` file.
+    pub fn from_model_pieces(
+        pieces: &[crate::formats::sentencepiece_model::Piece],
+        unk_id: u32,
+    ) -> Self {
+        let pieces = pieces
+            .iter()
+            .map(|p| UnigramPiece {
+                piece: p.piece.clone(),
+                score: p.score,
+                kind: p.kind,
+            })
+            .collect();
+        Self::new(pieces, unk_id)
+    }
+
     /// A model from `(piece, probability)` pairs; a probability of 0 marks the unknown piece.
     pub fn from_probabilities(pieces: &[(&str, f64)], unk_id: u32) -> Self {
         let pieces = pieces

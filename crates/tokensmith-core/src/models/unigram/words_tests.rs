@@ -127,20 +127,11 @@ fn shipped_model_lines_take_the_word_path() {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/spm/");
     let proto = sentencepiece_model::read(std::path::Path::new(&format!("{dir}test_model.model")))
         .expect("the shipped model loads");
-    let pieces = proto
-        .pieces
-        .iter()
-        .map(|p| UnigramPiece {
-            piece: p.piece.clone(),
-            score: p.score,
-            kind: p.kind,
-        })
-        .collect();
     let unk = proto
         .pieces
         .iter()
         .position(|p| p.kind == PieceType::Unknown);
-    let m = Unigram::new(pieces, unk.unwrap_or(0) as u32);
+    let m = Unigram::from_model_pieces(&proto.pieces, unk.unwrap_or(0) as u32);
     let text = std::fs::read_to_string(format!("{dir}botchan.txt")).expect("botchan.txt");
     let (mut lines, mut by_words) = (0, 0);
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
