@@ -5,6 +5,9 @@ before anything is timed. Models: the two Unigram models the sentencepiece sourc
 (``tests/data/spm``), and a Unigram and a BPE model of 8,000 pieces that sentencepiece trains
 here on the committed multilingual text. Text: every line of ``botchan.txt``, the committed
 multilingual text and the head of ``wagahaiwa_nekodearu.txt``, repeated to ``--mb`` megabytes.
+Since tokensmith caches words, repeated text flatters it: ``--distinct`` uses ``--mb`` megabytes
+of lines that are never repeated instead, from the Debian Reference manual in 10 languages
+(``../shared/corpus/docs``, taken in turn from each language, each distinct line once).
 
 Rows: single-thread encode (one call per line, ids as a list) and batch encode (one call with
 every line, ``--threads`` threads). Each cell is the median of ``--rounds`` paired rounds, the
@@ -14,6 +17,7 @@ jobs on a shared machine). Usage::
 
     python benchmarks/encode_spm.py            # print the table
     python benchmarks/encode_spm.py --write    # and append it to benchmarks/RESULTS.md
+    python benchmarks/encode_spm.py --distinct # on text that is never repeated
 
 What it does not measure: sampling and n-best calls, memory, and load time.
 """
@@ -23,13 +27,22 @@ from __future__ import annotations
 import argparse
 import datetime
 import io
+import itertools
 import platform
 import sys
 from pathlib import Path
 
 import sentencepiece as spm
 import tokensmith
-from _common import MB, cpu_model, git_revision, package_version, publish
+from _common import (
+    CORPUS_DIR,
+    MB,
+    cpu_model,
+    git_revision,
+    package_version,
+    publish,
+    read_gzip_text,
+)
 from _timing import paired
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,15 +81,34 @@ def corpus(mb: float) -> list[str]:
     return lines * max(1, round(mb * MB / size))
 
 
+def distinct_corpus(mb: float) -> list[str]:
+    """``mb`` megabytes of distinct lines of the Debian Reference, one language after another."""
+    per_language = []
+    for path in sorted((CORPUS_DIR / "docs").glob("*.txt.gz")):
+        text = read_gzip_text(path)
+        per_language.append([x for x in text.splitlines() if x.strip()])
+    seen: set[str] = set()
+    lines: list[str] = []
+    size = 0
+    for line in itertools.chain.from_iterable(itertools.zip_longest(*per_language)):
+        if line is None or line in seen:
+            continue
+        seen.add(line)
+        lines.append(line)
+        size += len(line.encode())
+        if size >= mb * MB:
+            break
+    return lines
+
 
 def run(args: argparse.Namespace) -> str:
-    lines = corpus(args.mb)
+    lines = distinct_corpus(args.mb) if args.distinct else corpus(args.mb)
     size = sum(len(x.encode()) for x in lines) / MB
     rows = []
     for label, proto in models().items():
         ours = tokensmith.SentencePieceProcessor(model_proto=proto)
         ref = spm.SentencePieceProcessor(model_proto=proto)
-        sample = lines[: len(lines) // max(1, round(args.mb))]
+        sample = lines if args.distinct else lines[: len(lines) // max(1, round(args.mb))]
         mismatched = sum(ours.encode(x) != ref.encode(x) for x in sample)
         single = paired(
             lambda: [ours.encode(x) for x in lines],  # noqa: B023
@@ -99,7 +131,8 @@ def run(args: argparse.Namespace) -> str:
         f"- machine: {cpu_model()}; Python {platform.python_version()}",
         f"- versions: tokensmith {package_version('tokensmith')}, sentencepiece "
         f"{package_version('sentencepiece')}; tokensmith tree: {git_revision()}",
-        f"- text: {len(lines):,} lines, {size:.2f} MB; rounds: {args.rounds}; "
+        f"- text: {'distinct lines of ../shared/corpus/docs' if args.distinct else 'repeated'}, "
+        f"{len(lines):,} lines, {size:.2f} MB; rounds: {args.rounds}; "
         f"batch threads: {args.threads}",
         "",
         "| model | ids differ (lines checked) | single thread MB/s: tokensmith / sentencepiece "
@@ -122,6 +155,9 @@ def main() -> None:
     parser.add_argument("--mb", type=float, default=4.0, help="megabytes of text (default 4)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument(
+        "--distinct", action="store_true", help="text that is never repeated (see above)"
+    )
     parser.add_argument("--write", action="store_true", help="append to benchmarks/RESULTS.md")
     args = parser.parse_args()
     publish(run(args), args.write)

@@ -27,7 +27,7 @@ use rustc_hash::FxHashMap;
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{self, ModelProto, ModelType, PieceType};
 use crate::models::sentencepiece_bpe::SentencePieceBpe;
-use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram, UnigramPiece};
+use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram};
 use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
 
 /// One segmentation as `(piece, id)` pairs, with its score.
@@ -148,18 +148,7 @@ impl SentencePieceProcessor {
                     .map(|p| (p.piece.as_str(), p.score, p.kind)),
                 unk_id,
             )),
-            _ => Model::Unigram(Unigram::new(
-                proto
-                    .pieces
-                    .iter()
-                    .map(|p| UnigramPiece {
-                        piece: p.piece.clone(),
-                        score: p.score,
-                        kind: p.kind,
-                    })
-                    .collect(),
-                unk_id,
-            )),
+            _ => Model::Unigram(Unigram::from_model_pieces(&proto.pieces, unk_id)),
         };
         let user_defined: Vec<&str> = proto
             .pieces
@@ -190,10 +179,8 @@ impl SentencePieceProcessor {
     /// Encodes `text` into `(piece, id)` pairs, exactly as `SentencePieceProcessor::Encode`.
     pub fn encode(&self, text: &str) -> Vec<(String, u32)> {
         let normalized = self.normalizer.normalize(text);
-        let spans = match &self.model {
-            Model::Unigram(m) => m.encode(&normalized),
-            Model::Bpe(m) => m.encode(&normalized),
-        };
+        let mut spans = Vec::new();
+        self.segment(&normalized, &mut spans);
         self.pieces_of(&normalized, spans)
     }
 
@@ -398,9 +385,7 @@ impl SentencePieceProcessor {
     /// The model's segmentation of `normalized` into `spans` (cleared first).
     fn segment(&self, normalized: &str, spans: &mut Vec<Span>) {
         match &self.model {
-            Model::Unigram(m) => {
-                m.encode_into(normalized, spans);
-            }
+            Model::Unigram(m) => m.segment_into(normalized, spans),
             Model::Bpe(m) => m.encode_into(normalized, spans),
         }
     }

@@ -9,11 +9,11 @@
 
 use std::cell::RefCell;
 use std::collections::BinaryHeap;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rustc_hash::FxHashMap;
 
 use crate::formats::sentencepiece_model::PieceType;
+use crate::models::unigram::words::{self, WordSplit, MAX_WORD};
 use crate::models::unigram::{PieceTrie, Span, SplitMix64};
 
 /// The symbol id of a character that is in no piece.
@@ -33,12 +33,16 @@ pub struct SentencePieceBpe {
     pairs: FxHashMap<u64, (u32, f32)>,
     /// Piece ids are below this; character-only symbols and [`NONE`] are not.
     piece_count: u32,
-    /// Tells this model's entries in a thread's pair cache from other models' (never 0).
+    /// Tells this model's entries in a thread's pair and word caches from other models'
+    /// (never 0; shared by every SentencePiece model kind).
     cache_tag: u64,
     has_unused: bool,
     unk_id: u32,
     /// User-defined symbols: each match becomes one symbol that never merges.
     user_defined: Option<PieceTrie>,
+    /// How words split when no piece crosses a word boundary and no UNUSED piece exists (see
+    /// [`SentencePieceBpe::encode_into`]).
+    split: Option<WordSplit>,
 }
 
 /// One symbol of the text being merged; merged-away symbols keep `len == 0`.
@@ -75,9 +79,6 @@ type CachedPair = (u64, u64, u32, f32);
 
 /// Pair cache slots per thread (a power of two).
 const PAIR_CACHE: usize = 1024;
-
-/// The source of `cache_tag`s.
-static NEXT_TAG: AtomicU64 = AtomicU64::new(1);
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
@@ -168,8 +169,11 @@ impl SentencePieceBpe {
                 *slot = id;
             }
         }
+        let has_unused = info.iter().any(|&(_, unused)| unused);
+        let split = WordSplit::for_pieces(ids.keys().map(String::as_str)).filter(|_| !has_unused);
         Self {
-            has_unused: info.iter().any(|&(_, unused)| unused),
+            has_unused,
+            split,
             ids,
             info,
             ascii,
@@ -177,7 +181,7 @@ impl SentencePieceBpe {
             pairs,
             piece_count,
             // 64 bits never wrap, so no two models built in a process share a tag.
-            cache_tag: NEXT_TAG.fetch_add(1, Ordering::Relaxed),
+            cache_tag: words::new_tag(),
             unk_id,
             user_defined,
         }
@@ -191,8 +195,42 @@ impl SentencePieceBpe {
     }
 
     /// Writes the segmentation of `normalized` into `out` (cleared first).
+    ///
+    /// When no piece crosses a word boundary ([`WordSplit`]), no merge does either, and the
+    /// merges inside one word happen in the same order whatever the other words hold (the
+    /// queue orders them by score, then by position, and positions keep their order within a
+    /// word), so each word is merged alone and its result kept in a per-thread cache. Models
+    /// with UNUSED pieces merge the whole text: which halves such a piece splits back into
+    /// depends on the last time it formed anywhere in the text.
     pub fn encode_into(&self, normalized: &str, out: &mut Vec<Span>) {
-        self.segment(normalized, 0.0, None, out);
+        let Some(split) = self.split else {
+            return self.segment(normalized, 0.0, None, out);
+        };
+        out.clear();
+        let cached = words::with_cache(self.cache_tag, |cache| {
+            let mut word_spans = Vec::new();
+            split.for_each_word(normalized.as_bytes(), |start, end| {
+                let word = &normalized[start..end];
+                match cache.get(normalized.as_bytes(), start, end) {
+                    Some(hit) => words::push_cached(&hit, start, out),
+                    None => {
+                        self.segment(word, 0.0, None, &mut word_spans);
+                        if word.len() <= MAX_WORD {
+                            cache.put(word.as_bytes(), &word_spans, f32::INFINITY);
+                        }
+                        out.extend(
+                            word_spans
+                                .iter()
+                                .map(|&(s, e, id)| (s + start, e + start, id)),
+                        );
+                    }
+                }
+                true
+            })
+        });
+        if cached.is_none() {
+            self.segment(normalized, 0.0, None, out);
+        }
     }
 
     /// Segments `normalized`, skipping each merge with probability `alpha` (BPE dropout).
@@ -468,6 +506,58 @@ mod tests {
             v.retain(|(p, _, _)| seen.insert(p.clone()));
             v
         })
+    }
+
+    /// Pieces where the mark only starts a piece (or runs of it do), so that words split:
+    /// 1 to 4 characters, optionally after one or two marks, NORMAL, USER_DEFINED or CONTROL.
+    fn word_vocabulary() -> impl Strategy<Value = Vec<(String, f32, PieceType)>> {
+        let alphabet = prop::sample::select(vec!['a', 'b', 'c', 'é', '中']);
+        let kind = prop::sample::select(vec![
+            PieceType::Normal,
+            PieceType::Normal,
+            PieceType::Normal,
+            PieceType::UserDefined,
+            PieceType::Control,
+        ]);
+        let score = prop::sample::select(vec![-3.0f32, -2.0, -1.5, -1.0, -0.5, 0.0]);
+        let piece = (
+            0..3usize,
+            prop::collection::vec(alphabet, 0..4),
+            score,
+            kind,
+        )
+            .prop_map(|(marks, cs, s, k)| {
+                let mut piece: String = "▁".repeat(marks);
+                piece.extend(cs);
+                (piece, s, k)
+            });
+        prop::collection::vec(piece, 1..60).prop_map(|mut v| {
+            v.retain(|(p, _, _)| !p.is_empty());
+            v.insert(0, ("<unk>".into(), 0.0, PieceType::Unknown));
+            let mut seen = std::collections::HashSet::new();
+            v.retain(|(p, _, _)| seen.insert(p.clone()));
+            v
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(400))]
+        /// Word by word (first call and cached second call) equals the whole-text reference;
+        /// the split is checked to be in use, so the test does exercise it.
+        #[test]
+        fn word_by_word_agrees_with_the_whole_text(
+            vocab in word_vocabulary(),
+            text in prop::collection::vec(
+                prop::sample::select(vec!['a', 'b', 'c', 'é', '▁', '▁', '中', 'z']), 0..80),
+        ) {
+            let text: String = text.into_iter().collect();
+            let items = || vocab.iter().map(|(p, s, k)| (p.as_str(), *s, *k));
+            let fast = SentencePieceBpe::new(items(), 0);
+            prop_assert!(fast.split.is_some());
+            let want = ReferenceBpe::new(items(), 0).encode(&text);
+            prop_assert_eq!(&fast.encode(&text), &want);
+            prop_assert_eq!(&fast.encode(&text), &want);
+        }
     }
 
     proptest! {

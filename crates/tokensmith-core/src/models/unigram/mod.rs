@@ -10,9 +10,13 @@ mod model;
 mod nbest;
 mod sample;
 mod trie;
+pub(crate) mod words;
+#[cfg(test)]
+mod words_tests;
 
 pub use lattice::{Lattice, Node};
 pub use model::{Span, Unigram, UnigramPiece};
 pub use nbest::nbest;
 pub use sample::{pick_scored, sample_path, SplitMix64};
 pub use trie::PieceTrie;
+pub use words::WordSplit;

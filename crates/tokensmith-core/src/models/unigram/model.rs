@@ -26,6 +26,7 @@ use super::lattice::Lattice;
 use super::nbest::nbest;
 use super::sample::{sample_path, SplitMix64};
 use super::trie::PieceTrie;
+use super::words::{self, WordSplit, MAX_WORD};
 use crate::formats::sentencepiece_model::PieceType;
 
 pub(super) const UNK_PENALTY: f32 = 10.0;
@@ -47,6 +48,12 @@ pub struct Unigram {
     unk_id: u32,
     min_score: f32,
     max_score: f32,
+    /// How words split when no lattice node can cross a word boundary (see [`Self::segment_into`]).
+    split: Option<WordSplit>,
+    /// The largest magnitude of a node score (pieces and unknown); infinite if any is not finite.
+    max_abs: f32,
+    /// This model's word cache tables.
+    cache_tag: u64,
 }
 
 /// Scores beyond this magnitude are rebased (sentencepiece 0.2.3's constant).
@@ -59,6 +66,8 @@ struct BestPath {
     id: u32,
     /// Where the last piece of the path starts, or `NO_START` when nothing ends here yet.
     starts_at: usize,
+    /// The best losing candidate's score (kept only when margins are asked for).
+    second: f32,
 }
 
 const NO_START: usize = usize::MAX;
@@ -79,27 +88,62 @@ impl Unigram {
     pub fn new(pieces: Vec<UnigramPiece>, unk_id: u32) -> Self {
         let mut trie = PieceTrie::new();
         let (mut min_score, mut max_score) = (f32::MAX, f32::MIN_POSITIVE);
+        let mut max_abs = 0.0f32;
         for (id, p) in pieces.iter().enumerate() {
-            match p.kind {
+            let score = match p.kind {
                 PieceType::Normal => {
                     min_score = min_score.min(p.score);
                     max_score = max_score.max(p.score);
-                    trie.insert_scored(p.piece.as_bytes(), id as u32, p.score);
+                    p.score
                 }
-                PieceType::UserDefined => {
-                    let score = user_defined_score(p.piece.len());
-                    trie.insert_scored(p.piece.as_bytes(), id as u32, score);
-                }
-                _ => {}
-            }
+                PieceType::UserDefined => user_defined_score(p.piece.len()),
+                _ => continue,
+            };
+            trie.insert_scored(p.piece.as_bytes(), id as u32, score);
+            max_abs = max_abs.max(if score.is_finite() {
+                score.abs()
+            } else {
+                f32::INFINITY
+            });
         }
+        let unk_score = min_score - UNK_PENALTY;
+        max_abs = max_abs.max(if unk_score.is_finite() {
+            unk_score.abs()
+        } else {
+            f32::INFINITY
+        });
+        let split = WordSplit::for_pieces(
+            pieces
+                .iter()
+                .filter(|p| matches!(p.kind, PieceType::Normal | PieceType::UserDefined))
+                .map(|p| p.piece.as_str()),
+        );
         Self {
             pieces,
             trie,
             unk_id,
             min_score,
             max_score,
+            split,
+            max_abs,
+            cache_tag: words::new_tag(),
         }
+    }
+
+    /// A model from the pieces of a `.model` file.
+    pub fn from_model_pieces(
+        pieces: &[crate::formats::sentencepiece_model::Piece],
+        unk_id: u32,
+    ) -> Self {
+        let pieces = pieces
+            .iter()
+            .map(|p| UnigramPiece {
+                piece: p.piece.clone(),
+                score: p.score,
+                kind: p.kind,
+            })
+            .collect();
+        Self::new(pieces, unk_id)
     }
 
     /// A model from `(piece, probability)` pairs; a probability of 0 marks the unknown piece.
@@ -147,36 +191,132 @@ impl Unigram {
             return 0.0;
         }
         BEST.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut best) => self.viterbi_with(normalized, &mut best, spans),
+            Ok(mut best) => {
+                self.viterbi_with::<false>(normalized.as_bytes(), &mut best, spans)
+                    .0
+            }
             // Only reachable if `f` of a trie walk re-entered Viterbi on this thread.
-            Err(_) => self.viterbi_with(normalized, &mut Vec::new(), spans),
+            Err(_) => {
+                self.viterbi_with::<false>(normalized.as_bytes(), &mut Vec::new(), spans)
+                    .0
+            }
         })
     }
 
-    fn viterbi_with(
+    /// Writes the best segmentation of `normalized` into `spans` (cleared first): the same
+    /// spans as [`Self::encode_into`], found word by word through a per-thread cache when the
+    /// model allows it.
+    ///
+    /// Why a cached word is exact. No node crosses a word boundary ([`WordSplit`]), so every
+    /// path goes through each boundary, and in exact arithmetic the best path within a word
+    /// does not depend on the score `S` of the best path up to the word. sentencepiece sums in
+    /// `f32`, though: in context each candidate is `S + x` rounded step by step, alone it is
+    /// `x` rounded step by step, and a near tie can go either way. The bound: with `u = 2^-24`
+    /// (an `f32` addition is off by at most `u` times its result), every score in either
+    /// computation at most `M = (b + L + 1) * A` in magnitude (`b` bytes before the word, `L`
+    /// in it, `A` the largest score magnitude, each piece at least one byte), and no rebasing
+    /// (checked: `2 (N + 1) A < 100,000` for the whole text of `N` bytes), the best score at
+    /// each position of the word differs from `S` plus its exact value by at most `k u M`
+    /// after `k` pieces (one rounding per addition; a max of values each within `e` of their
+    /// exact values is within `e` of the exact max). So each candidate of a decision, in
+    /// context minus `S`, is within `2 L u M` of the same candidate alone, and a winner that
+    /// alone beats every other candidate by more than `4 L u M` wins in context too, tie rule
+    /// or not. The cache keeps the smallest such margin over the decisions on the word's
+    /// path (only those are read back); a word whose margin is not above the bound (taken
+    /// with `u = 2^-23`, to absorb the margin's own rounding) sends the whole text to the
+    /// plain Viterbi. Off-path decisions may differ without changing the path.
+    pub fn segment_into(&self, normalized: &str, spans: &mut Vec<Span>) {
+        if !self.segment_words(normalized, spans) {
+            self.encode_into(normalized, spans);
+        }
+    }
+
+    /// [`Self::segment_into`] through cached words only: `false` (with `spans` in any state)
+    /// when the model, the text or a word's margin does not allow it.
+    pub(super) fn segment_words(&self, normalized: &str, spans: &mut Vec<Span>) -> bool {
+        let bytes = normalized.as_bytes();
+        // A twice-too-large bound still keeps every score clear of the rebasing threshold.
+        let clear_of_rebase = (bytes.len() as f32 + 1.0) * self.max_abs * 2.0 < REBASE_AT;
+        let done: Option<bool> = match self.split {
+            Some(split) if clear_of_rebase && !bytes.is_empty() => BEST.with(|cell| {
+                let mut best = cell.try_borrow_mut().ok()?;
+                words::with_cache(self.cache_tag, |cache| {
+                    spans.clear();
+                    let mut word_spans = Vec::new();
+                    split.for_each_word(bytes, |start, end| {
+                        let word = &bytes[start..end];
+                        if word.len() > MAX_WORD {
+                            return false;
+                        }
+                        let margin = match cache.get(bytes, start, end) {
+                            Some(hit) => {
+                                words::push_cached(&hit, start, spans);
+                                hit.margin
+                            }
+                            None => {
+                                let (_, margin) =
+                                    self.viterbi_with::<true>(word, &mut best, &mut word_spans);
+                                cache.put(word, &word_spans, margin);
+                                spans.extend(
+                                    word_spans
+                                        .iter()
+                                        .map(|&(s, e, id)| (s + start, e + start, id)),
+                                );
+                                margin
+                            }
+                        };
+                        margin > self.margin_bound(start, word.len())
+                    })
+                })
+            }),
+            _ => None,
+        };
+        done == Some(true)
+    }
+
+    /// The margin a cached word at byte `start`, of `len` bytes, needs (see
+    /// [`Self::segment_into`]).
+    fn margin_bound(&self, start: usize, len: usize) -> f32 {
+        const U: f32 = 1.0 / 8_388_608.0; // 2^-23
+        let m = (start + len + 1) as f32 * self.max_abs;
+        4.0 * len as f32 * U * m + f32::MIN_POSITIVE
+    }
+
+    /// Viterbi over `bytes`; returns the score and, with `MARGIN`, the smallest margin by
+    /// which a decision on the best path beat its best rival (infinite when none had one).
+    fn viterbi_with<const MARGIN: bool>(
         &self,
-        normalized: &str,
+        bytes: &[u8],
         best: &mut Vec<BestPath>,
         spans: &mut Vec<Span>,
-    ) -> f64 {
-        let bytes = normalized.as_bytes();
+    ) -> (f64, f32) {
+        spans.clear();
         let size = bytes.len();
         let unk_score = self.min_score - UNK_PENALTY;
         let unset = BestPath {
             score: 0.0,
             id: self.unk_id,
             starts_at: NO_START,
+            second: f32::NEG_INFINITY,
         };
         best.clear();
         best.resize(size + 1, unset);
         let relax = |best: &mut [BestPath], end: usize, start: usize, id: u32, cand: f32| {
             let node = &mut best[end];
             if node.starts_at == NO_START || cand > node.score {
+                let second = if MARGIN && node.starts_at != NO_START {
+                    node.score
+                } else {
+                    f32::NEG_INFINITY
+                };
                 *node = BestPath {
                     score: cand,
                     id,
                     starts_at: start,
+                    second,
                 };
+            } else if MARGIN {
+                node.second = node.second.max(cand);
             }
         };
         let mut rebased = 0.0f64;
@@ -192,6 +332,7 @@ impl Unigram {
                 for node in &mut best[start + 1..=furthest.max(start)] {
                     if node.starts_at != NO_START {
                         node.score -= here;
+                        node.second -= here;
                     }
                 }
                 rebased += f64::from(here);
@@ -213,17 +354,22 @@ impl Unigram {
             start += mblen;
         }
         let mut end = size;
+        let mut margin = f32::INFINITY;
         while end > 0 {
             let node = best[end];
             // Every char boundary is reached, so backtracking always finds a start.
             if node.starts_at == NO_START {
                 break;
             }
+            if MARGIN {
+                let gap = f64::from(node.score) - f64::from(node.second);
+                margin = margin.min(gap as f32);
+            }
             spans.push((node.starts_at, end, node.id));
             end = node.starts_at;
         }
         spans.reverse();
-        rebased + f64::from(best[size].score)
+        (rebased + f64::from(best[size].score), margin)
     }
 
     pub fn pieces(&self) -> &[UnigramPiece] {

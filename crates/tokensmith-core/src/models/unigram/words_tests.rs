@@ -1,0 +1,150 @@
+//! Word-cached Unigram segmentation against the whole-text Viterbi: the same spans on random
+//! texts and random vocabularies full of exact and near ties, and on the shipped English model.
+
+use super::model::{Unigram, UnigramPiece};
+use crate::formats::sentencepiece_model::{self, PieceType};
+use proptest::prelude::*;
+
+const MARK: char = '\u{2581}';
+
+/// Pieces of 1 to 3 characters, half of them starting with the mark, with scores drawn from a
+/// few values that tie exactly or differ in the last bits, or from a range.
+fn vocabulary() -> impl Strategy<Value = Vec<UnigramPiece>> {
+    let alphabet = prop::sample::select(vec!['a', 'b', 'c', 'é']);
+    let tie = prop::sample::select(vec![
+        -1.0f32,
+        -1.000_000_1,
+        -0.999_999_94,
+        -2.0,
+        -2.000_000_2,
+        -3.0,
+        -0.5,
+        -10.0,
+        -9.999_999,
+    ]);
+    let score = prop_oneof![tie, -12.0f32..-0.1];
+    let kind = prop::sample::select(vec![
+        PieceType::Normal,
+        PieceType::Normal,
+        PieceType::Normal,
+        PieceType::UserDefined,
+        PieceType::Unused,
+    ]);
+    let piece = (
+        any::<bool>(),
+        prop::collection::vec(alphabet, 1..4),
+        score,
+        kind,
+    )
+        .prop_map(|(mark, cs, score, kind)| {
+            let mut piece: String = cs.into_iter().collect();
+            if mark {
+                piece.insert(0, MARK);
+            }
+            UnigramPiece { piece, score, kind }
+        });
+    prop::collection::vec(piece, 1..40).prop_map(|mut v| {
+        v.insert(
+            0,
+            UnigramPiece {
+                piece: "<unk>".into(),
+                score: 0.0,
+                kind: PieceType::Unknown,
+            },
+        );
+        let mut seen = std::collections::HashSet::new();
+        v.retain(|p| seen.insert(p.piece.clone()));
+        v
+    })
+}
+
+/// Words of 1 to 8 characters (some unknown to every vocabulary, some too long to cache),
+/// each after one to three marks, up to 400 of them: long texts make the score before a word
+/// large, where its rounding differs most from the word's alone.
+fn text() -> impl Strategy<Value = String> {
+    let alphabet = prop::sample::select(vec!['a', 'b', 'c', 'é', 'z']);
+    let word = (1..4usize, prop::collection::vec(alphabet, 1..9));
+    prop::collection::vec(word, 0..400).prop_map(|words| {
+        let mut text = String::new();
+        for (marks, cs) in words {
+            text.extend(std::iter::repeat_n(MARK, marks));
+            text.extend(cs);
+        }
+        text
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Cached or not, first call or second, the word path gives the whole-text Viterbi's spans.
+    #[test]
+    fn word_cache_equals_full_viterbi(pieces in vocabulary(), text in text()) {
+        let m = Unigram::new(pieces, 0);
+        let want = m.encode(&text);
+        for _ in 0..2 {
+            let mut got = Vec::new();
+            m.segment_into(&text, &mut got);
+            prop_assert_eq!(&got, &want);
+            let mut words = Vec::new();
+            if m.segment_words(&text, &mut words) {
+                prop_assert_eq!(&words, &want);
+            }
+        }
+    }
+}
+
+/// Exact ties give a margin of 0, so such a word is never taken from the cache: "▁ab" splits
+/// as "▁a" + "b" (-1 + -1) or "▁ab" (-2), a tie that the earlier start wins alone, while in
+/// context the rounded sums could part either way.
+#[test]
+fn an_exact_tie_falls_back_to_the_whole_text() {
+    let piece = |piece: &str, score: f32, kind| UnigramPiece {
+        piece: piece.into(),
+        score,
+        kind,
+    };
+    let m = Unigram::new(
+        vec![
+            piece("<unk>", 0.0, PieceType::Unknown),
+            piece("▁a", -1.0, PieceType::Normal),
+            piece("b", -1.0, PieceType::Normal),
+            piece("▁ab", -2.0, PieceType::Normal),
+            piece("▁c", -0.5, PieceType::Normal),
+        ],
+        0,
+    );
+    let mut spans = Vec::new();
+    assert!(m.segment_words("▁c▁c", &mut spans));
+    assert!(!m.segment_words("▁c▁ab", &mut spans));
+    m.segment_into("▁c▁ab", &mut spans);
+    assert_eq!(spans, m.encode("▁c▁ab"));
+}
+
+/// On the shipped English model and real text, nearly every line takes the word path, and
+/// every line gives the whole-text Viterbi's spans.
+#[test]
+fn shipped_model_lines_take_the_word_path() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/spm/");
+    let proto = sentencepiece_model::read(std::path::Path::new(&format!("{dir}test_model.model")))
+        .expect("the shipped model loads");
+    let unk = proto
+        .pieces
+        .iter()
+        .position(|p| p.kind == PieceType::Unknown);
+    let m = Unigram::from_model_pieces(&proto.pieces, unk.unwrap_or(0) as u32);
+    let text = std::fs::read_to_string(format!("{dir}botchan.txt")).expect("botchan.txt");
+    let (mut lines, mut by_words) = (0, 0);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let normalized = format!("{MARK}{}", line.trim().replace(' ', "\u{2581}"));
+        let mut spans = Vec::new();
+        lines += 1;
+        if m.segment_words(&normalized, &mut spans) {
+            by_words += 1;
+            assert_eq!(spans, m.encode(&normalized), "{line}");
+        }
+    }
+    assert!(
+        lines > 1000 && by_words * 10 > lines * 9,
+        "{by_words} of {lines}"
+    );
+}
