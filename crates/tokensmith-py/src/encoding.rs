@@ -7,24 +7,19 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use tokensmith_core::formats::tiktoken_file;
-use tokensmith_core::models::bpe::prefetch;
 use tokensmith_core::{parallel, Encoding, SpecialPolicy};
 
 use crate::convert::{ids, policy, u32_bytes, u64_bytes};
 use crate::errors::IntoPyResult;
-
-/// How many ids ahead `list` prefetches (twice that for the cache cell).
-const LIST_PREFETCH: usize = 8;
+use crate::int_cache::IntCache;
 
 #[pyclass(frozen, name = "CoreEncoding", module = "tokensmith._core")]
 pub struct CoreEncoding {
     inner: Arc<Encoding>,
-    /// One Python int per id, each made the first time that id is returned: a list of ids
-    /// is then built from references (an increment each) instead of allocating an int per
-    /// token, and the first call pays only for the ids it uses.
-    ints: Box<[OnceLock<Py<PyAny>>]>,
+    /// The Python ints of the ids, one per id below n_vocab.
+    ints: IntCache,
 }
 
 fn build(
@@ -36,7 +31,7 @@ fn build(
     let inner = py
         .detach(move || Encoding::new(ranks, special_tokens, &pattern))
         .py_err(py)?;
-    let ints = (0..inner.n_vocab()).map(|_| OnceLock::new()).collect();
+    let ints = IntCache::new(inner.n_vocab());
     Ok(CoreEncoding {
         inner: Arc::new(inner),
         ints,
@@ -256,38 +251,7 @@ impl CoreEncoding {
 
     /// A Python list of ids, built from the cached int objects.
     fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        // SAFETY: the list is created with `ids.len()` empty slots and each slot is filled
-        // exactly once with a new strong reference, which is what PyList_New requires before
-        // the list is used. Every id is below n_vocab, so indexing `ints` cannot fail.
-        unsafe {
-            let list = pyo3::ffi::PyList_New(ids.len() as pyo3::ffi::Py_ssize_t);
-            if list.is_null() {
-                return Err(PyErr::fetch(py));
-            }
-            for (i, &id) in ids.iter().enumerate() {
-                // The cached ints of a varied text are spread over megabytes, and each one's
-                // reference count is written: fetch the cell of a later id, and the int of a
-                // nearer one, so those misses overlap.
-                if let Some(&later) = ids.get(i + 2 * LIST_PREFETCH) {
-                    prefetch(&self.ints[later as usize]);
-                }
-                if let Some(int) = ids
-                    .get(i + LIST_PREFETCH)
-                    .and_then(|&n| self.ints[n as usize].get())
-                {
-                    prefetch(int.as_ptr());
-                }
-                let item = self.ints[id as usize]
-                    .get_or_init(|| {
-                        let Ok(int) = id.into_pyobject(py);
-                        int.into_any().unbind()
-                    })
-                    .as_ptr();
-                pyo3::ffi::Py_INCREF(item);
-                pyo3::ffi::PyList_SET_ITEM(list, i as pyo3::ffi::Py_ssize_t, item);
-            }
-            Ok(Bound::from_owned_ptr(py, list).cast_into_unchecked())
-        }
+        self.ints.list(py, ids)
     }
 
     /// Encodes on the pool while this thread builds the Python lists of finished texts, so

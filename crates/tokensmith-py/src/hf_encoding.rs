@@ -13,28 +13,16 @@ use tokensmith_core::hf::truncation::{truncate, Direction};
 use tokensmith_core::hf::HfEncoding;
 
 use crate::errors::IntoPyResult;
+use crate::int_cache::IntCache;
 
-/// Ids below this take their Python int from [`ids_list`]'s cache (16 bytes a slot, 4 MiB
-/// in all, allocated on first use); the largest vocabularies in use have about 256k tokens.
+/// Ids below this take their Python int from one cache shared by every result (16 bytes a
+/// slot, 4 MiB in all); the largest vocabularies in use have about 256k tokens.
 const CACHED_IDS: usize = 1 << 18;
 
-/// `ids` as a Python list whose items are cached int objects, one per id, made the first time
-/// that id is read from any result: the list then takes a reference per token instead of a new
-/// int (CPython caches only ints up to 256). Ints are immutable, so sharing them is safe.
+/// `ids` as a Python list of cached ints.
 fn ids_list<'py>(py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-    static INTS: OnceLock<Box<[OnceLock<Py<PyAny>>]>> = OnceLock::new();
-    let ints = INTS.get_or_init(|| (0..CACHED_IDS).map(|_| OnceLock::new()).collect());
-    let int = |id: u32| {
-        let Ok(new) = id.into_pyobject(py);
-        new.into_any()
-    };
-    PyList::new(
-        py,
-        ids.iter().map(|&id| match ints.get(id as usize) {
-            Some(cell) => cell.get_or_init(|| int(id).unbind()).bind(py).clone(),
-            None => int(id),
-        }),
-    )
+    static INTS: OnceLock<IntCache> = OnceLock::new();
+    INTS.get_or_init(|| IntCache::new(CACHED_IDS)).list(py, ids)
 }
 
 /// One encoded sequence (or pair): every list has one entry per token.

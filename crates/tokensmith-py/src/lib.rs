@@ -7,6 +7,7 @@ mod encoding;
 mod errors;
 mod hf_encoding;
 mod hf_tokenizer;
+mod int_cache;
 mod sentencepiece;
 mod train;
 mod train_chars;

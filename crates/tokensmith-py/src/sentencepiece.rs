@@ -4,8 +4,7 @@
 
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyInt, PyList};
+use pyo3::types::PyList;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokensmith_core::error::Error;
@@ -16,6 +15,7 @@ use tokensmith_core::parallel;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
 
 use crate::errors::IntoPyResult;
+use crate::int_cache::IntCache;
 
 /// One segmentation: its pieces and their ids.
 type Segmentation = (Vec<String>, Vec<u32>);
@@ -27,9 +27,8 @@ type ScoredSegmentation = (Vec<String>, Vec<u32>, f32);
 #[pyclass(frozen, name = "CoreSentencePiece", module = "tokensmith._core")]
 pub struct CoreSentencePiece {
     inner: Arc<SentencePieceProcessor>,
-    /// One Python int per id, made on the first encode: a list of ids then takes a reference
-    /// per item instead of a new int object (ints above 256 are not cached by CPython).
-    ints: PyOnceLock<Vec<Py<PyInt>>>,
+    /// The Python ints of the ids, one per piece.
+    ints: IntCache,
 }
 
 fn split(pairs: Vec<(String, u32)>) -> Segmentation {
@@ -96,8 +95,8 @@ fn to_pieces(pieces: Vec<(String, f32, String)>) -> Result<Vec<Piece>, Error> {
 impl CoreSentencePiece {
     fn wrap(inner: SentencePieceProcessor) -> Self {
         Self {
+            ints: IntCache::new(inner.piece_size()),
             inner: Arc::new(inner),
-            ints: PyOnceLock::new(),
         }
     }
 
@@ -113,18 +112,7 @@ impl CoreSentencePiece {
 
     /// `ids` as a Python list of the cached ints.
     fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        let ints = self.ints.get_or_init(py, || {
-            (0..self.inner.piece_size() as u32)
-                .map(|id| id.into_pyobject(py).map(Bound::unbind))
-                .collect::<Result<_, _>>()
-                .unwrap_or_default()
-        });
-        if ids.iter().all(|&id| (id as usize) < ints.len()) {
-            PyList::new(py, ids.iter().map(|&id| ints[id as usize].bind(py)))
-        } else {
-            // Only reachable if making the ints failed (out of memory).
-            PyList::new(py, ids)
-        }
+        self.ints.list(py, ids)
     }
 
     fn id(&self, id: i64) -> Result<u32, Error> {
