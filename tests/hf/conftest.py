@@ -25,9 +25,7 @@ def real_bert_path() -> Path | None:
     return path if path.is_file() else None
 
 
-@pytest.fixture(
-    scope="session", params=[*BERT_KINDS, "real-bert"]
-)
+@pytest.fixture(scope="session", params=[*BERT_KINDS, "real-bert"])
 def bert_json(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The path of one BERT-style tokenizer.json."""
     if request.param == "real-bert":

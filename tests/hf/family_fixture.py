@@ -7,11 +7,18 @@ that run one check per family: the families of :mod:`hf_families`, and Qwen2 sty
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from family_builders import regex_bpe_style, spm_unigram_model, unigram_style
 from hf_families import build
+
+
+class Family(NamedTuple):
+    """A family's name and the path of its tokenizer.json."""
+
+    name: str
+    path: Path
 
 
 def build_family(family: str, lines: list[str], out: Path) -> Path:
@@ -24,16 +31,16 @@ def build_family(family: str, lines: list[str], out: Path) -> Path:
 
 
 def family_fixture(families: list[str]) -> Any:
-    """A fixture ``family_json`` giving the path of each family's file, built once per
-    module; ``request.param`` is the family's name."""
+    """A fixture ``family_json`` giving each family's :class:`Family` (its name and the path
+    of its file), built once per module."""
 
     @pytest.fixture(scope="module", params=families)
     def family_json(
         request: pytest.FixtureRequest,
         multilingual_lines: list[str],
         tmp_path_factory: pytest.TempPathFactory,
-    ) -> Path:
+    ) -> Family:
         out = tmp_path_factory.mktemp(f"family-{request.param}")
-        return build_family(request.param, multilingual_lines, out)
+        return Family(request.param, build_family(request.param, multilingual_lines, out))
 
     return family_json

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 import tokensmith
-from hf_families import PAD_TOKENS, build
+from family_fixture import Family, family_fixture
+from hf_families import PAD_TOKENS
 from hf_parity import assert_texts_same, fields
 from tokensmith.errors import AddedTokenError
 
@@ -164,18 +165,11 @@ def test_bert(bert_json: Path, scenario: str, tmp_path: Path) -> None:
     check(bert_json, "bert", scenario, tmp_path)
 
 
-@pytest.fixture(scope="module", params=["roberta", "t5"])
-def family_json(
-    request: pytest.FixtureRequest,
-    multilingual_lines: list[str],
-    tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[str, Path]:
-    out = tmp_path_factory.mktemp(f"add-{request.param}")
-    return request.param, build(request.param, multilingual_lines, out)
+family_json = family_fixture(["roberta", "t5"])
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
-def test_families(family_json: tuple[str, Path], scenario: str, tmp_path: Path) -> None:
+def test_families(family_json: Family, scenario: str, tmp_path: Path) -> None:
     family, path = family_json
     check(path, family, scenario, tmp_path)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 import tokensmith
-from family_fixture import family_fixture
+from family_fixture import Family, family_fixture
 from hf_parity import assert_texts_same, fields
 from test_add_tokens import LINES
 from tokensmith.errors import AddedTokenError
@@ -101,8 +101,8 @@ def test_bert(bert_json: Path) -> None:
 family_json = family_fixture(["roberta", "llama2", "llama3", "qwen2", "t5", "xlmr"])
 
 
-def test_families(family_json: Path) -> None:
-    check(family_json)
+def test_families(family_json: Family) -> None:
+    check(family_json.path)
 
 
 def test_special_text_is_encoded_as_text(bert_json: Path) -> None:

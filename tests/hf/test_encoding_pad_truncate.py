@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import tokensmith
-from family_fixture import family_fixture
+from family_fixture import Family, family_fixture
 from hf_parity import fields
 from test_add_tokens import LINES
 from tokensmith.errors import PaddingError, TruncationError
@@ -90,13 +90,13 @@ def test_bert(bert_json: Path) -> None:
 family_json = family_fixture(["gpt2", "roberta", "llama2", "llama3", "t5"])
 
 
-def test_families(family_json: Path) -> None:
-    check(family_json)
+def test_families(family_json: Family) -> None:
+    check(family_json.path)
 
 
-def test_after_the_tokenizers_truncation(family_json: Path) -> None:
+def test_after_the_tokenizers_truncation(family_json: Family) -> None:
     """Encodings that already have overflowing results (nested, for pairs)."""
-    check(family_json, truncation=12)
+    check(family_json.path, truncation=12)
 
 
 def test_bad_options(bert_json: Path) -> None:

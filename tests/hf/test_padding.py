@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import tokensmith
+from family_fixture import Family, family_fixture
 from hf_families import FAMILIES, PAD_TOKENS, build, pad_id
 from test_truncation_overflowing import outcome as one_outcome
 from test_truncation_overflowing import tree
@@ -40,14 +41,7 @@ SETTINGS: list[tuple[dict[str, Any], dict[str, Any] | None]] = [
 ]
 
 
-@pytest.fixture(scope="module", params=FAMILIES)
-def family_json(
-    request: pytest.FixtureRequest,
-    multilingual_lines: list[str],
-    tmp_path_factory: pytest.TempPathFactory,
-) -> tuple[str, Path]:
-    out = tmp_path_factory.mktemp(f"pad-{request.param}")
-    return request.param, build(request.param, multilingual_lines, out)
+family_json = family_fixture(FAMILIES)
 
 
 def batches(items: list[Any]) -> list[list[Any]]:
@@ -87,7 +81,7 @@ def outcome(encode_batch: Any, batch: list[Any], add: bool) -> Any:
 
 @pytest.mark.parametrize(("padding", "trunc"), SETTINGS)
 def test_batches_match_hf(
-    family_json: tuple[str, Path], padding: dict[str, Any], trunc: dict[str, Any] | None
+    family_json: Family, padding: dict[str, Any], trunc: dict[str, Any] | None
 ) -> None:
     family, path = family_json
     hf, ours = configured(family, path, padding, trunc)
@@ -106,9 +100,7 @@ def test_batches_match_hf(
         assert one_outcome(ours.encode, a, b) == one_outcome(hf.encode, a, b), (a, b)
 
 
-def test_every_line_in_batches(
-    family_json: tuple[str, Path], multilingual_lines: list[str]
-) -> None:
+def test_every_line_in_batches(family_json: Family, multilingual_lines: list[str]) -> None:
     """Every line of the multilingual text, in batches, with the busiest setting: left padding
     to a multiple, truncation with a stride."""
     family, path = family_json
@@ -122,7 +114,7 @@ def test_every_line_in_batches(
     assert bad == [], (family, bad[:2])
 
 
-def test_batches_are_padded_to_their_longest(family_json: tuple[str, Path]) -> None:
+def test_batches_are_padded_to_their_longest(family_json: Family) -> None:
     """The settings above do pad: batches of different lengths, overflowing parts padded."""
     family, path = family_json
     _, ours = configured(family, path, {"pad_to_multiple_of": 8}, {"max_length": 24, "stride": 6})
@@ -138,7 +130,7 @@ def test_batches_are_padded_to_their_longest(family_json: tuple[str, Path]) -> N
 
 
 @pytest.mark.parametrize("side", ["right", "left"])
-def test_to_transformers_pads_the_same(family_json: tuple[str, Path], side: str) -> None:
+def test_to_transformers_pads_the_same(family_json: Family, side: str) -> None:
     """transformers reads the padding of to_str(): its side and pad token; its padded batch
     is ours."""
     family, path = family_json
