@@ -54,8 +54,14 @@ impl Slot {
     #[inline(always)]
     fn append_ranks(&self, out: &mut Vec<Rank>) {
         let count = ((self.b >> COUNT_SHIFT) & 7) as usize;
+        let first = (self.a & FIELD) as Rank;
+        // Most pieces are one token: skip unpacking the other four.
+        if count == 1 {
+            out.push(first);
+            return;
+        }
         let ranks = [
-            (self.a & FIELD) as Rank,
+            first,
             ((self.a >> RANK_BITS) & FIELD) as Rank,
             ((self.a >> (2 * RANK_BITS)) & FIELD) as Rank,
             (self.b & FIELD) as Rank,
