@@ -12,7 +12,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::models::bpe::{with_cache, Bpe, Rank, BATCH};
+use crate::models::bpe::{with_cache, Bpe, Pending, Rank, BATCH};
 use crate::pre_tokenizers::PreTokenizer;
 use crate::special_tokens::{SpecialPolicy, SpecialSet, SpecialTokens};
 
@@ -91,10 +91,11 @@ impl Encoding {
     ) -> Result<()> {
         let mut failed = None;
         let bytes = text.as_bytes();
-        // Pieces are encoded BATCH at a time so that their table lookups overlap.
-        let mut batch = [(0usize, 0usize); BATCH];
+        // Each piece's cache slot is requested when the splitter finds it, and pieces are
+        // encoded BATCH at a time, so that their table lookups overlap.
+        let mut batch = [Pending::default(); BATCH];
         let mut held = 0;
-        let mut flush = |pieces: &[(usize, usize)], out: &mut Vec<Rank>, state: &mut _| {
+        let mut flush = |pieces: &[Pending], out: &mut Vec<Rank>, state: &mut _| {
             if let Err(e) = self.bpe.encode_pieces(bytes, pieces, out, state) {
                 failed.get_or_insert(e);
             }
@@ -102,7 +103,7 @@ impl Encoding {
         };
         with_cache(self.bpe.id(), |state| {
             self.pre.for_each_piece(text, |a, b| {
-                batch[held] = (a, b);
+                batch[held] = self.bpe.prepare(bytes, a, b, state);
                 held += 1;
                 if held == BATCH {
                     flush(&batch, out, state);

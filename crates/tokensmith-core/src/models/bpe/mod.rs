@@ -15,7 +15,7 @@ mod token_table;
 
 pub use cache::{with_cache, PieceCache, ThreadState};
 pub use merge::MergeScratch;
-pub use model::{Bpe, Rank, BATCH};
+pub use model::{Bpe, Pending, Rank, BATCH};
 pub use piece_table::{InlineKey, PieceTable};
 pub use prefetch::prefetch;
 pub use token_table::TokenTable;

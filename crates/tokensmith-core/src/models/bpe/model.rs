@@ -9,6 +9,16 @@ use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// A piece between [`Bpe::prepare`] and [`Bpe::encode_pieces`]: its byte range in the text, and
+/// its cache key and hash.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Pending {
+    start: usize,
+    end: usize,
+    key: InlineKey,
+    hash: u64,
+}
+
 /// A token's rank, which is also its id.
 pub type Rank = u32;
 
@@ -159,38 +169,67 @@ impl Bpe {
         self.encode_short_piece(text, start, end, key, key.hash(), out, state)
     }
 
-    /// Appends the ranks of consecutive pieces (at most [`BATCH`] of them) to `out`.
+    /// Describes `text[start..end]` for [`encode_pieces`](Self::encode_pieces): computes its
+    /// cache key and hash and starts loading its cache slot from memory.
     ///
-    /// The same as calling [`encode_piece_cached`](Self::encode_piece_cached) on each, but the
-    /// cache slots of all of them are requested from memory first, so that their misses (the
-    /// piece cache is larger than L2) overlap instead of waiting one after another.
+    /// The piece cache is larger than L2, so a lookup that starts only when the piece is
+    /// encoded waits for memory. The encoder prepares each piece as soon as the pre-tokenizer
+    /// finds it and encodes pieces [`BATCH`] at a time, so the wait overlaps with splitting the
+    /// rest of the batch.
+    #[inline(always)]
+    pub fn prepare(&self, text: &[u8], start: usize, end: usize, state: &ThreadState) -> Pending {
+        let len = end - start;
+        let (key, hash) = if len <= INLINE {
+            let key = InlineKey::from_text(text, start, end);
+            let hash = key.hash() as u64;
+            state.pieces.prefetch(hash as usize);
+            (key, hash)
+        } else if len <= LONG_MAX {
+            let hash = LongPieceCache::hash(&text[start..end]);
+            state.long_pieces.prefetch(hash);
+            (InlineKey::default(), hash)
+        } else {
+            (InlineKey::default(), 0)
+        };
+        Pending {
+            start,
+            end,
+            key,
+            hash,
+        }
+    }
+
+    /// Appends the ranks of consecutive pieces (at most [`BATCH`] of them, each from
+    /// [`prepare`](Self::prepare) on the same `text` and `state`) to `out`.
+    ///
+    /// The same as calling [`encode_piece_cached`](Self::encode_piece_cached) on each, but
+    /// what the cache lookups need next is requested from memory for all pieces first: the
+    /// vocabulary slots of short pieces that missed, and the stored bytes of long ones, so
+    /// that these misses overlap instead of waiting one after another.
     #[inline]
     pub fn encode_pieces(
         &self,
         text: &[u8],
-        pieces: &[(usize, usize)],
+        pieces: &[Pending],
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<()> {
-        let mut keys = [(InlineKey::default(), 0usize); BATCH];
-        for (slot, &(start, end)) in keys.iter_mut().zip(pieces) {
-            if end - start <= INLINE {
-                let key = InlineKey::from_text(text, start, end);
-                let hash = key.hash();
-                state.pieces.prefetch(hash);
-                *slot = (key, hash);
+        for p in pieces {
+            let len = p.end - p.start;
+            if len <= INLINE {
+                if !state.pieces.contains(p.key, p.hash as usize) {
+                    self.lookup.prefetch(p.hash as usize);
+                }
+            } else if len <= LONG_MAX {
+                state.long_pieces.prefetch_entry(p.hash);
             }
         }
-        for (&(key, hash), &(start, end)) in keys.iter().zip(pieces) {
-            if end - start <= INLINE && state.pieces.get(key, hash).is_none() {
-                self.lookup.prefetch(hash);
-            }
-        }
-        for (&(key, hash), &(start, end)) in keys.iter().zip(pieces) {
-            if end - start <= INLINE {
-                self.encode_short_piece(text, start, end, key, hash, out, state)?;
+        for p in pieces {
+            let len = p.end - p.start;
+            if len <= INLINE {
+                self.encode_short_piece(text, p.start, p.end, p.key, p.hash as usize, out, state)?;
             } else {
-                self.encode_long_piece(&text[start..end], out, state)?;
+                self.encode_long_hashed(&text[p.start..p.end], p.hash, out, state)?;
             }
         }
         Ok(())
@@ -209,8 +248,7 @@ impl Bpe {
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<()> {
-        if let Some(ranks) = state.pieces.get(key, hash) {
-            out.extend_from_slice(ranks);
+        if state.pieces.get_into(key, hash, out) {
             return Ok(());
         }
         let before = out.len();
@@ -230,6 +268,24 @@ impl Bpe {
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<()> {
+        let hash = if piece.len() <= LONG_MAX {
+            LongPieceCache::hash(piece)
+        } else {
+            0
+        };
+        self.encode_long_hashed(piece, hash, out, state)
+    }
+
+    /// A piece of more than [`INLINE`] bytes whose [`LongPieceCache::hash`] is `hash` (any
+    /// value if the piece is longer than [`LONG_MAX`]).
+    #[inline(always)]
+    fn encode_long_hashed(
+        &self,
+        piece: &[u8],
+        hash: u64,
+        out: &mut Vec<Rank>,
+        state: &mut ThreadState,
+    ) -> Result<()> {
         if piece.len() > LONG_MAX {
             if let Some(r) = self.lookup.get_long(piece) {
                 out.push(r);
@@ -238,9 +294,7 @@ impl Bpe {
             return merge::merge(self, piece, out, &mut state.scratch);
         }
         // The cache first: a hit then costs one hash of the piece instead of two.
-        let hash = LongPieceCache::hash(piece);
-        if let Some(ranks) = state.long_pieces.get(piece, hash) {
-            out.extend_from_slice(ranks);
+        if state.long_pieces.get_into(piece, hash, out) {
             return Ok(());
         }
         let before = out.len();
@@ -337,7 +391,9 @@ mod tests {
             let mut state = ThreadState::default();
             for _ in 0..2 {
                 let mut out = Vec::new();
-                bpe.encode_pieces(&text, &pieces, &mut out, &mut state).unwrap();
+                let pending: Vec<Pending> =
+                    pieces.iter().map(|&(a, b)| bpe.prepare(&text, a, b, &state)).collect();
+                bpe.encode_pieces(&text, &pending, &mut out, &mut state).unwrap();
                 prop_assert_eq!(&out, &expected);
             }
         }

@@ -1,0 +1,79 @@
+//! Encodes a text file's ~4 KB documents on one thread, `ROUNDS` times after one warm-up pass,
+//! and prints the token count: a fixed workload for `valgrind --tool=callgrind` and `perf`,
+//! whose instruction count does not depend on the machine's load.
+//! `cargo run --release --example encode_rounds -- VOCAB cl100k|o200k FILE [ROUNDS] [cold]`
+//!
+//! With `cold`, each round runs on a fresh thread, so the per-thread piece and pair caches start
+//! empty (the cost of text never seen before); otherwise the caches stay warm across rounds, as
+//! in a benchmark that encodes the same documents again. Only `measured` runs the rounds, so
+//! `valgrind --tool=callgrind --toggle-collect='*measured*' --cache-sim=yes` counts them alone.
+
+use tokensmith_core::formats::tiktoken_file;
+use tokensmith_core::pre_tokenizers::{CL100K_PATTERN, O200K_PATTERN};
+use tokensmith_core::{Encoding, SpecialPolicy};
+
+fn documents(text: &str) -> Vec<&str> {
+    let mut docs = Vec::new();
+    let mut start = 0;
+    let mut end = 0;
+    for line in text.split_inclusive('\n') {
+        end += line.len();
+        if end - start > 4000 {
+            docs.push(&text[start..end]);
+            start = end;
+        }
+    }
+    docs.push(&text[start..]);
+    docs
+}
+
+fn encode_all(enc: &Encoding, docs: &[&str]) -> usize {
+    let policy = SpecialPolicy::ordinary();
+    docs.iter()
+        .map(|d| enc.encode(d, &policy).unwrap().len())
+        .sum()
+}
+
+/// The measured part, kept out of line so that a profiler can count it alone
+/// (`valgrind --tool=callgrind --toggle-collect='*measured*'`).
+#[inline(never)]
+fn measured(enc: &Encoding, docs: &[&str], rounds: usize) -> usize {
+    let mut tokens = 0;
+    for _ in 0..rounds {
+        tokens = encode_all(enc, docs);
+    }
+    tokens
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, vocab, pattern, file, rest @ ..] = args.as_slice() else {
+        eprintln!("usage: encode_rounds VOCAB cl100k|o200k FILE [ROUNDS] [cold]");
+        std::process::exit(2);
+    };
+    let pattern = if pattern == "cl100k" {
+        CL100K_PATTERN
+    } else {
+        O200K_PATTERN
+    };
+    let rounds: usize = rest.first().and_then(|r| r.parse().ok()).unwrap_or(3);
+    let cold = rest.get(1).is_some_and(|m| m == "cold");
+    let enc = Encoding::new(
+        tiktoken_file::read(vocab.as_ref()).unwrap(),
+        vec![],
+        pattern,
+    )
+    .unwrap();
+    let text = std::fs::read_to_string(file).unwrap();
+    let docs = documents(&text);
+    let mut tokens = 0;
+    if cold {
+        for _ in 0..rounds {
+            tokens = std::thread::scope(|s| s.spawn(|| measured(&enc, &docs, 1)).join().unwrap());
+        }
+    } else {
+        encode_all(&enc, &docs);
+        tokens = measured(&enc, &docs, rounds);
+    }
+    println!("{tokens} tokens");
+}
