@@ -151,8 +151,14 @@ impl CoreEncoding {
         let offsets: Vec<u64> = all.offsets().map(|o| o as u64).collect();
         let flat = PyBytes::new_with(py, all.len() * 4, |buf| {
             py.detach(|| {
-                for (word, id) in buf.chunks_exact_mut(4).zip(all.runs().flatten()) {
-                    word.copy_from_slice(&id.to_ne_bytes());
+                // Run by run, so that each copy is one simple loop the compiler vectorizes.
+                let mut rest = buf;
+                for run in all.runs() {
+                    let (head, tail) = rest.split_at_mut(run.len() * 4);
+                    for (word, id) in head.chunks_exact_mut(4).zip(run) {
+                        word.copy_from_slice(&id.to_ne_bytes());
+                    }
+                    rest = tail;
                 }
             });
             Ok(())
