@@ -61,3 +61,13 @@ def test_batch_equals_singles(batch: list[str], threads: int) -> None:
     assert ours.encode_ordinary_batch(batch, num_threads=threads) == [
         ours.encode_ordinary(t) for t in batch
     ]
+
+
+@common
+@given(st.lists(texts, max_size=8), st.integers(1, 4))
+def test_numpy_batch_equals_singles(batch: list[str], threads: int) -> None:
+    ours, _ = ENCODINGS["o200k_base"]
+    singles = [ours.encode_ordinary(t) for t in batch]
+    toks, offs = ours.encode_ordinary_batch_to_numpy(batch, num_threads=threads)
+    assert [toks[offs[i] : offs[i + 1]].tolist() for i in range(len(batch))] == singles
+    assert int(offs[-1]) == len(toks)

@@ -1,13 +1,22 @@
-//! Running work over many inputs on a fixed number of threads.
+//! Running work over many inputs on a fixed number of threads, the calling thread among them.
 //!
-//! Thread pools are cached by size: building one costs far more than encoding a short text.
+//! Every function here makes the calling thread one of its `threads` workers, next to
+//! `threads - 1` helpers from one cached pool. The caller starts on the first items at once
+//! instead of blocking while pool threads wake up (an idle vCPU of a virtual machine can take
+//! a long while to wake), and since [`map`], [`map_concat`] and [`map_streamed`] share the
+//! same helpers, the per-thread caches of the encoders warm up once for all of them.
+//!
+//! Items are handed out as ranges of consecutive items from one shared counter: large ranges
+//! first, shrinking toward the end (guided scheduling). A thread that starts late or is
+//! slowed down simply takes fewer ranges, and the threads run out of work close together.
 
-use rayon::prelude::*;
 use rayon::ThreadPool;
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// The number of threads a batch call may use: at least 1, at most the machine's cores.
 pub fn effective_threads(requested: usize) -> usize {
@@ -15,52 +24,280 @@ pub fn effective_threads(requested: usize) -> usize {
     requested.clamp(1, cores)
 }
 
-fn pool(threads: usize) -> Arc<ThreadPool> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
+/// The pool of `helpers` threads, built once per size (building one costs far more than
+/// encoding a short text); `None` if the OS refuses to start threads.
+fn pool(helpers: usize) -> Option<Arc<ThreadPool>> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, Option<Arc<ThreadPool>>>>> = OnceLock::new();
     let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
     let mut pools = pools
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     pools
-        .entry(threads)
+        .entry(helpers)
         .or_insert_with(|| {
-            Arc::new(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .thread_name(|i| format!("tokensmith-{i}"))
-                    .build()
-                    // Spawning threads fails only when the OS refuses; then work runs inline.
-                    .unwrap_or_else(|_| {
-                        rayon::ThreadPoolBuilder::new()
-                            .num_threads(1)
-                            .use_current_thread()
-                            .build()
-                            .expect("a one-thread pool on the current thread always builds")
-                    }),
-            )
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(helpers)
+                .thread_name(|i| format!("tokensmith-{i}"))
+                .build()
+                .ok()
+                .map(Arc::new)
         })
         .clone()
 }
 
-/// Maps `f` over `items` on `threads` threads, keeping the input order.
+/// Hands out `0..len` as ranges of consecutive indices, each a share of what is left: large
+/// ranges while much is left (few claims), single items at the end (a short tail).
+struct Ranges {
+    next: AtomicUsize,
+    len: usize,
+    /// Each claim takes `1 / share` of the items left.
+    share: usize,
+}
+
+impl Ranges {
+    fn new(len: usize, threads: usize) -> Self {
+        Self {
+            next: AtomicUsize::new(0),
+            len,
+            share: 2 * threads,
+        }
+    }
+
+    /// The next untaken range, or `None` once every item is taken.
+    fn claim(&self) -> Option<Range<usize>> {
+        let mut start = self.next.load(Ordering::Relaxed);
+        loop {
+            let left = self.len.checked_sub(start).filter(|&n| n > 0)?;
+            let end = start + (left / self.share).max(1);
+            match self
+                .next
+                .compare_exchange_weak(start, end, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return Some(start..end),
+                Err(now) => start = now,
+            }
+        }
+    }
+
+    /// Leaves every item not yet taken untaken.
+    fn close(&self) {
+        self.next.store(self.len, Ordering::Relaxed);
+    }
+}
+
+/// How long a thread that has run out of work spins, waiting for another to hand over its
+/// last results, before it goes to sleep: the other is then at most a small range from done,
+/// and in a virtual machine waking a sleeping thread can take tens or hundreds of
+/// microseconds (the idle vCPU has halted).
+const SPIN: Duration = Duration::from_micros(200);
+
+/// Polls `ready` until it returns `Some`, or [`SPIN`] has passed (then `None`).
+fn spin_for<V>(mut ready: impl FnMut() -> Option<V>) -> Option<V> {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = ready() {
+            return Some(v);
+        }
+        if start.elapsed() > SPIN {
+            return None;
+        }
+        for _ in 0..64 {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Runs `caller` on this thread while `threads - 1` pool threads run `helper`; returns
+/// `caller`'s result once every helper has returned.
+///
+/// Helpers that start after the work is gone find nothing to claim and return at once.
+fn with_helpers<O>(threads: usize, helper: &(dyn Fn() + Sync), caller: impl FnOnce() -> O) -> O {
+    let Some(pool) = pool(threads - 1) else {
+        return caller();
+    };
+    let returned = AtomicUsize::new(0);
+    pool.in_place_scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(|_| {
+                helper();
+                returned.fetch_add(1, Ordering::Release);
+            });
+        }
+        let out = caller();
+        // The helpers are about done: wait for them awake rather than asleep in the scope.
+        spin_for(|| (returned.load(Ordering::Acquire) == threads - 1).then_some(()));
+        out
+    })
+}
+
+/// `threads` for `len` items: never more threads than items.
+fn threads_for(len: usize, threads: usize) -> usize {
+    effective_threads(threads).min(len.max(1))
+}
+
+/// Locks a mutex whose data stays valid even if a holder panicked.
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Maps `f` over `items` on `threads` threads (the caller among them), keeping the input
+/// order.
+///
+/// ```
+/// let squares = tokensmith_core::parallel::map(&[1, 2, 3, 4], 2, |x| x * x);
+/// assert_eq!(squares, [1, 4, 9, 16]);
+/// ```
 pub fn map<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
     f: impl Fn(&T) -> R + Sync + Send,
 ) -> Vec<R> {
-    let threads = effective_threads(threads).min(items.len().max(1));
+    let threads = threads_for(items.len(), threads);
     if threads == 1 {
         return items.iter().map(f).collect();
     }
-    pool(threads).install(|| items.par_iter().with_min_len(1).map(f).collect())
+    let ranges = Ranges::new(items.len(), threads);
+    let parts = Mutex::new(Vec::new());
+    let work = || {
+        let mut mine = Vec::new();
+        while let Some(r) = ranges.claim() {
+            mine.push((r.start, items[r].iter().map(&f).collect::<Vec<R>>()));
+        }
+        lock(&parts).append(&mut mine);
+    };
+    with_helpers(threads, &work, work);
+    let mut parts = parts.into_inner().unwrap_or_else(|p| p.into_inner());
+    parts.sort_unstable_by_key(|&(start, _)| start);
+    parts.into_iter().flat_map(|(_, part)| part).collect()
+}
+
+/// The outputs of [`map_concat`]: the outputs of all items, one after another in input order,
+/// held as a few runs (one per range of items a thread took).
+#[derive(Debug)]
+pub struct Concat<U> {
+    runs: Vec<Vec<U>>,
+    /// `ends[i]`: the combined length of the outputs of items `0..=i`.
+    ends: Vec<usize>,
+}
+
+impl<U: Copy> Concat<U> {
+    /// The combined length of all outputs.
+    pub fn len(&self) -> usize {
+        self.ends.last().copied().unwrap_or(0)
+    }
+
+    /// Whether every output is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Where each item's output starts in the concatenation, and then where the last ends:
+    /// `items + 1` offsets from 0 to [`Concat::len`].
+    pub fn offsets(&self) -> impl Iterator<Item = usize> + '_ {
+        std::iter::once(0).chain(self.ends.iter().copied())
+    }
+
+    /// The concatenation, as runs of consecutive outputs in input order.
+    pub fn runs(&self) -> impl Iterator<Item = &[U]> + '_ {
+        self.runs.iter().map(Vec::as_slice)
+    }
+
+    /// The concatenation as one vector.
+    pub fn to_vec(&self) -> Vec<U> {
+        self.runs.concat()
+    }
+}
+
+/// One range of items done by [`map_concat`]: where it starts, each item's output length,
+/// and the outputs one after another.
+struct Run<U> {
+    start: usize,
+    lens: Vec<usize>,
+    out: Vec<U>,
+}
+
+/// Runs `f(item, out)` over `items` on `threads` threads (the caller among them), where `f`
+/// appends the item's output to `out`, and returns every output concatenated in input order.
+///
+/// Each thread appends the outputs of a whole range of items to one growing vector, so there
+/// is no vector per item to allocate and then copy. If `f` fails on some items, the error of
+/// the first of them (in input order) is returned.
+///
+/// ```
+/// let words = ["ab", "", "cde"];
+/// let all = tokensmith_core::parallel::map_concat(&words, 2, |w, out: &mut Vec<u8>| {
+///     out.extend(w.bytes());
+///     Ok::<(), ()>(())
+/// })
+/// .unwrap();
+/// assert_eq!(all.to_vec(), b"abcde");
+/// assert_eq!(all.offsets().collect::<Vec<_>>(), [0, 2, 2, 5]);
+/// ```
+pub fn map_concat<T: Sync, U: Copy + Send, E: Send>(
+    items: &[T],
+    threads: usize,
+    f: impl Fn(&T, &mut Vec<U>) -> Result<(), E> + Sync,
+) -> Result<Concat<U>, E> {
+    let threads = threads_for(items.len(), threads);
+    let ranges = Ranges::new(items.len(), threads);
+    let runs = Mutex::new(Vec::new());
+    // The first failing index seen so far: ranges that start after it need not run.
+    let failed_at = AtomicUsize::new(usize::MAX);
+    let failures = Mutex::new(Vec::new());
+    let work = || {
+        let mut mine = Vec::new();
+        while let Some(r) = ranges.claim() {
+            if r.start > failed_at.load(Ordering::Relaxed) {
+                ranges.close();
+                break;
+            }
+            let mut run = Run {
+                start: r.start,
+                lens: Vec::with_capacity(r.len()),
+                out: Vec::new(),
+            };
+            for (i, item) in r.clone().zip(&items[r]) {
+                let before = run.out.len();
+                if let Err(e) = f(item, &mut run.out) {
+                    failed_at.fetch_min(i, Ordering::Relaxed);
+                    lock(&failures).push((i, e));
+                    break;
+                }
+                run.lens.push(run.out.len() - before);
+            }
+            mine.push(run);
+        }
+        lock(&runs).append(&mut mine);
+    };
+    if threads == 1 {
+        work();
+    } else {
+        with_helpers(threads, &work, work);
+    }
+    let failures = failures.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, e)) = failures.into_iter().min_by_key(|&(i, _)| i) {
+        return Err(e);
+    }
+    let mut runs = runs.into_inner().unwrap_or_else(|p| p.into_inner());
+    runs.sort_unstable_by_key(|run| run.start);
+    let mut ends = Vec::with_capacity(items.len());
+    let mut total = 0;
+    for run in &runs {
+        for len in &run.lens {
+            total += len;
+            ends.push(total);
+        }
+    }
+    let runs = runs.into_iter().map(|run| run.out).collect();
+    Ok(Concat { runs, ends })
 }
 
 /// Results of [`map_streamed`], in completion order, as `(input index, result)`.
 pub struct Streamed<'a, R> {
     rx: Receiver<(usize, Vec<R>)>,
     remaining: usize,
-    /// Claims the next chunk no thread has taken yet and computes it on the calling thread,
-    /// or returns `None` when every chunk is taken.
+    /// Claims the next range no thread has taken yet and computes it on the calling thread,
+    /// or returns `None` when every range is taken.
     claim: &'a (dyn Fn() -> Option<(usize, Vec<R>)> + Sync),
 }
 
@@ -69,7 +306,7 @@ impl<R> Streamed<'_, R> {
     /// all have arrived.
     ///
     /// When no other thread has a chunk ready, the calling thread computes the next untaken
-    /// chunk itself instead of waiting; it blocks only once every chunk is taken.
+    /// range itself instead of waiting; it blocks only once every range is taken.
     pub fn next_chunk(&mut self) -> Option<(usize, Vec<R>)> {
         if self.remaining == 0 {
             return None;
@@ -78,7 +315,10 @@ impl<R> Streamed<'_, R> {
             Ok(done) => done,
             Err(_) => match (self.claim)() {
                 Some(done) => done,
-                None => self.rx.recv().ok()?,
+                None => match spin_for(|| self.rx.try_recv().ok()) {
+                    Some(done) => done,
+                    None => self.rx.recv().ok()?,
+                },
             },
         };
         self.remaining = self.remaining.saturating_sub(chunk.len());
@@ -91,11 +331,9 @@ impl<R> Streamed<'_, R> {
 ///
 /// This is for work whose results need a serial step on the caller (building Python objects
 /// under the GIL): the step overlaps with the work on later items instead of following it.
-/// The caller is one of the `threads` workers: between serial steps it computes chunks itself
-/// (inside [`Streamed::next_chunk`]), so `threads` threads are busy in all, never `threads`
-/// pool threads plus a caller that competes with them for the cores. Items are handed out
-/// in chunks of consecutive items from a shared counter, so a thread that is slowed down
-/// (by the serial step, or by another process) simply takes fewer of them.
+/// Between serial steps the caller computes ranges itself (inside [`Streamed::next_chunk`]),
+/// so `threads` threads are busy in all, never `threads` pool threads plus a caller that
+/// competes with them for the cores.
 ///
 /// ```
 /// let items: Vec<u32> = (0..100).collect();
@@ -113,18 +351,13 @@ pub fn map_streamed<T: Sync, R: Send, O>(
     f: impl Fn(&T) -> R + Sync,
     consume: impl FnOnce(&mut Streamed<'_, R>) -> O,
 ) -> O {
-    let threads = effective_threads(threads).min(items.len().max(1));
+    let threads = threads_for(items.len(), threads);
     let (tx, rx) = channel();
-    let chunk = (items.len() / (threads * 16)).max(1);
-    let n_chunks = items.len().div_ceil(chunk);
-    let next = AtomicUsize::new(0);
+    let ranges = Ranges::new(items.len(), threads);
     let claim = || {
-        let c = next.fetch_add(1, Ordering::Relaxed);
-        (c < n_chunks).then(|| {
-            let start = c * chunk;
-            let part = &items[start..(start + chunk).min(items.len())];
-            (start, part.iter().map(&f).collect::<Vec<R>>())
-        })
+        ranges
+            .claim()
+            .map(|r| (r.start, items[r].iter().map(&f).collect::<Vec<R>>()))
     };
     let mut streamed = Streamed {
         rx,
@@ -135,21 +368,22 @@ pub fn map_streamed<T: Sync, R: Send, O>(
         drop(tx);
         return consume(&mut streamed);
     }
-    pool(threads - 1).in_place_scope(|scope| {
-        for _ in 1..threads {
-            let tx = tx.clone();
-            let claim = &claim;
-            scope.spawn(move |_| {
-                while let Some(done) = claim() {
-                    // The receiver outlives the scope, so sending cannot fail.
-                    let _ = tx.send(done);
-                }
-            });
+    // One sender per helper, and none left here: if a helper dies (a panic in `f`), the
+    // channel closes instead of leaving the caller waiting for its results forever.
+    let senders = Mutex::new(vec![tx; threads - 1]);
+    let helper = || {
+        let Some(tx) = lock(&senders).pop() else {
+            return;
+        };
+        while let Some(done) = claim() {
+            // The receiver outlives the helpers, so sending cannot fail.
+            let _ = tx.send(done);
         }
-        drop(tx);
+    };
+    with_helpers(threads, &helper, || {
         let out = consume(&mut streamed);
         // A consumer that stopped early wants no more results: leave the rest untaken.
-        next.store(n_chunks, Ordering::Relaxed);
+        ranges.close();
         out
     })
 }
@@ -157,7 +391,112 @@ pub fn map_streamed<T: Sync, R: Send, O>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
+    use std::sync::atomic::AtomicBool;
+
+    /// Keeps the only helper of the 2-thread pool busy until the returned sender sends (or
+    /// 30 s pass), so that work handed to it cannot start.
+    fn occupy_the_helper() -> std::sync::mpsc::Sender<()> {
+        let (release, wait) = channel::<()>();
+        let started = Arc::new(AtomicBool::new(false));
+        let flag = started.clone();
+        pool(1).expect("a one-thread pool").spawn(move || {
+            flag.store(true, Ordering::SeqCst);
+            let _ = wait.recv_timeout(Duration::from_secs(30));
+        });
+        while !started.load(Ordering::SeqCst) {
+            std::thread::yield_now();
+        }
+        release
+    }
+
+    #[test]
+    fn ranges_cover_every_index_once_in_order_shrinking_to_single_items() {
+        for len in [0, 1, 2, 3, 7, 100, 1001] {
+            let ranges = Ranges::new(len, 2);
+            let mut taken = Vec::new();
+            while let Some(r) = ranges.claim() {
+                taken.push(r);
+            }
+            let flat: Vec<usize> = taken.iter().flat_map(|r| r.clone()).collect();
+            assert_eq!(flat, (0..len).collect::<Vec<_>>(), "len {len}");
+            let sizes: Vec<usize> = taken.iter().map(|r| r.len()).collect();
+            assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+            assert_eq!(sizes.last().copied().unwrap_or(1), 1, "{sizes:?}");
+            assert!(sizes.first().copied().unwrap_or(0) <= len.div_ceil(4).max(1));
+        }
+    }
+
+    #[test]
+    fn map_keeps_the_input_order() {
+        for len in [0, 1, 2, 3, 1000] {
+            let items: Vec<usize> = (0..len).collect();
+            let out = map(&items, 2, |&x| x * 3 + 1);
+            assert_eq!(out, items.iter().map(|x| x * 3 + 1).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn map_does_not_wait_for_a_busy_helper_to_start() {
+        let release = Mutex::new(Some(occupy_the_helper()));
+        let caller = std::thread::current().id();
+        let items: Vec<u32> = (0..200).collect();
+        let done = AtomicUsize::new(0);
+        let threads = map(&items, 2, |_| {
+            if done.fetch_add(1, Ordering::SeqCst) + 1 == items.len() {
+                // Every item is done: free the helper so that the call can return.
+                if let Some(tx) = lock(&release).take() {
+                    let _ = tx.send(());
+                }
+            }
+            std::thread::current().id()
+        });
+        assert_eq!(threads.len(), items.len());
+        assert!(threads.iter().all(|&t| t == caller));
+    }
+
+    #[test]
+    fn map_concat_matches_the_serial_concatenation() {
+        let items: Vec<usize> = (0..777).collect();
+        // Lengths 0..=6 in an irregular order, each output distinct.
+        let emit = |&i: &usize, out: &mut Vec<u64>| {
+            out.extend((0..(i * 7) % 5 + (i % 3)).map(|k| (i * 10 + k) as u64));
+            Ok::<(), String>(())
+        };
+        let mut expected = Vec::new();
+        let mut offsets = vec![0];
+        for i in &items {
+            emit(i, &mut expected).unwrap();
+            offsets.push(expected.len());
+        }
+        for threads in [1, 2] {
+            let all = map_concat(&items, threads, emit).unwrap();
+            assert_eq!(all.to_vec(), expected);
+            assert_eq!(all.len(), expected.len());
+            assert_eq!(all.offsets().collect::<Vec<_>>(), offsets);
+            assert_eq!(all.runs().flatten().count(), expected.len());
+        }
+        let none = map_concat(&[] as &[usize], 2, emit).unwrap();
+        assert!(none.is_empty());
+        assert_eq!(none.offsets().collect::<Vec<_>>(), [0]);
+    }
+
+    #[test]
+    fn map_concat_reports_the_first_failing_item_in_input_order() {
+        let items: Vec<usize> = (0..1000).collect();
+        for threads in [1, 2] {
+            for _ in 0..20 {
+                let got = map_concat(&items, threads, |&i, out: &mut Vec<u32>| {
+                    out.push(i as u32);
+                    if i == 3 || i == 990 || i % 97 == 96 {
+                        Err(i)
+                    } else {
+                        Ok(())
+                    }
+                });
+                assert_eq!(got.unwrap_err(), 3);
+            }
+        }
+    }
 
     #[test]
     fn streamed_results_cover_every_item_once() {
@@ -181,12 +520,8 @@ mod tests {
 
     #[test]
     fn the_caller_computes_chunks_when_the_pool_is_busy() {
-        // Occupy the pool's only thread until the consumer has everything: every chunk must
-        // then have been computed by the calling thread (with the old design this waited).
-        let (release, wait) = channel::<()>();
-        pool(1).spawn(move || {
-            let _ = wait.recv_timeout(Duration::from_secs(30));
-        });
+        // Every chunk must be computed by the calling thread while the helper is busy.
+        let release = occupy_the_helper();
         let caller = std::thread::current().id();
         let items: Vec<u32> = (0..200).collect();
         let threads = map_streamed(
@@ -204,5 +539,25 @@ mod tests {
         );
         assert_eq!(threads.len(), items.len());
         assert!(threads.iter().all(|&t| t == caller));
+    }
+
+    #[test]
+    #[should_panic(expected = "helper failed")]
+    fn a_panic_on_a_helper_reaches_the_caller_instead_of_hanging_it() {
+        let caller = std::thread::current().id();
+        let items: Vec<u32> = (0..10_000).collect();
+        map_streamed(
+            &items,
+            2,
+            |&x| {
+                if std::thread::current().id() != caller {
+                    panic!("helper failed");
+                }
+                // Slow enough that the helper claims a range before the caller took them all.
+                std::thread::sleep(Duration::from_micros(20));
+                x
+            },
+            |results| while results.next_chunk().is_some() {},
+        );
     }
 }

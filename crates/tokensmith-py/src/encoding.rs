@@ -136,21 +136,29 @@ impl CoreEncoding {
         disallowed_special: &Bound<'py, PyAny>,
     ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
-        let parts = self.batch(py, &texts, num_threads, &policy)?;
-        let mut offsets = Vec::with_capacity(parts.len() + 1);
-        let mut total = 0u64;
-        offsets.push(0);
-        for p in &parts {
-            total += p.len() as u64;
-            offsets.push(total);
-        }
-        // One copy, straight into the bytes object and without the GIL, instead of a
-        // concatenation and then a copy under the GIL.
-        let flat = PyBytes::new_with(py, total as usize * 4, |buf| {
+        let enc = &self.inner;
+        // Each thread appends the ids of a whole range of texts to one growing buffer, so
+        // the only copy left is the one into the bytes object.
+        let all = py
+            .detach(|| {
+                parallel::map_concat(&texts, num_threads, |t, out| {
+                    // About 4 bytes of text per id: one growth of the buffer per text at most.
+                    out.reserve(t.len() / 3 + 1);
+                    enc.encode_into(t, &policy, out)
+                })
+            })
+            .py_err(py)?;
+        let offsets: Vec<u64> = all.offsets().map(|o| o as u64).collect();
+        let flat = PyBytes::new_with(py, all.len() * 4, |buf| {
             py.detach(|| {
-                let words = buf.chunks_exact_mut(4);
-                for (word, id) in words.zip(parts.iter().flatten()) {
-                    word.copy_from_slice(&id.to_ne_bytes());
+                // Run by run, so that each copy is one simple loop the compiler vectorizes.
+                let mut rest = buf;
+                for run in all.runs() {
+                    let (head, tail) = rest.split_at_mut(run.len() * 4);
+                    for (word, id) in head.chunks_exact_mut(4).zip(run) {
+                        word.copy_from_slice(&id.to_ne_bytes());
+                    }
+                    rest = tail;
                 }
             });
             Ok(())
@@ -254,7 +262,8 @@ impl CoreEncoding {
         self.ints.list(py, ids)
     }
 
-    /// Encodes on the pool while this thread builds the Python lists of finished texts, so
+    /// Encodes on `num_threads` threads, this one among them: between encoding ranges of
+    /// texts itself, this thread builds the Python lists of the texts the others finished, so
     /// the serial list building overlaps the parallel encoding.
     fn batch_lists<'py>(
         &self,
@@ -276,7 +285,9 @@ impl CoreEncoding {
             return PyList::new(py, lists);
         }
         let out = PyList::new(py, (0..texts.len()).map(|_| py.None()))?;
-        let mut failure: Option<PyErr> = None;
+        // The failure of the first failing text in input order, whichever thread finished
+        // first: the same batch always raises the same error.
+        let mut failure: Option<(usize, PyErr)> = None;
         parallel::map_streamed(
             texts,
             num_threads,
@@ -284,32 +295,20 @@ impl CoreEncoding {
             |results| {
                 while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
                     for (i, r) in (start..).zip(chunk) {
-                        if failure.is_some() {
+                        if failure.as_ref().is_some_and(|&(f, _)| f < i) {
                             break;
                         }
                         let item = r.py_err(py).and_then(|ids| self.list(py, &ids));
                         if let Err(e) = item.and_then(|list| out.set_item(i, list)) {
-                            failure = Some(e);
+                            failure = Some((i, e));
                         }
                     }
                 }
             },
         );
         match failure {
-            Some(e) => Err(e),
+            Some((_, e)) => Err(e),
             None => Ok(out),
         }
-    }
-
-    fn batch(
-        &self,
-        py: Python<'_>,
-        texts: &[PyBackedStr],
-        num_threads: usize,
-        policy: &SpecialPolicy,
-    ) -> PyResult<Vec<Vec<u32>>> {
-        let enc = &self.inner;
-        let results = py.detach(|| parallel::map(texts, num_threads, |t| enc.encode(t, policy)));
-        results.into_iter().map(|r| r.py_err(py)).collect()
     }
 }
