@@ -54,27 +54,35 @@ pub struct Unigram {
     max_abs: f32,
     /// This model's word cache tables.
     cache_tag: u64,
+    /// Each piece's Viterbi node score (see [`Self::node_score`]).
+    node_scores: Vec<f32>,
 }
 
 /// Scores beyond this magnitude are rebased (sentencepiece 0.2.3's constant).
 const REBASE_AT: f32 = 100_000.0;
 
-/// The best path ending at one byte position.
+/// The best path ending at one byte position (16 bytes, so the table a call fills is small).
 #[derive(Clone, Copy)]
 struct BestPath {
     score: f32,
     id: u32,
     /// Where the last piece of the path starts, or `NO_START` when nothing ends here yet.
     starts_at: usize,
-    /// The best losing candidate's score (kept only when margins are asked for).
-    second: f32,
 }
 
 const NO_START: usize = usize::MAX;
 
+/// Viterbi's per-position tables, kept between calls so that short texts allocate nothing.
+#[derive(Default)]
+struct Tables {
+    best: Vec<BestPath>,
+    /// The best losing candidate's score at each position (filled only when margins are asked
+    /// for).
+    second: Vec<f32>,
+}
+
 thread_local! {
-    /// Viterbi's per-position table, kept between calls so that short texts allocate nothing.
-    static BEST: RefCell<Vec<BestPath>> = const { RefCell::new(Vec::new()) };
+    static BEST: RefCell<Tables> = RefCell::new(Tables::default());
 }
 
 impl Unigram {
@@ -112,12 +120,25 @@ impl Unigram {
         } else {
             f32::INFINITY
         });
+        let in_lattice =
+            |p: &UnigramPiece| matches!(p.kind, PieceType::Normal | PieceType::UserDefined);
+        // Word by word needs each span's score back from its id, so the unknown id must not
+        // also name a piece of the lattice.
+        let unk_is_a_piece = pieces.get(unk_id as usize).is_some_and(in_lattice);
         let split = WordSplit::for_pieces(
             pieces
                 .iter()
-                .filter(|p| matches!(p.kind, PieceType::Normal | PieceType::UserDefined))
+                .filter(|p| in_lattice(p))
                 .map(|p| p.piece.as_str()),
-        );
+        )
+        .filter(|_| !unk_is_a_piece);
+        let node_scores = pieces
+            .iter()
+            .map(|p| match p.kind {
+                PieceType::UserDefined => user_defined_score(p.piece.len()),
+                _ => p.score,
+            })
+            .collect();
         Self {
             pieces,
             trie,
@@ -127,6 +148,7 @@ impl Unigram {
             split,
             max_abs,
             cache_tag: words::new_tag(),
+            node_scores,
         }
     }
 
@@ -192,13 +214,18 @@ impl Unigram {
         }
         BEST.with(|cell| match cell.try_borrow_mut() {
             Ok(mut best) => {
-                self.viterbi_with::<false>(normalized.as_bytes(), &mut best, spans)
+                self.viterbi_with::<false>(normalized.as_bytes(), 0.0, &mut best, spans)
                     .0
             }
             // Only reachable if `f` of a trie walk re-entered Viterbi on this thread.
             Err(_) => {
-                self.viterbi_with::<false>(normalized.as_bytes(), &mut Vec::new(), spans)
-                    .0
+                self.viterbi_with::<false>(
+                    normalized.as_bytes(),
+                    0.0,
+                    &mut Tables::default(),
+                    spans,
+                )
+                .0
             }
         })
     }
@@ -223,55 +250,89 @@ impl Unigram {
     /// alone beats every other candidate by more than `4 L u M` wins in context too, tie rule
     /// or not. The cache keeps the smallest such margin over the decisions on the word's
     /// path (only those are read back); a word whose margin is not above the bound (taken
-    /// with `u = 2^-23`, to absorb the margin's own rounding) sends the whole text to the
-    /// plain Viterbi. Off-path decisions may differ without changing the path.
+    /// with `u = 2^-23`, to absorb the margin's own rounding) is not used. Off-path decisions
+    /// may differ without changing the path.
+    ///
+    /// A word that cannot use the cache (too long for a slot, or its margin too small) is
+    /// segmented in context instead: the score the whole-text Viterbi holds at the word's
+    /// start is the `f32` sum, left to right, of the node scores on the best path so far
+    /// (each winner is its start's score plus one node score), so it is known exactly here,
+    /// and a Viterbi over the word alone that starts from it makes exactly the whole-text
+    /// Viterbi's additions and comparisons inside the word.
     pub fn segment_into(&self, normalized: &str, spans: &mut Vec<Span>) {
-        if !self.segment_words(normalized, spans) {
+        if self.segment_words(normalized, spans).is_none() {
             self.encode_into(normalized, spans);
         }
     }
 
-    /// [`Self::segment_into`] through cached words only: `false` (with `spans` in any state)
-    /// when the model, the text or a word's margin does not allow it.
-    pub(super) fn segment_words(&self, normalized: &str, spans: &mut Vec<Span>) -> bool {
+    /// [`Self::segment_into`] word by word: the number of words segmented in context rather
+    /// than taken from their alone result, or `None` (with `spans` in any state) when the
+    /// model or the text does not allow word by word.
+    pub(super) fn segment_words(&self, normalized: &str, spans: &mut Vec<Span>) -> Option<usize> {
         let bytes = normalized.as_bytes();
         // A twice-too-large bound still keeps every score clear of the rebasing threshold.
         let clear_of_rebase = (bytes.len() as f32 + 1.0) * self.max_abs * 2.0 < REBASE_AT;
-        let done: Option<bool> = match self.split {
-            Some(split) if clear_of_rebase && !bytes.is_empty() => BEST.with(|cell| {
-                let mut best = cell.try_borrow_mut().ok()?;
-                words::with_cache(self.cache_tag, |cache| {
-                    spans.clear();
-                    let mut word_spans = Vec::new();
-                    split.for_each_word(bytes, |start, end| {
-                        let word = &bytes[start..end];
-                        if word.len() > MAX_WORD {
-                            return false;
+        let split = self
+            .split
+            .filter(|_| clear_of_rebase && !bytes.is_empty())?;
+        BEST.with(|cell| {
+            let mut tables = cell.try_borrow_mut().ok()?;
+            words::with_cache(self.cache_tag, |cache| {
+                spans.clear();
+                let mut word_spans = Vec::new();
+                let mut in_context = 0;
+                // The whole-text Viterbi's score after the first `summed` spans, brought up to
+                // date only when a word needs it.
+                let (mut score, mut summed) = (0.0f32, 0);
+                split.for_each_word(bytes, |start, end| {
+                    let word = &bytes[start..end];
+                    let first = spans.len();
+                    let bound = self.margin_bound(start, word.len());
+                    let alone_holds = match cache.get(bytes, start, end) {
+                        Some(hit) if hit.margin > bound => {
+                            words::push_cached(&hit, start, spans);
+                            true
                         }
-                        let margin = match cache.get(bytes, start, end) {
-                            Some(hit) => {
-                                words::push_cached(&hit, start, spans);
-                                hit.margin
-                            }
-                            None => {
-                                let (_, margin) =
-                                    self.viterbi_with::<true>(word, &mut best, &mut word_spans);
-                                cache.put(word, &word_spans, margin);
-                                spans.extend(
-                                    word_spans
-                                        .iter()
-                                        .map(|&(s, e, id)| (s + start, e + start, id)),
-                                );
-                                margin
-                            }
-                        };
-                        margin > self.margin_bound(start, word.len())
-                    })
-                })
-            }),
-            _ => None,
-        };
-        done == Some(true)
+                        Some(_) => false,
+                        None if word.len() <= MAX_WORD => {
+                            let (_, margin) =
+                                self.viterbi_with::<true>(word, 0.0, &mut tables, &mut word_spans);
+                            cache.put(word, &word_spans, margin);
+                            margin > bound
+                        }
+                        None => false,
+                    };
+                    if !alone_holds {
+                        for &(_, _, id) in &spans[summed..first] {
+                            score += self.node_score(id);
+                        }
+                        summed = first;
+                        self.viterbi_with::<false>(word, score, &mut tables, &mut word_spans);
+                        in_context += 1;
+                    }
+                    if spans.len() == first {
+                        spans.extend(
+                            word_spans
+                                .iter()
+                                .map(|&(s, e, id)| (s + start, e + start, id)),
+                        );
+                    }
+                    true
+                });
+                in_context
+            })
+        })
+    }
+
+    /// The score of a Viterbi node with this id: the unknown node's, or the piece's as the
+    /// trie holds it.
+    #[inline]
+    fn node_score(&self, id: u32) -> f32 {
+        if id == self.unk_id {
+            self.min_score - UNK_PENALTY
+        } else {
+            self.node_scores[id as usize]
+        }
     }
 
     /// The margin a cached word at byte `start`, of `len` bytes, needs (see
@@ -282,43 +343,35 @@ impl Unigram {
         4.0 * len as f32 * U * m + f32::MIN_POSITIVE
     }
 
-    /// Viterbi over `bytes`; returns the score and, with `MARGIN`, the smallest margin by
+    /// Viterbi over `bytes` from the score `seed` at its start; returns the score and, with `MARGIN`, the smallest margin by
     /// which a decision on the best path beat its best rival (infinite when none had one).
     fn viterbi_with<const MARGIN: bool>(
         &self,
         bytes: &[u8],
-        best: &mut Vec<BestPath>,
+        seed: f32,
+        tables: &mut Tables,
         spans: &mut Vec<Span>,
     ) -> (f64, f32) {
         spans.clear();
         let size = bytes.len();
         let unk_score = self.min_score - UNK_PENALTY;
-        let unset = BestPath {
-            score: 0.0,
-            id: self.unk_id,
-            starts_at: NO_START,
-            second: f32::NEG_INFINITY,
-        };
+        let unk_id = self.unk_id;
+        let trie = self.trie.matcher();
+        let Tables { best, second } = tables;
         best.clear();
-        best.resize(size + 1, unset);
-        let relax = |best: &mut [BestPath], end: usize, start: usize, id: u32, cand: f32| {
-            let node = &mut best[end];
-            if node.starts_at == NO_START || cand > node.score {
-                let second = if MARGIN && node.starts_at != NO_START {
-                    node.score
-                } else {
-                    f32::NEG_INFINITY
-                };
-                *node = BestPath {
-                    score: cand,
-                    id,
-                    starts_at: start,
-                    second,
-                };
-            } else if MARGIN {
-                node.second = node.second.max(cand);
-            }
-        };
+        best.resize(
+            size + 1,
+            BestPath {
+                score: 0.0,
+                id: unk_id,
+                starts_at: NO_START,
+            },
+        );
+        best[0].score = seed;
+        if MARGIN {
+            second.clear();
+            second.resize(size + 1, f32::NEG_INFINITY);
+        }
         let mut rebased = 0.0f64;
         // The furthest end of any node so far: rebasing touches positions up to it.
         let mut furthest = 0;
@@ -329,28 +382,56 @@ impl Unigram {
             #[allow(clippy::manual_range_contains)]
             if here < -REBASE_AT || here > REBASE_AT {
                 best[start].score = 0.0;
-                for node in &mut best[start + 1..=furthest.max(start)] {
-                    if node.starts_at != NO_START {
-                        node.score -= here;
-                        node.second -= here;
+                for at in start + 1..=furthest.max(start) {
+                    if best[at].starts_at != NO_START {
+                        best[at].score -= here;
+                        if MARGIN {
+                            second[at] -= here;
+                        }
                     }
                 }
                 rebased += f64::from(here);
                 here = 0.0;
             }
             let mblen = utf8_len(bytes[start]).min(size - start);
+            // The nodes that can end a piece starting here, indexed by the piece's length.
+            let ahead = &mut best[start..];
+            let seconds = if MARGIN {
+                &mut second[start..]
+            } else {
+                &mut [][..]
+            };
+            let mut relax = |len: usize, id: u32, cand: f32| {
+                let node = &mut ahead[len];
+                if node.starts_at == NO_START || cand > node.score {
+                    if MARGIN {
+                        seconds[len] = if node.starts_at == NO_START {
+                            f32::NEG_INFINITY
+                        } else {
+                            node.score
+                        };
+                    }
+                    *node = BestPath {
+                        score: cand,
+                        id,
+                        starts_at: start,
+                    };
+                } else if MARGIN {
+                    seconds[len] = seconds[len].max(cand);
+                }
+            };
+            let mut longest = 0;
             let mut has_single_node = false;
-            self.trie
-                .common_prefixes_scored(&bytes[start..], |len, id, score| {
-                    let cand = score + here;
-                    furthest = furthest.max(start + len);
-                    relax(best, start + len, start, id, cand);
-                    has_single_node |= len == mblen;
-                });
+            trie.for_each_prefix(&bytes[start..], |len, id, score| {
+                relax(len, id, score + here);
+                longest = len;
+                has_single_node |= len == mblen;
+            });
             if !has_single_node {
-                furthest = furthest.max(start + mblen);
-                relax(best, start + mblen, start, self.unk_id, unk_score + here);
+                relax(mblen, unk_id, unk_score + here);
+                longest = longest.max(mblen);
             }
+            furthest = furthest.max(start + longest);
             start += mblen;
         }
         let mut end = size;
@@ -362,7 +443,7 @@ impl Unigram {
                 break;
             }
             if MARGIN {
-                let gap = f64::from(node.score) - f64::from(node.second);
+                let gap = f64::from(node.score) - f64::from(second[end]);
                 margin = margin.min(gap as f32);
             }
             spans.push((node.starts_at, end, node.id));
@@ -442,9 +523,16 @@ pub(super) fn user_defined_score(length: usize) -> f32 {
     (length.saturating_sub(1) as f64 * 0.1) as f32
 }
 
+#[inline]
 fn utf8_len(lead: u8) -> usize {
-    // Same table as sentencepiece's OneCharLen: a stray continuation byte counts as one.
-    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4][usize::from(lead >> 4)]
+    // The same lengths as sentencepiece's OneCharLen table: a stray continuation byte counts
+    // as one, and every lead byte from 0xF0 as four.
+    match lead {
+        0..=0xBF => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
 }
 
 #[cfg(test)]

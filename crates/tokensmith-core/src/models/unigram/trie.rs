@@ -181,10 +181,35 @@ impl PieceTrie {
 
     /// Calls `f(length, id, score)` for every key that is a prefix of `text`, shortest first.
     #[inline]
-    pub fn common_prefixes_scored(&self, text: &[u8], mut f: impl FnMut(usize, u32, f32)) {
+    pub fn common_prefixes_scored(&self, text: &[u8], f: impl FnMut(usize, u32, f32)) {
+        self.matcher().for_each_prefix(text, f);
+    }
+
+    /// The compiled trie, for a caller that walks it at many positions: the compile check is
+    /// made once, here, not on every walk.
+    pub fn matcher(&self) -> Matcher<'_> {
         let units = &self.compiled().units;
+        Matcher {
+            units,
+            root_base: units[0].base as usize,
+        }
+    }
+}
+
+/// A compiled [`PieceTrie`], borrowed.
+#[derive(Clone, Copy)]
+pub struct Matcher<'a> {
+    units: &'a [Unit],
+    root_base: usize,
+}
+
+impl Matcher<'_> {
+    /// Calls `f(length, id, score)` for every key that is a prefix of `text`, shortest first.
+    #[inline]
+    pub fn for_each_prefix(self, text: &[u8], mut f: impl FnMut(usize, u32, f32)) {
+        let units = self.units;
         let mut state = 0u32;
-        let mut base = units[0].base as usize;
+        let mut base = self.root_base;
         for (i, &byte) in text.iter().enumerate() {
             let slot = base + usize::from(byte);
             let Some(unit) = units.get(slot) else { return };

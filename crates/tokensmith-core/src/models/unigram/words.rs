@@ -13,7 +13,8 @@
 //!
 //! >>> "▁Hello▁▁world" -> ["▁Hello", "▁▁world"] (prefix mode)
 //!
-//! The cache is direct-mapped (a colliding word replaces the slot), one table per model per
+//! The cache is two-way set-associative (a word sits in either slot of a pair; a new word
+//! pushes out the older of the two), one table per model per
 //! thread, so that lookups take no lock; a thread keeps tables for its last
 //! [`TABLES_PER_THREAD`] models. Words over [`MAX_WORD`] bytes or of more than [`MAX_PIECES`]
 //! pieces are not cached.
@@ -25,12 +26,16 @@ use super::model::Span;
 
 /// The whitespace mark as UTF-8.
 const MARK: &[u8] = "\u{2581}".as_bytes();
-/// The longest word (in bytes) a slot holds.
-pub const MAX_WORD: usize = 24;
-/// The most pieces a slot holds.
-pub const MAX_PIECES: usize = 6;
-/// Slots per table (a power of two): 65,536 slots of 64 bytes, 4 MiB.
-const SLOTS: usize = 65536;
+/// The longest word (in bytes) a slot holds: 20 two-byte or 13 three-byte characters, so that
+/// most words of Cyrillic, Greek or Arabic text and short runs of CJK text fit.
+pub const MAX_WORD: usize = 8 * KEY_WORDS;
+/// The key of a slot, in 8-byte words.
+const KEY_WORDS: usize = 5;
+/// The most pieces a slot holds (a word that an English model spells out in single letters
+/// has many).
+pub const MAX_PIECES: usize = 14;
+/// Slots per table (a power of two): 32,768 slots of 128 bytes, 4 MiB.
+const SLOTS: usize = 32768;
 /// Models a thread keeps tables for.
 const TABLES_PER_THREAD: usize = 4;
 
@@ -98,7 +103,7 @@ impl WordSplit {
                         }
                         i += 3;
                     } else {
-                        i += 1;
+                        i = next_lead(text, i + 1);
                     }
                 }
             }
@@ -113,7 +118,7 @@ impl WordSplit {
                             start = i;
                         }
                     } else {
-                        i += 1;
+                        i = next_lead(text, i + 1);
                     }
                 }
             }
@@ -122,11 +127,30 @@ impl WordSplit {
     }
 }
 
+/// The first position from `i` on that holds the mark's first byte (0xE2), or the text's
+/// length; tests eight bytes at a time, since most text between marks is ASCII.
+#[inline]
+fn next_lead(text: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    while let Some(eight) = text.get(i..i + 8) {
+        let v = u64::from_le_bytes(eight.try_into().unwrap_or_default()) ^ (ONES * 0xE2);
+        // Nonzero exactly when some byte of `v` is zero, that is, some byte is 0xE2.
+        if v.wrapping_sub(ONES) & !v & (ONES * 0x80) != 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < text.len() && text[i] != MARK[0] {
+        i += 1;
+    }
+    i.min(text.len())
+}
+
 /// One cached word: its key, its pieces' ends and ids, and the Unigram margin.
 #[derive(Clone, Copy, Default)]
-#[repr(align(64))]
+#[repr(align(128))]
 struct Slot {
-    key: [u64; 3],
+    key: [u64; KEY_WORDS],
     /// Word length in bytes; 0 marks an empty slot.
     len: u8,
     pieces: u8,
@@ -183,13 +207,14 @@ pub fn with_cache<R>(tag: u64, f: impl FnOnce(&mut WordCache) -> R) -> Option<R>
     })
 }
 
-/// The word `text[start..end]` (at most [`MAX_WORD`] bytes) as three little-endian words,
+/// The word `text[start..end]` (at most [`MAX_WORD`] bytes) as [`KEY_WORDS`] little-endian words,
 /// zero-padded, and its slot index. Reads eight bytes at a time from the text where it has
 /// them, rather than copying the word.
 #[inline]
-fn key_of(text: &[u8], start: usize, end: usize) -> ([u64; 3], usize) {
+fn key_of(text: &[u8], start: usize, end: usize) -> ([u64; KEY_WORDS], usize) {
     let len = end - start;
-    let mut key = [0u64; 3];
+    let mut key = [0u64; KEY_WORDS];
+    let mut hash = len as u64;
     for (k, slot) in key.iter_mut().enumerate() {
         let from = start + 8 * k;
         if from >= end {
@@ -209,9 +234,9 @@ fn key_of(text: &[u8], start: usize, end: usize) -> ([u64; 3], usize) {
         } else {
             word & ((1u64 << (8 * keep)) - 1)
         };
+        hash ^= slot.rotate_left(21 * k as u32);
     }
-    let mixed = (key[0] ^ key[1].rotate_left(21) ^ key[2].rotate_left(42) ^ len as u64)
-        .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mixed = hash.wrapping_mul(0x9e37_79b9_7f4a_7c15);
     (key, (mixed >> 40) as usize & (SLOTS - 1))
 }
 
@@ -223,8 +248,12 @@ impl WordCache {
             return None;
         }
         let (key, index) = key_of(text, start, end);
-        let slot = &self.slots[index];
-        (usize::from(slot.len) == end - start && slot.key == key).then(|| Cached {
+        let len = end - start;
+        let slot = [index, index ^ 1]
+            .into_iter()
+            .map(|i| &self.slots[i])
+            .find(|slot| usize::from(slot.len) == len && slot.key == key)?;
+        Some(Cached {
             ends: &slot.ends[..usize::from(slot.pieces)],
             ids: &slot.ids[..usize::from(slot.pieces)],
             margin: slot.margin,
@@ -248,6 +277,11 @@ impl WordCache {
         for (i, &(_, end, id)) in spans.iter().enumerate() {
             slot.ends[i] = end as u8;
             slot.ids[i] = id;
+        }
+        // Two ways: a word may sit in either slot of its pair; the new word takes its own slot
+        // and the word there moves to the other one, pushing out what that one held.
+        if self.slots[index].len != 0 {
+            self.slots[index ^ 1] = self.slots[index];
         }
         self.slots[index] = slot;
     }
@@ -285,6 +319,28 @@ mod tests {
         assert_eq!(words(WordSplit::Prefix, "ab"), ["ab"]);
         assert_eq!(words(WordSplit::Prefix, ""), Vec::<&str>::new());
         assert_eq!(words(WordSplit::Suffix, "a▁b"), ["a▁", "b"]);
+    }
+
+    /// The eight-at-a-time scan finds the same position as a plain scan, wherever the lead
+    /// byte sits and whatever bytes surround it.
+    #[test]
+    fn next_lead_matches_a_plain_scan() {
+        let mut rng = super::super::sample::SplitMix64::new(3);
+        for _ in 0..2000 {
+            let len = (rng.next_u64() % 40) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|_| match rng.next_u64() % 6 {
+                    0 => MARK[0],
+                    1 => 0xE1,
+                    2 => 0x62,
+                    _ => (rng.next_u64() % 256) as u8,
+                })
+                .collect();
+            for from in 0..=len {
+                let want = (from..len).find(|&i| text[i] == MARK[0]).unwrap_or(len);
+                assert_eq!(next_lead(&text, from), want, "{text:?} from {from}");
+            }
+        }
     }
 
     #[test]
