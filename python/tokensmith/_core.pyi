@@ -198,6 +198,25 @@ class CoreSentencePiece:
     def get_score(self, id: int) -> float: ...
     def piece_type(self, id: int) -> str: ...
     def special_ids(self) -> tuple[int, int, int, int]: ...
+    def plain_encode(self, slow: Callable[..., object], as_ids: bool) -> PlainEncode: ...
+
+class PlainEncode:
+    """``SentencePieceProcessor.encode`` compiled, for a processor with plain defaults."""
+
+    def encode(
+        self,
+        input: object,
+        out_type: object = None,
+        add_bos: object = None,
+        add_eos: object = None,
+        reverse: object = None,
+        emit_unk_piece: object = None,
+        enable_sampling: object = None,
+        nbest_size: object = None,
+        alpha: object = None,
+        num_threads: object = None,
+        return_type: object = None,
+    ) -> object: ...
 
 class EncodingResult:
     """One encoded sequence (or pair): every list has one entry per token.

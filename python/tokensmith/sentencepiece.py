@@ -89,6 +89,8 @@ class SentencePieceProcessor:
         "_nbest_size",
         "_alpha",
         "_num_threads",
+        # Holds only ``encode``, when it is the compiled fast method (see ``_set_core``).
+        "__dict__",
     )
 
     def __init__(
@@ -107,6 +109,7 @@ class SentencePieceProcessor:
     ) -> None:
         self._core: CoreSentencePiece | None = None
         self._fast: Any = None
+        self.__dict__.pop("encode", None)
         self._out_type = out_type
         self._add_bos = add_bos
         self._add_eos = add_eos
@@ -134,6 +137,13 @@ class SentencePieceProcessor:
             self._fast = core.encode_ids
         elif plain and self._out_type is str:
             self._fast = core.encode_pieces
+        # With plain defaults, ``encode`` itself is a compiled method: it encodes a text with
+        # no options without a Python frame, and hands any other call to ``_encode``. An
+        # instance attribute wins over the class's method; a subclass that overrides
+        # ``encode`` keeps its own.
+        self.__dict__.pop("encode", None)
+        if self._fast is not None and type(self).encode is SentencePieceProcessor.encode:
+            self.__dict__["encode"] = core.plain_encode(self._encode, self._out_type is int).encode
 
     @classmethod
     def _wrap(cls, core: CoreSentencePiece) -> SentencePieceProcessor:

@@ -2,9 +2,11 @@
 //! `tokensmith.SentencePieceProcessor` and the SentencePiece backend of `tokensmith.Tokenizer`.
 //! Frozen, and every call that scales with the input releases the GIL.
 
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
-use pyo3::types::PyList;
+use pyo3::types::{PyInt, PyList, PyString};
+use pyo3::PyTraverseError;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokensmith_core::error::Error;
@@ -250,6 +252,17 @@ impl CoreSentencePiece {
         })
     }
 
+    /// `SentencePieceProcessor.encode` for a facade whose defaults ask for nothing but the
+    /// ids (`as_ids`) or pieces of a text: see [`PlainEncode`]. `slow` is the facade's own
+    /// `_encode`, which takes the same arguments.
+    fn plain_encode(slf: Py<Self>, slow: Py<PyAny>, as_ids: bool) -> PlainEncode {
+        PlainEncode {
+            core: slf,
+            slow: Some(slow),
+            as_ids,
+        }
+    }
+
     /// Pieces and ids of one text.
     fn encode(&self, py: Python<'_>, text: &str) -> Segmentation {
         py.detach(|| split(self.inner.encode(text)))
@@ -297,16 +310,41 @@ impl CoreSentencePiece {
         }
         let out = PyList::new(py, (0..texts.len()).map(|_| py.None()))?;
         let mut failure: Option<PyErr> = None;
+        // Texts go to the threads in small groups, each group's ids in one buffer: a vector
+        // per text would be allocated on a pool thread and freed on this one, and glibc's
+        // allocator serialises such frees. Groups stay small enough to keep both threads busy.
+        let threads = parallel::effective_threads(num_threads);
+        let size = (texts.len() / (threads * 64)).clamp(1, 32);
+        let groups: Vec<std::ops::Range<usize>> = (0..texts.len())
+            .step_by(size)
+            .map(|start| start..(start + size).min(texts.len()))
+            .collect();
         parallel::map_streamed(
-            &texts,
+            &groups,
             num_threads,
-            |t| sp.encode_ids(t),
+            |range| {
+                // About one id per 3 bytes, so that the buffer rarely grows.
+                let bytes: usize = texts[range.clone()].iter().map(|t| t.len()).sum();
+                let mut ids = Vec::with_capacity(bytes / 3 + 16);
+                let mut ends = Vec::with_capacity(range.len());
+                for text in &texts[range.clone()] {
+                    sp.with_ids(text, |some| ids.extend_from_slice(some));
+                    ends.push(ids.len());
+                }
+                (ids, ends)
+            },
             |results| {
-                while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
-                    for (i, ids) in (start..).zip(chunk) {
-                        let item = self.list(py, &ids).and_then(|l| out.set_item(i, l));
-                        if let Err(e) = item {
-                            failure.get_or_insert(e);
+                while let Some((first, chunk)) = py.detach(|| results.next_chunk()) {
+                    for (group, (ids, ends)) in groups[first..].iter().zip(chunk) {
+                        let mut begin = 0;
+                        for (i, end) in group.clone().zip(ends) {
+                            let item = self
+                                .list(py, &ids[begin..end])
+                                .and_then(|l| out.set_item(i, l));
+                            if let Err(e) = item {
+                                failure.get_or_insert(e);
+                            }
+                            begin = end;
                         }
                     }
                 }
@@ -427,5 +465,93 @@ impl CoreSentencePiece {
     /// Wraps a processor built in Rust (a trained model).
     pub(crate) fn from_processor(inner: SentencePieceProcessor) -> Self {
         Self::wrap(inner)
+    }
+}
+
+/// The bound method that a `SentencePieceProcessor` with plain defaults uses as its `encode`:
+/// one text with no options (or only `out_type=int|str`) is encoded here, with no Python
+/// frame in between; any other call goes on to the facade's `_encode` with every argument.
+#[pyclass(name = "PlainEncode", module = "tokensmith._core")]
+pub struct PlainEncode {
+    core: Py<CoreSentencePiece>,
+    /// The facade's `_encode`, which holds the facade: a cycle the collector can break.
+    slow: Option<Py<PyAny>>,
+    /// Whether the facade's default `out_type` is `int`.
+    as_ids: bool,
+}
+
+#[pymethods]
+impl PlainEncode {
+    /// Encodes a text (or a list of texts) as `SentencePieceProcessor.encode` does.
+    #[pyo3(signature = (
+        input, out_type=None, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None,
+        enable_sampling=None, nbest_size=None, alpha=None, num_threads=None, return_type=None
+    ))]
+    #[allow(clippy::too_many_arguments)]
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        input: Bound<'py, PyAny>,
+        out_type: Option<Bound<'py, PyAny>>,
+        add_bos: Option<Bound<'py, PyAny>>,
+        add_eos: Option<Bound<'py, PyAny>>,
+        reverse: Option<Bound<'py, PyAny>>,
+        emit_unk_piece: Option<Bound<'py, PyAny>>,
+        enable_sampling: Option<Bound<'py, PyAny>>,
+        nbest_size: Option<Bound<'py, PyAny>>,
+        alpha: Option<Bound<'py, PyAny>>,
+        num_threads: Option<Bound<'py, PyAny>>,
+        return_type: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let plain = add_bos.is_none()
+            && add_eos.is_none()
+            && reverse.is_none()
+            && emit_unk_piece.is_none()
+            && enable_sampling.is_none();
+        // `out_type` and `return_type` are two names for one option.
+        let as_ids = match (&out_type, &return_type) {
+            (None, None) => Some(self.as_ids),
+            (Some(t), None) | (None, Some(t)) if t.is(py.get_type::<PyInt>()) => Some(true),
+            (Some(t), None) | (None, Some(t)) if t.is(py.get_type::<PyString>()) => Some(false),
+            _ => None,
+        };
+        if let (true, Some(as_ids), Ok(text)) = (plain, as_ids, input.cast_exact::<PyString>()) {
+            let core = self.core.get();
+            let text = text.to_str()?;
+            return if as_ids {
+                core.ids_of(py, text).map(Bound::into_any)
+            } else {
+                core.encode_pieces(py, text)
+                    .into_pyobject(py)
+                    .map(Bound::into_any)
+            };
+        }
+        let Some(slow) = &self.slow else {
+            return Err(pyo3::exceptions::PyReferenceError::new_err(
+                "the SentencePieceProcessor of this encode method is gone",
+            ));
+        };
+        let args = (
+            input,
+            out_type,
+            add_bos,
+            add_eos,
+            reverse,
+            emit_unk_piece,
+            enable_sampling,
+            nbest_size,
+            alpha,
+            num_threads,
+            return_type,
+        );
+        slow.bind(py).call1(args)
+    }
+
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.slow)
+    }
+
+    fn __clear__(&mut self) {
+        self.slow = None;
     }
 }

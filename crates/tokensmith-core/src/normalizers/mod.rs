@@ -4,5 +4,6 @@ pub mod case_fold;
 pub mod charsmap_builder;
 pub mod dawg;
 pub mod double_array;
+mod plain_chars;
 pub mod precompiled;
 pub mod sentencepiece;

@@ -93,6 +93,20 @@ impl PrecompiledCharsMap {
         input.len() == len
     }
 
+    /// The trie's root node, or `None` for a map with no units.
+    pub fn root(&self) -> Option<usize> {
+        self.units.first().map(|&root| unit_offset(root))
+    }
+
+    /// The node reached from `node` by `byte`, and whether a rule ends there; `None` when no
+    /// rule's key goes on with `byte` from `node`.
+    pub fn step(&self, node: usize, byte: u8) -> Option<(usize, bool)> {
+        let at = node ^ usize::from(byte);
+        let unit = *self.units.get(at)?;
+        (unit_label(unit) == u32::from(byte))
+            .then(|| (at ^ unit_offset(unit), (unit >> 8) & 1 == 1))
+    }
+
     /// The longest rule that matches a prefix of `input`: (replacement, bytes consumed).
     pub fn longest_match(&self, input: &[u8]) -> Option<(&str, usize)> {
         let mut best: Option<(u32, usize)> = None;

@@ -16,6 +16,7 @@
 //! [`SentencePieceNormalizer::normalize_with_offsets`] also maps each normalized byte back to
 //! the input, as sentencepiece's `norm_to_orig`.
 
+use super::plain_chars::PlainChars;
 use super::precompiled::PrecompiledCharsMap;
 use crate::error::Result;
 use crate::formats::sentencepiece_model::NormalizerSpec;
@@ -34,19 +35,8 @@ pub struct SentencePieceNormalizer {
     remove_extra_whitespaces: bool,
     escape_whitespaces: bool,
     treat_whitespace_as_suffix: bool,
-    /// Per ASCII character, one bit per byte that may follow it: set when the character,
-    /// followed by that byte, does not normalize to itself (a space, a user-defined symbol's
-    /// first byte, a rule of its own or a rule that goes on with that byte).
-    ascii_stop: Box<[[u64; 4]; 128]>,
-    /// Per ASCII character: whether it normalizes to itself at the end of the input.
-    ascii_last_kept: [bool; 128],
-    /// One bit per code point below U+10000: set when the character starts no charsmap rule
-    /// (and its lead byte no user-defined symbol), so that it normalizes to itself.
-    plain_bmp: Box<[u64; 1024]>,
-    /// Whether a space, too, starts no rule and no symbol.
-    plain_space: bool,
-    /// Bytes that start a user-defined symbol.
-    user_lead: [bool; 256],
+    /// Which characters are copied as they are, without a lookup.
+    plain: PlainChars,
 }
 
 impl SentencePieceNormalizer {
@@ -69,57 +59,9 @@ impl SentencePieceNormalizer {
             }
             trie
         });
-        let starts_rule = |byte: u8| {
-            charsmap
-                .as_ref()
-                .is_some_and(|m| m.has_rule_starting_with(byte))
-                || user_defined
-                    .as_ref()
-                    .is_some_and(|t| t.has_key_starting_with(byte))
-        };
-        let mut user_lead = [false; 256];
-        for (byte, lead) in user_lead.iter_mut().enumerate() {
-            *lead = user_defined
-                .as_ref()
-                .is_some_and(|t| t.has_key_starting_with(byte as u8));
-        }
-        let mut ascii_stop = Box::new([[0u64; 4]; 128]);
-        let mut ascii_last_kept = [false; 128];
-        for lead in 0..0x80u8 {
-            let special = lead == b' ' || user_lead[usize::from(lead)];
-            let kept = |input: &[u8]| {
-                !special
-                    && (!starts_rule(lead)
-                        || charsmap.as_ref().is_none_or(|m| m.keeps_char(input, 1)))
-            };
-            ascii_last_kept[usize::from(lead)] = kept(&[lead]);
-            for next in 0..=255u8 {
-                if !kept(&[lead, next]) {
-                    ascii_stop[usize::from(lead)][usize::from(next >> 6)] |= 1 << (next & 63);
-                }
-            }
-        }
-        let plain_space = !starts_rule(b' ');
-        let mut plain_bmp = Box::new([0u64; 1024]);
-        let mut utf8 = [0u8; 4];
-        for c in (0x80..0x10000u32).filter_map(char::from_u32) {
-            let key = c.encode_utf8(&mut utf8).as_bytes();
-            let ruled = charsmap
-                .as_ref()
-                .is_some_and(|m| m.has_rule_starting_with_all(key))
-                || user_defined
-                    .as_ref()
-                    .is_some_and(|t| t.has_key_starting_with(key[0]));
-            if !ruled {
-                plain_bmp[(c as usize) >> 6] |= 1 << (c as u32 & 63);
-            }
-        }
+        let plain = PlainChars::new(charsmap.as_ref(), user_defined.as_ref());
         Ok(Self {
-            ascii_stop,
-            ascii_last_kept,
-            plain_bmp,
-            user_lead,
-            plain_space,
+            plain,
             charsmap,
             user_defined,
             add_dummy_prefix: spec.add_dummy_prefix,
@@ -191,62 +133,73 @@ impl SentencePieceNormalizer {
         (out.text, out.to_orig.unwrap_or_default())
     }
 
-    /// The length of the longest prefix of `input` made of characters that normalize to
-    /// themselves (not spaces): those no rule starts with, and those whose rules all need a
-    /// next character other than the one that follows (a letter before anything but a
-    /// combining mark). ASCII characters take one table lookup each, with the next byte.
-    fn plain_prefix_len(&self, input: &str) -> usize {
+    /// Copies the longest prefix of `input` (at byte `at` of the whole input) that needs no
+    /// charsmap lookup: characters that normalize to themselves, a run at a time, and spaces
+    /// no rule starts with, each written as one space mark (none after a space when extra
+    /// whitespace is removed). Returns the bytes consumed; `is_prev_space` follows along.
+    fn copy_plain(
+        &self,
+        input: &str,
+        at: usize,
+        out: &mut Normalized,
+        is_prev_space: &mut bool,
+    ) -> usize {
         let bytes = input.as_bytes();
+        let charsmap = self.charsmap.as_ref();
         let mut i = 0;
-        while let Some(&lead) = bytes.get(i) {
-            if lead < 0x80 {
-                let kept = match bytes.get(i + 1) {
-                    Some(&next) => {
-                        self.ascii_stop[usize::from(lead)][usize::from(next >> 6)]
-                            & (1 << (next & 63))
-                            == 0
+        loop {
+            let start = i;
+            while let Some(&lead) = bytes.get(i) {
+                // ASCII, the common case, in one table lookup; the rest by the tables'
+                // general path.
+                if lead < 0x80 {
+                    let run = self.plain.ascii_run_len(&bytes[i..]);
+                    if run == 0 {
+                        // One character the run table does not settle (before a
+                        // non-ASCII byte, at the end, or one with rules of its own).
+                        if !self.plain.ascii_kept(lead, bytes.get(i + 1).copied()) {
+                            break;
+                        }
+                        i += 1;
                     }
-                    None => self.ascii_last_kept[usize::from(lead)],
-                };
-                if !kept {
-                    break;
+                    i += run;
+                } else {
+                    let len = self.plain.char_len(&bytes[i..], charsmap);
+                    if len == 0 {
+                        break;
+                    }
+                    i += len;
                 }
-                i += 1;
-                continue;
             }
-            let len = match lead {
-                0xc0..=0xdf => 2,
-                0xe0..=0xef => 3,
-                _ => 4,
-            };
-            let plain = len < 4
-                && bytes.get(i + 1..i + len).is_some_and(|tail| {
-                    let code = tail
-                        .iter()
-                        .fold(u32::from(lead) & (0x7f >> len), |acc, &b| {
-                            (acc << 6) | u32::from(b & 0x3f)
-                        });
-                    self.plain_bmp[(code as usize) >> 6] & (1 << (code & 63)) != 0
-                });
-            let kept = plain
-                || (lead != b' '
-                    && !self.user_lead[usize::from(lead)]
-                    && self
-                        .charsmap
-                        .as_ref()
-                        .is_none_or(|m| m.keeps_char(&bytes[i..], len)));
-            if !kept {
-                break;
+            if i > start {
+                out.push_run(&input[start..i], at + start);
+                *is_prev_space = false;
             }
-            i += len;
+            if !(self.plain.space && bytes.get(i) == Some(&b' ')) {
+                return i;
+            }
+            if !*is_prev_space {
+                if self.escape_whitespaces {
+                    out.push(SPACE_SYMBOL, at + i);
+                } else {
+                    out.push(" ", at + i);
+                }
+                *is_prev_space = self.remove_extra_whitespaces;
+            }
+            i += 1;
         }
-        i
     }
 
     fn normalize_into(&self, whole: &str, out: &mut Normalized) {
         let mut input = whole;
         if self.remove_extra_whitespaces {
-            while !input.is_empty() {
+            // A first character that normalizes to itself is no space: no lookup needed.
+            while !input.is_empty()
+                && self
+                    .plain
+                    .char_len(input.as_bytes(), self.charsmap.as_ref())
+                    == 0
+            {
                 let (normalized, consumed) = self.normalize_prefix(input);
                 if normalized != " " {
                     break;
@@ -267,22 +220,11 @@ impl SentencePieceNormalizer {
             out.push(space, offset_of(input));
         }
         let mut is_prev_space = self.remove_extra_whitespaces;
-        while let Some(&first) = input.as_bytes().first() {
+        while !input.is_empty() {
             let at = offset_of(input);
-            // Characters no rule touches are copied as they are, a run at a time.
-            let run = self.plain_prefix_len(input);
-            if run > 0 {
-                out.push_run(&input[..run], at);
-                is_prev_space = false;
-                input = &input[run..];
-                continue;
-            }
-            if first == b' ' && self.plain_space {
-                if !is_prev_space {
-                    out.push(space, at);
-                    is_prev_space = self.remove_extra_whitespaces;
-                }
-                input = &input[1..];
+            let copied = self.copy_plain(input, at, out, &mut is_prev_space);
+            if copied > 0 {
+                input = &input[copied..];
                 continue;
             }
             let (normalized, consumed) = self.normalize_prefix(input);
@@ -392,3 +334,7 @@ mod tests {
         assert_eq!(n.normalize(" a b "), "a▁b▁");
     }
 }
+
+#[cfg(test)]
+#[path = "sentencepiece_reference_tests.rs"]
+mod reference_tests;

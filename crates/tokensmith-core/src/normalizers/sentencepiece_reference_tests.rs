@@ -1,0 +1,225 @@
+//! The table-driven normalizer against a plain one: sentencepiece's `Normalizer::Normalize`
+//! loop written out, one `normalize_prefix` lookup per step and no fast path, on every
+//! charsmap tokensmith builds, the shipped models' charsmaps, user-defined symbols and each
+//! whitespace option; on random text full of the characters the tables special-case and on
+//! the committed real text.
+
+use super::*;
+use crate::formats::sentencepiece_model;
+use crate::normalizers::charsmap_builder::{precompiled_charsmap, Rule};
+use proptest::prelude::*;
+use std::sync::OnceLock;
+
+/// sentencepiece's normalization loop, step by step (facts from its `normalizer.cc`).
+fn reference(n: &SentencePieceNormalizer, whole: &str) -> String {
+    let mut input = whole;
+    if n.remove_extra_whitespaces {
+        while !input.is_empty() {
+            let (normalized, consumed) = n.normalize_prefix(input);
+            if normalized != " " {
+                break;
+            }
+            input = &input[consumed..];
+        }
+    }
+    if input.is_empty() {
+        return String::new();
+    }
+    let space = if n.escape_whitespaces {
+        SPACE_SYMBOL
+    } else {
+        " "
+    };
+    let mut out = String::new();
+    if !n.treat_whitespace_as_suffix && n.add_dummy_prefix {
+        out.push_str(space);
+    }
+    let mut is_prev_space = n.remove_extra_whitespaces;
+    while !input.is_empty() {
+        let (normalized, consumed) = n.normalize_prefix(input);
+        let mut piece = normalized;
+        while is_prev_space && piece.starts_with(' ') {
+            piece = &piece[1..];
+        }
+        if !piece.is_empty() {
+            for c in piece.chars() {
+                match c {
+                    ' ' => out.push_str(space),
+                    c => out.push(c),
+                }
+            }
+            is_prev_space = piece.ends_with(' ');
+        }
+        input = &input[consumed..];
+        if !n.remove_extra_whitespaces {
+            is_prev_space = false;
+        }
+    }
+    if n.remove_extra_whitespaces {
+        while out.ends_with(space) {
+            out.truncate(out.len() - space.len());
+        }
+    }
+    if n.treat_whitespace_as_suffix && n.add_dummy_prefix {
+        out.push_str(space);
+    }
+    out
+}
+
+fn shipped(name: &str) -> Vec<u8> {
+    let path = format!("{}/../../tests/data/spm/{name}", env!("CARGO_MANIFEST_DIR"));
+    sentencepiece_model::read(std::path::Path::new(&path))
+        .unwrap()
+        .normalizer_spec
+        .precompiled_charsmap
+}
+
+/// Normalizers over every charsmap and option set the comparison covers.
+fn normalizers() -> &'static [SentencePieceNormalizer] {
+    static ALL: OnceLock<Vec<SentencePieceNormalizer>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut maps: Vec<Vec<u8>> = Rule::ALL
+            .iter()
+            .map(|&rule| precompiled_charsmap(rule).unwrap().to_vec())
+            .collect();
+        maps.push(shipped("test_model.model"));
+        maps.push(shipped("test_ja_model.model"));
+        maps.push(Vec::new());
+        let mut all = Vec::new();
+        for (i, map) in maps.iter().enumerate() {
+            // Each map with the defaults, and with the options and symbols varied in turn.
+            let variants: [(bool, bool, bool, bool, &[&str]); 4] = [
+                (true, true, true, false, &[]),
+                (false, false, true, true, &["<sep>", "é", "か"]),
+                (true, false, false, false, &["a b", "  "]),
+                (i % 2 == 0, true, true, true, &["\u{3099}"]),
+            ];
+            for (dummy, extra, escape, suffix, symbols) in variants {
+                let spec = NormalizerSpec {
+                    precompiled_charsmap: map.clone(),
+                    add_dummy_prefix: dummy,
+                    remove_extra_whitespaces: extra,
+                    escape_whitespaces: escape,
+                    ..NormalizerSpec::default()
+                };
+                all.push(SentencePieceNormalizer::new(&spec, suffix, symbols).unwrap());
+            }
+        }
+        all
+    })
+}
+
+fn check(text: &str) -> std::result::Result<(), TestCaseError> {
+    for (i, n) in normalizers().iter().enumerate() {
+        let want = reference(n, text);
+        prop_assert_eq!(
+            n.normalize(text),
+            want.clone(),
+            "normalizer {}, {:?}",
+            i,
+            text
+        );
+        prop_assert_eq!(
+            n.normalize_with_offsets(text).0,
+            want,
+            "offsets, normalizer {}",
+            i
+        );
+    }
+    Ok(())
+}
+
+/// Characters the tables treat specially: spaces, letters before combining marks, kana before
+/// the voiced marks, Hangul syllables before jamo, full- and half-width forms, ligatures,
+/// characters outside the BMP, controls, the space mark itself.
+fn tricky() -> impl Strategy<Value = char> {
+    prop::sample::select(vec![
+        ' ',
+        ' ',
+        'a',
+        'A',
+        'e',
+        'n',
+        'z',
+        '1',
+        '\t',
+        '\n',
+        '\u{0}',
+        '\u{7f}',
+        '<',
+        's',
+        'p',
+        '\u{301}',
+        '\u{308}',
+        '\u{327}',
+        '\u{345}',
+        'é',
+        'É',
+        'ß',
+        'ñ',
+        'İ',
+        'ﬁ',
+        '\u{a0}',
+        'か',
+        'き',
+        'ハ',
+        '\u{3099}',
+        '\u{309a}',
+        'ゝ',
+        '。',
+        '\u{3000}',
+        'ｶ',
+        'ﾞ',
+        'Ａ',
+        '가',
+        '\u{1100}',
+        '\u{1161}',
+        '\u{11a8}',
+        'ㄱ',
+        '㈜',
+        '①',
+        '\u{2581}',
+        'Ω',
+        'Ω',
+        'ά',
+        '\u{1f600}',
+        '\u{10000}',
+        '\u{fffd}',
+        'ـ',
+        'ع',
+        'ि',
+        '\u{93c}',
+        'क',
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn tables_equal_the_plain_loop_on_tricky_text(
+        text in prop::collection::vec(tricky(), 0..24).prop_map(|c| c.into_iter().collect::<String>())
+    ) {
+        check(&text)?;
+    }
+
+    #[test]
+    fn tables_equal_the_plain_loop_on_any_text(text in any::<String>()) {
+        check(&text)?;
+    }
+}
+
+#[test]
+fn tables_equal_the_plain_loop_on_the_committed_text() {
+    let root = format!("{}/../../tests/data", env!("CARGO_MANIFEST_DIR"));
+    for name in [
+        "multilingual.txt",
+        "spm/botchan.txt",
+        "spm/wagahaiwa_nekodearu_head.txt",
+    ] {
+        let text = std::fs::read_to_string(format!("{root}/{name}")).unwrap();
+        for line in text.lines() {
+            check(line).unwrap();
+        }
+    }
+}

@@ -1,0 +1,125 @@
+"""``SentencePieceProcessor.encode`` with plain defaults is a compiled method: it must answer
+every spelling of a call exactly as sentencepiece does, hand option calls on, leave
+subclasses' own ``encode`` alone, and not keep a processor alive."""
+
+from __future__ import annotations
+
+import gc
+import pickle
+import weakref
+
+import pytest
+import sentencepiece as spm
+import tokensmith
+from spm_helpers import DATA
+
+MODEL = DATA / "spm" / "test_model.model"
+
+
+@pytest.fixture(scope="module")
+def pair():
+    proto = MODEL.read_bytes()
+    return (
+        tokensmith.SentencePieceProcessor(model_proto=proto),
+        spm.SentencePieceProcessor(model_proto=proto),
+    )
+
+
+CALLS = [
+    {},
+    {"out_type": int},
+    {"out_type": str},
+    {"return_type": str},
+    {"add_bos": True},
+    {"add_eos": True, "out_type": str},
+    {"reverse": True, "return_type": int},
+    {"emit_unk_piece": True, "out_type": str},
+    {"add_bos": False, "add_eos": False},
+    {"num_threads": 1},
+]
+
+
+@pytest.mark.parametrize("kwargs", CALLS, ids=lambda k: "+".join(k) or "none")
+def test_every_spelling_matches_sentencepiece(pair, lines, kwargs):
+    ours, ref = pair
+    assert type(ours.encode).__name__ == "builtin_function_or_method"
+    for line in lines[::7]:
+        assert ours.encode(line, **kwargs) == ref.encode(line, **kwargs), (line, kwargs)
+    batch = lines[:50]
+    assert ours.encode(batch, **kwargs) == ref.encode(batch, **kwargs)
+    assert ours.encode(input=lines[3], **kwargs) == ref.encode(input=lines[3], **kwargs)
+
+
+def test_positional_options_and_str_subclass(pair, lines):
+    ours, ref = pair
+
+    class Text(str):
+        pass
+
+    line = lines[11]
+    # Positions follow tokensmith's documented signature (out_type, add_bos, add_eos, ...).
+    assert ours.encode(line, str) == ref.encode(line, out_type=str)
+    assert ours.encode(Text(line)) == ref.encode(line)
+    assert ours.encode(line, None, True, True) == ref.encode(line, add_bos=True, add_eos=True)
+
+
+def test_errors_are_the_facades(pair):
+    ours, _ = pair
+    with pytest.raises(ValueError, match="out_type must be int or str"):
+        ours.encode("abc", out_type=bytes)
+    with pytest.raises(ValueError, match="not both"):
+        ours.encode("abc", out_type=int, return_type=int)
+    with pytest.raises(TypeError):
+        ours.encode("abc", colour="red")
+
+
+def test_defaults_that_are_not_plain_keep_the_python_method(lines):
+    proto = MODEL.read_bytes()
+    ours = tokensmith.SentencePieceProcessor(model_proto=proto, add_bos=True, out_type=str)
+    ref = spm.SentencePieceProcessor(model_proto=proto, add_bos=True, out_type=str)
+    assert "encode" not in vars(ours)
+    assert ours.encode(lines[5]) == ref.encode(lines[5])
+
+
+def test_a_str_default_gives_pieces(lines):
+    proto = MODEL.read_bytes()
+    ours = tokensmith.SentencePieceProcessor(model_proto=proto, out_type=str)
+    ref = spm.SentencePieceProcessor(model_proto=proto, out_type=str)
+    assert "encode" in vars(ours)
+    for kwargs in ({}, {"out_type": int}, {"out_type": str}):
+        assert ours.encode(lines[8], **kwargs) == ref.encode(lines[8], **kwargs)
+
+
+def test_a_subclass_override_is_kept():
+    class Shouting(tokensmith.SentencePieceProcessor):
+        def encode(self, input, **kwargs):  # type: ignore[override]
+            return ["override"]
+
+    sp = Shouting(model_file=MODEL)
+    assert sp.encode("abc") == ["override"]
+
+
+class Plain(tokensmith.SentencePieceProcessor):
+    """A subclass without ``__slots__``, so that it takes weak references."""
+
+
+def test_the_processor_is_freed_and_pickles(lines):
+    sp = Plain(model_file=MODEL)
+    assert "encode" in vars(sp)
+    want = sp.encode(lines[2])
+    clone = pickle.loads(pickle.dumps(sp))
+    assert clone.encode(lines[2]) == want
+    assert clone.encode(lines[2], out_type=str) == sp.encode(lines[2], out_type=str)
+    gone = weakref.ref(sp)
+    del sp
+    gc.collect()
+    assert gone() is None
+
+
+def test_a_kept_method_outlives_its_processor(lines):
+    sp = tokensmith.SentencePieceProcessor(model_file=MODEL)
+    encode = sp.encode
+    want = sp.encode(lines[4], out_type=str)
+    del sp
+    gc.collect()
+    assert encode(lines[4], out_type=str) == want
