@@ -349,10 +349,10 @@ class SentencePieceProcessor:
             return one(input)
         if not sampling and rewrite.is_noop:
             threads = _threads(self._num_threads if num_threads is None else num_threads)
-            texts = list(input)
+            # The core takes any iterable of str (into a private list of its own).
             if as_ids:
-                return model.encode_ids_batch(texts, threads)
-            return model.encode_pieces_batch(texts, threads)
+                return model.encode_ids_batch(input, threads)
+            return model.encode_pieces_batch(input, threads)
         return [one(text) for text in input]
 
     def EncodeAsIds(self, input: str | list[str], **kwargs: Any) -> Any:  # noqa: N802
