@@ -143,7 +143,9 @@ class SentencePieceProcessor:
         # ``encode`` keeps its own.
         self.__dict__.pop("encode", None)
         if self._fast is not None and type(self).encode is SentencePieceProcessor.encode:
-            self.__dict__["encode"] = core.plain_encode(self._encode, self._out_type is int).encode
+            self.__dict__["encode"] = core.plain_encode(
+                self._encode, self._out_type is int, _threads(self._num_threads)
+            ).encode
 
     @classmethod
     def _wrap(cls, core: CoreSentencePiece) -> SentencePieceProcessor:

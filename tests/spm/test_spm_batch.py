@@ -19,6 +19,11 @@ from spm_helpers import DATA
 SHIPPED = ["test_model.model", "test_ja_model.model"]
 
 
+def threads_kw(threads: int | None) -> dict[str, int]:
+    """``num_threads`` for an encode call; none at all (the compiled list path) for ``None``."""
+    return {} if threads is None else {"num_threads": threads}
+
+
 def shipped_pair(name: str):
     path = str(DATA / "spm" / name)
     return tokensmith.SentencePieceProcessor(model_file=path), spm.SentencePieceProcessor(
@@ -43,20 +48,27 @@ def texts(lines: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-@pytest.mark.parametrize("threads", [1, 2, 8])
-def test_batch_ids_equal_sentencepiece_in_order(name: str, threads: int, texts: list[str]) -> None:
+@pytest.mark.parametrize("threads", [1, 2, 8, None])
+def test_batch_ids_equal_sentencepiece_in_order(
+    name: str, threads: int | None, texts: list[str]
+) -> None:
     ours, ref = shipped_pair(name)
     want = ref.encode(texts)
-    assert ours.encode(texts, num_threads=threads) == want
+    assert ours.encode(texts, **threads_kw(threads)) == want
     assert [ours.encode(t) for t in texts] == want
     # Again, now that every thread's word cache holds these words.
-    assert ours.encode(texts, num_threads=threads) == want
+    assert ours.encode(texts, **threads_kw(threads)) == want
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_batch_pieces_equal_sentencepiece(threads: int, texts: list[str]) -> None:
+@pytest.mark.parametrize("threads", [1, 2, None])
+def test_batch_pieces_equal_sentencepiece(threads: int | None, texts: list[str]) -> None:
     ours, ref = shipped_pair("test_ja_model.model")
-    assert ours.encode(texts, out_type=str, num_threads=threads) == ref.encode(texts, out_type=str)
+    want = ref.encode(texts, out_type=str)
+    assert ours.encode(texts, out_type=str, **threads_kw(threads)) == want
+    pieces_by_default = tokensmith.SentencePieceProcessor(
+        model_file=str(DATA / "spm" / "test_ja_model.model"), out_type=str
+    )
+    assert pieces_by_default.encode(texts, **threads_kw(threads)) == want
 
 
 def test_batch_ids_on_trained_models(models, texts: list[str]) -> None:
@@ -68,40 +80,46 @@ def test_batch_ids_on_trained_models(models, texts: list[str]) -> None:
     "batch",
     [[], [""], ["", "", ""], ["one text"], ["a", ""], ["x"] * 5000, ["", "ab"] * 3000],
 )
-@pytest.mark.parametrize("threads", [1, 2, 16])
-def test_small_and_degenerate_batches(batch: list[str], threads: int) -> None:
+@pytest.mark.parametrize("threads", [1, 2, 16, None])
+def test_small_and_degenerate_batches(batch: list[str], threads: int | None) -> None:
     # More threads than texts, batches under the size that releases the GIL, thousands of
     # one-character texts (many texts per group) and empty texts.
     ours, ref = shipped_pair("test_model.model")
-    assert ours.encode(batch, num_threads=threads) == [ref.encode(t) for t in batch]
+    assert ours.encode(batch, **threads_kw(threads)) == [ref.encode(t) for t in batch]
 
 
 def test_any_iterable_of_texts(texts: list[str]) -> None:
     ours, ref = shipped_pair("test_model.model")
     want = ref.encode(texts)
+
+    class Texts(list):  # type: ignore[type-arg]
+        pass
+
+    assert ours.encode(Texts(texts)) == want
+    assert ours.encode(tuple(texts)) == want
     assert ours.encode(tuple(texts), num_threads=2) == want
     assert ours.encode((t for t in texts), num_threads=2) == want
     assert ours.encode(iter(texts), out_type=str, num_threads=2) == ref.encode(texts, out_type=str)
 
 
-@pytest.mark.parametrize("threads", [1, 2])
-def test_a_batch_raises_for_its_first_bad_text(threads: int, texts: list[str]) -> None:
+@pytest.mark.parametrize("threads", [1, 2, None])
+def test_a_batch_raises_for_its_first_bad_text(threads: int | None, texts: list[str]) -> None:
     ours, _ = shipped_pair("test_model.model")
     batch = list(texts)
     batch[700] = b"bytes"  # type: ignore[call-overload]
     batch[-3] = 7  # type: ignore[call-overload]
     for out_type in (int, str):
         with pytest.raises(TypeError, match=r"texts\[700\] has type bytes, not str"):
-            ours.encode(batch, out_type=out_type, num_threads=threads)
+            ours.encode(batch, out_type=out_type, **threads_kw(threads))
     # A lone surrogate cannot be UTF-8, as in a single call.
     batch = list(texts)
     batch[5] = "ok \ud800"
     with pytest.raises(UnicodeEncodeError):
         ours.encode(batch[5])
     with pytest.raises(UnicodeEncodeError):
-        ours.encode(batch, num_threads=threads)
+        ours.encode(batch, **threads_kw(threads))
     # The processor still works after a failed batch.
-    assert ours.encode(texts[:50], num_threads=threads) == [ours.encode(t) for t in texts[:50]]
+    assert ours.encode(texts[:50], **threads_kw(threads)) == [ours.encode(t) for t in texts[:50]]
 
 
 def test_the_core_rejects_a_single_str() -> None:
@@ -129,7 +147,7 @@ def test_a_batch_reads_a_snapshot_of_a_list_that_changes_meanwhile(texts: list[s
     worker.start()
     try:
         for _ in range(10):
-            got = ours.encode(batch, num_threads=2)
+            got = ours.encode(batch)
             assert got == want or got == want_spaced
     finally:
         stop.set()

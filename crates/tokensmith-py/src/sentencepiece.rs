@@ -254,11 +254,13 @@ impl CoreSentencePiece {
     /// `SentencePieceProcessor.encode` for a facade whose defaults ask for nothing but the
     /// ids (`as_ids`) or pieces of a text: see [`PlainEncode`]. `slow` is the facade's own
     /// `_encode`, which takes the same arguments.
-    fn plain_encode(slf: Py<Self>, slow: Py<PyAny>, as_ids: bool) -> PlainEncode {
+    /// `threads` is the facade's default `num_threads` (resolved: at least 1).
+    fn plain_encode(slf: Py<Self>, slow: Py<PyAny>, as_ids: bool, threads: usize) -> PlainEncode {
         PlainEncode {
             core: slf,
             slow: Some(slow),
             as_ids,
+            threads,
         }
     }
 
@@ -422,6 +424,8 @@ pub struct PlainEncode {
     slow: Option<Py<PyAny>>,
     /// Whether the facade's default `out_type` is `int`.
     as_ids: bool,
+    /// The facade's default `num_threads` for a list of texts.
+    threads: usize,
 }
 
 #[pymethods]
@@ -466,6 +470,24 @@ impl PlainEncode {
                 core.ids_of(py, text).map(Bound::into_any)
             } else {
                 core.encode_pieces(py, text)
+                    .into_pyobject(py)
+                    .map(Bound::into_any)
+            };
+        }
+        // A list of texts with the default number of threads: the batch, with no Python frame
+        // in between (which costs as much as encoding a few short texts).
+        if let (true, Some(as_ids), None, true) = (
+            plain,
+            as_ids,
+            &num_threads,
+            input.is_exact_instance_of::<PyList>(),
+        ) {
+            let core = self.core.get();
+            return if as_ids {
+                core.encode_ids_batch(py, &input, self.threads)
+                    .map(Bound::into_any)
+            } else {
+                core.encode_pieces_batch(py, &input, self.threads)?
                     .into_pyobject(py)
                     .map(Bound::into_any)
             };
