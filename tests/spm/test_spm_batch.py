@@ -78,12 +78,14 @@ def test_batch_ids_on_trained_models(models, texts: list[str]) -> None:
 
 @pytest.mark.parametrize(
     "batch",
-    [[], [""], ["", "", ""], ["one text"], ["a", ""], ["x"] * 5000, ["", "ab"] * 3000],
+    [[], [""], ["", "", ""], ["one text"], ["a", ""], ["x"] * 5000, ["", "ab"] * 3000]
+    + [["x"] * 40_000, ["", "abc de"] * 6000],
 )
 @pytest.mark.parametrize("threads", [1, 2, 16, None])
 def test_small_and_degenerate_batches(batch: list[str], threads: int | None) -> None:
-    # More threads than texts, batches under the size that releases the GIL, thousands of
-    # one-character texts (many texts per group) and empty texts.
+    # More threads than texts, batches under the size that releases the GIL (1 KB) or that
+    # uses other threads (32 KB) and over it, tens of thousands of one-character texts (many
+    # texts per group), and empty texts.
     ours, ref = shipped_pair("test_model.model")
     assert ours.encode(batch, **threads_kw(threads)) == [ref.encode(t) for t in batch]
 

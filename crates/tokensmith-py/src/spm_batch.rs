@@ -27,6 +27,11 @@ const MIN_GROUP_BYTES: usize = 512;
 const MAX_GROUP_BYTES: usize = 8192;
 /// On one thread, this many bytes are encoded per release of the GIL.
 const SERIAL_GROUP_BYTES: usize = 64 * 1024;
+/// Batches with fewer bytes than this run on the calling thread alone, whatever the number of
+/// threads asked for: a call that uses a helper returns only once the helper has run, and
+/// waking it (or waiting for a core on a busy machine) costs tens to hundreds of microseconds,
+/// while 32 KB take about 0.8 ms to encode.
+const PARALLEL_AT: usize = 32 * 1024;
 
 /// Calls `f` with the UTF-8 of every string in the iterable `texts`, borrowed from a private
 /// list of them. A `str` itself, or an item that is not a `str`, is a `TypeError` naming it.
@@ -152,7 +157,7 @@ pub(crate) fn ids_batch<'py>(
     let mut out = OutList::new(py, texts.len())?;
     let bytes: usize = texts.iter().map(|t| t.len()).sum();
     let threads = parallel::effective_threads(num_threads);
-    if threads == 1 || texts.len() < 2 || bytes < DETACH_AT {
+    if threads == 1 || texts.len() < 2 || bytes < PARALLEL_AT {
         serial(py, sp, ints, texts, bytes, &mut out)?;
         return out.finish();
     }
@@ -234,9 +239,16 @@ pub(crate) fn pieces_batch(
     texts: &[&str],
     num_threads: usize,
 ) -> Vec<Vec<String>> {
-    py.detach(|| {
-        parallel::map(texts, num_threads, |t| {
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    let threads = if bytes < PARALLEL_AT { 1 } else { num_threads };
+    let encode = || {
+        parallel::map(texts, threads, |t| {
             sp.encode(t).into_iter().map(|(p, _)| p).collect()
         })
-    })
+    };
+    if bytes < DETACH_AT {
+        encode()
+    } else {
+        py.detach(encode)
+    }
 }
