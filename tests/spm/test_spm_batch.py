@@ -9,6 +9,7 @@ that groups end at different places and threads finish out of order.
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import pytest
@@ -172,3 +173,29 @@ def test_python_threads_can_run_batches_at_once(texts: list[str]) -> None:
     for w in workers:
         w.join()
     assert failures == []
+
+
+def test_the_result_list_is_hidden_from_other_threads_until_complete(texts: list[str]) -> None:
+    # While the batch runs without the GIL, a thread walking every object the garbage
+    # collector knows never meets the result list with empty slots; the finished list is
+    # known to the collector again (it can be part of a cycle once returned).
+    ours, ref = shipped_pair("test_model.model")
+    want = ref.encode(texts)
+    stop = threading.Event()
+    seen: list[int] = []
+
+    def walk() -> None:
+        while not stop.is_set():
+            for obj in gc.get_objects():
+                if type(obj) is list and len(obj) == len(texts):
+                    seen.append(sum(len(item) for item in obj))
+
+    walker = threading.Thread(target=walk)
+    walker.start()
+    try:
+        results = [ours.encode(texts, num_threads=2) for _ in range(5)]
+    finally:
+        stop.set()
+        walker.join()
+    assert all(r == want for r in results)
+    assert all(gc.is_tracked(r) for r in results)

@@ -108,6 +108,10 @@ fn encode_group(
 }
 
 /// A new Python list of `len` slots, each to be set exactly once by [`OutList::set`].
+///
+/// Until every slot is set the list is hidden from the garbage collector, so that no other
+/// Python thread can reach it (through `gc.get_objects()`) while the GIL is released and see
+/// an empty slot.
 struct OutList<'py> {
     list: Bound<'py, PyList>,
     filled: usize,
@@ -117,10 +121,13 @@ impl<'py> OutList<'py> {
     fn new(py: Python<'py>, len: usize) -> PyResult<Self> {
         // SAFETY: PyList_New returns a new list of `len` NULL slots (or NULL with an exception
         // set); a list with NULL slots may be freed, and is never handed out (see `finish`).
-        let list = unsafe {
+        let list: Bound<'py, PyList> = unsafe {
             Bound::from_owned_ptr_or_err(py, ffi::PyList_New(len as ffi::Py_ssize_t))?
                 .cast_into_unchecked()
         };
+        // SAFETY: a new list is tracked; untracking it is undone in `finish`, and freeing an
+        // untracked list is allowed.
+        unsafe { ffi::PyObject_GC_UnTrack(list.as_ptr().cast()) };
         Ok(Self { list, filled: 0 })
     }
 
@@ -142,6 +149,8 @@ impl<'py> OutList<'py> {
                 self.list.len()
             )));
         }
+        // SAFETY: the list is complete and untracked (see `new`).
+        unsafe { ffi::PyObject_GC_Track(self.list.as_ptr().cast()) };
         Ok(self.list)
     }
 }
