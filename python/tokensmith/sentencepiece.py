@@ -143,7 +143,9 @@ class SentencePieceProcessor:
         # ``encode`` keeps its own.
         self.__dict__.pop("encode", None)
         if self._fast is not None and type(self).encode is SentencePieceProcessor.encode:
-            self.__dict__["encode"] = core.plain_encode(self._encode, self._out_type is int).encode
+            self.__dict__["encode"] = core.plain_encode(
+                self._encode, self._out_type is int, _threads(self._num_threads)
+            ).encode
 
     @classmethod
     def _wrap(cls, core: CoreSentencePiece) -> SentencePieceProcessor:
@@ -349,10 +351,10 @@ class SentencePieceProcessor:
             return one(input)
         if not sampling and rewrite.is_noop:
             threads = _threads(self._num_threads if num_threads is None else num_threads)
-            texts = list(input)
+            # The core takes any iterable of str (into a private list of its own).
             if as_ids:
-                return model.encode_ids_batch(texts, threads)
-            return model.encode_pieces_batch(texts, threads)
+                return model.encode_ids_batch(input, threads)
+            return model.encode_pieces_batch(input, threads)
         return [one(text) for text in input]
 
     def EncodeAsIds(self, input: str | list[str], **kwargs: Any) -> Any:  # noqa: N802

@@ -20,7 +20,10 @@ use std::time::{Duration, Instant};
 
 /// The number of threads a batch call may use: at least 1, at most the machine's cores.
 pub fn effective_threads(requested: usize) -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // Asking the OS reads the CPU affinity and cgroup quota files (several microseconds, more
+    // than encoding a short text), so the answer is read once per process.
+    static CORES: OnceLock<usize> = OnceLock::new();
+    let cores = *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     requested.clamp(1, cores)
 }
 

@@ -9,6 +9,7 @@ mod hf_encoding;
 mod hf_tokenizer;
 mod int_cache;
 mod sentencepiece;
+mod spm_batch;
 mod train;
 mod train_chars;
 mod train_unigram;

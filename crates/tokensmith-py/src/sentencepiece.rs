@@ -4,7 +4,6 @@
 
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyInt, PyList, PyString};
 use pyo3::PyTraverseError;
 use std::path::PathBuf;
@@ -13,11 +12,11 @@ use tokensmith_core::error::Error;
 use tokensmith_core::formats::sentencepiece_model::{
     ModelProto, ModelType, NormalizerSpec, Piece, PieceType, TrainerSpec,
 };
-use tokensmith_core::parallel;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
 
 use crate::errors::IntoPyResult;
 use crate::int_cache::IntCache;
+use crate::spm_batch::{self, with_texts};
 
 /// One segmentation: its pieces and their ids.
 type Segmentation = (Vec<String>, Vec<u32>);
@@ -40,7 +39,7 @@ fn split(pairs: Vec<(String, u32)>) -> Segmentation {
 /// Texts shorter than this (in bytes) are encoded without releasing the GIL: releasing and
 /// taking it back is a fixed cost per call (about 0.1 us, a tenth of encoding a 76-byte line),
 /// and a short call ends before another thread could make use of it.
-const DETACH_AT: usize = 1024;
+pub(crate) const DETACH_AT: usize = 1024;
 
 /// For each byte offset of `text` (and its end), the number of characters before it; offsets
 /// inside a character get that character's index.
@@ -255,11 +254,13 @@ impl CoreSentencePiece {
     /// `SentencePieceProcessor.encode` for a facade whose defaults ask for nothing but the
     /// ids (`as_ids`) or pieces of a text: see [`PlainEncode`]. `slow` is the facade's own
     /// `_encode`, which takes the same arguments.
-    fn plain_encode(slf: Py<Self>, slow: Py<PyAny>, as_ids: bool) -> PlainEncode {
+    /// `threads` is the facade's default `num_threads` (resolved: at least 1).
+    fn plain_encode(slf: Py<Self>, slow: Py<PyAny>, as_ids: bool, threads: usize) -> PlainEncode {
         PlainEncode {
             core: slf,
             slow: Some(slow),
             as_ids,
+            threads,
         }
     }
 
@@ -290,83 +291,28 @@ impl CoreSentencePiece {
         })
     }
 
-    /// Ids of many texts, on `num_threads` threads. This thread builds the Python lists of
-    /// finished texts while the pool encodes the rest.
+    /// Ids of many texts (any iterable of `str`), on `num_threads` threads. This thread
+    /// builds the Python lists of finished texts while the others encode the rest.
     fn encode_ids_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<PyBackedStr>,
+        texts: &Bound<'py, PyAny>,
         num_threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
-        let sp = &self.inner;
-        if parallel::effective_threads(num_threads) == 1 || texts.len() < 2 {
-            // One release of the GIL for the whole batch, then the lists.
-            let all = py.detach(|| texts.iter().map(|t| sp.encode_ids(t)).collect::<Vec<_>>());
-            let lists = all
-                .iter()
-                .map(|ids| self.list(py, ids))
-                .collect::<PyResult<Vec<_>>>()?;
-            return PyList::new(py, lists);
-        }
-        let out = PyList::new(py, (0..texts.len()).map(|_| py.None()))?;
-        let mut failure: Option<PyErr> = None;
-        // Texts go to the threads in small groups, each group's ids in one buffer: a vector
-        // per text would be allocated on a pool thread and freed on this one, and glibc's
-        // allocator serialises such frees. Groups stay small enough to keep both threads busy.
-        let threads = parallel::effective_threads(num_threads);
-        let size = (texts.len() / (threads * 64)).clamp(1, 32);
-        let groups: Vec<std::ops::Range<usize>> = (0..texts.len())
-            .step_by(size)
-            .map(|start| start..(start + size).min(texts.len()))
-            .collect();
-        parallel::map_streamed(
-            &groups,
-            num_threads,
-            |range| {
-                // About one id per 3 bytes, so that the buffer rarely grows.
-                let bytes: usize = texts[range.clone()].iter().map(|t| t.len()).sum();
-                let mut ids = Vec::with_capacity(bytes / 3 + 16);
-                let mut ends = Vec::with_capacity(range.len());
-                for text in &texts[range.clone()] {
-                    sp.with_ids(text, |some| ids.extend_from_slice(some));
-                    ends.push(ids.len());
-                }
-                (ids, ends)
-            },
-            |results| {
-                while let Some((first, chunk)) = py.detach(|| results.next_chunk()) {
-                    for (group, (ids, ends)) in groups[first..].iter().zip(chunk) {
-                        let mut begin = 0;
-                        for (i, end) in group.clone().zip(ends) {
-                            let item = self
-                                .list(py, &ids[begin..end])
-                                .and_then(|l| out.set_item(i, l));
-                            if let Err(e) = item {
-                                failure.get_or_insert(e);
-                            }
-                            begin = end;
-                        }
-                    }
-                }
-            },
-        );
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(out),
-        }
+        with_texts(texts, |texts| {
+            spm_batch::ids_batch(py, &self.inner, &self.ints, texts, num_threads)
+        })?
     }
 
-    /// Pieces of many texts, on `num_threads` threads.
+    /// Pieces of many texts (any iterable of `str`), on `num_threads` threads.
     fn encode_pieces_batch(
         &self,
         py: Python<'_>,
-        texts: Vec<String>,
+        texts: &Bound<'_, PyAny>,
         num_threads: usize,
-    ) -> Vec<Vec<String>> {
-        py.detach(|| {
-            parallel::map(&texts, num_threads, |t| {
-                self.inner.encode(t).into_iter().map(|(p, _)| p).collect()
-            })
+    ) -> PyResult<Vec<Vec<String>>> {
+        with_texts(texts, |texts| {
+            spm_batch::pieces_batch(py, &self.inner, texts, num_threads)
         })
     }
 
@@ -478,6 +424,8 @@ pub struct PlainEncode {
     slow: Option<Py<PyAny>>,
     /// Whether the facade's default `out_type` is `int`.
     as_ids: bool,
+    /// The facade's default `num_threads` for a list of texts.
+    threads: usize,
 }
 
 #[pymethods]
@@ -522,6 +470,24 @@ impl PlainEncode {
                 core.ids_of(py, text).map(Bound::into_any)
             } else {
                 core.encode_pieces(py, text)
+                    .into_pyobject(py)
+                    .map(Bound::into_any)
+            };
+        }
+        // A list of texts with the default number of threads: the batch, with no Python frame
+        // in between (which costs as much as encoding a few short texts).
+        if let (true, Some(as_ids), None, true) = (
+            plain,
+            as_ids,
+            &num_threads,
+            input.is_exact_instance_of::<PyList>(),
+        ) {
+            let core = self.core.get();
+            return if as_ids {
+                core.encode_ids_batch(py, &input, self.threads)
+                    .map(Bound::into_any)
+            } else {
+                core.encode_pieces_batch(py, &input, self.threads)?
                     .into_pyobject(py)
                     .map(Bound::into_any)
             };
