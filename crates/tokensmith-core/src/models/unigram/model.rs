@@ -284,12 +284,13 @@ impl Unigram {
                 // The whole-text Viterbi's score after the first `summed` spans, brought up to
                 // date only when a word needs it.
                 let (mut score, mut summed) = (0.0f32, 0);
-                split.for_each_word(bytes, |start, end| {
-                    let word = &bytes[start..end];
+                cache.for_each_word(split, bytes, |cache, probe| {
+                    let start = probe.start;
+                    let word = &bytes[start..probe.end];
                     let first = spans.len();
                     let bound = self.margin_bound(start, word.len());
-                    let alone_holds = match cache.get(bytes, start, end) {
-                        Some(hit) if hit.margin > bound => {
+                    let alone_holds = match cache.find(probe) {
+                        Some(hit) if hit.margin() > bound => {
                             words::push_cached(&hit, start, spans);
                             true
                         }
@@ -297,7 +298,7 @@ impl Unigram {
                         None if word.len() <= MAX_WORD => {
                             let (_, margin) =
                                 self.viterbi_with::<true>(word, 0.0, &mut tables, &mut word_spans);
-                            cache.put(word, &word_spans, margin);
+                            cache.put_probe(probe, &word_spans, margin);
                             margin > bound
                         }
                         None => false,
