@@ -11,6 +11,8 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
+use super::char_trie::CharTrie;
+
 const NONE: u32 = u32::MAX;
 /// How many bases the layout tries among the gaps before it places children at the end.
 const GAP_SEARCH: usize = 32;
@@ -22,6 +24,8 @@ pub struct PieceTrie {
     /// The piece id (and its score) that ends at each node, if any.
     values: Vec<Option<(u32, f32)>>,
     compiled: OnceLock<DoubleArray>,
+    /// The character-level form, for the Viterbi (built on first use).
+    chars: OnceLock<CharTrie>,
 }
 
 /// One state of the double array.
@@ -121,6 +125,7 @@ impl PieceTrie {
             edges: FxHashMap::default(),
             values: vec![None],
             compiled: OnceLock::new(),
+            chars: OnceLock::new(),
         }
     }
 
@@ -132,6 +137,7 @@ impl PieceTrie {
     /// Adds `key` with `id` and a score that [`Self::common_prefixes_scored`] reports.
     pub fn insert_scored(&mut self, key: &[u8], id: u32, score: f32) {
         self.compiled = OnceLock::new();
+        self.chars = OnceLock::new();
         let mut node = 0u32;
         for &byte in key {
             let next = self.values.len() as u32;
@@ -146,16 +152,45 @@ impl PieceTrie {
         }
     }
 
+    /// Each node's `(byte, child)` edges, sorted by byte.
+    fn children(&self) -> Vec<Vec<(u8, u32)>> {
+        let mut children = vec![Vec::new(); self.values.len()];
+        for (&(from, b), &to) in &self.edges {
+            children[from as usize].push((b, to));
+        }
+        for list in &mut children {
+            list.sort_unstable();
+        }
+        children
+    }
+
     fn compiled(&self) -> &DoubleArray {
-        self.compiled.get_or_init(|| {
-            let mut children = vec![Vec::new(); self.values.len()];
-            for (&(from, b), &to) in &self.edges {
-                children[from as usize].push((b, to));
+        self.compiled
+            .get_or_init(|| DoubleArray::build(&self.children(), &self.values))
+    }
+
+    /// The trie over characters, for a Viterbi that walks one unit per character.
+    pub(super) fn char_trie(&self) -> &CharTrie {
+        self.chars.get_or_init(|| {
+            let children = self.children();
+            let mut keys = Vec::new();
+            // Depth first; `key` holds the bytes on the way to the node just popped, which
+            // came in by `byte` at `depth`.
+            let mut key = Vec::new();
+            let mut stack = vec![(0u32, 0usize, 0u8)];
+            while let Some((node, depth, byte)) = stack.pop() {
+                if depth > 0 {
+                    key.truncate(depth - 1);
+                    key.push(byte);
+                }
+                if let Some((id, score)) = self.values[node as usize] {
+                    keys.push((key.clone(), id, score));
+                }
+                for &(b, child) in children[node as usize].iter().rev() {
+                    stack.push((child, depth + 1, b));
+                }
             }
-            for list in &mut children {
-                list.sort_unstable();
-            }
-            DoubleArray::build(&children, &self.values)
+            CharTrie::build(keys.iter().map(|(k, id, s)| (k.as_slice(), *id, *s)))
         })
     }
 
