@@ -14,6 +14,8 @@
 
 use rustc_hash::FxHashMap;
 
+use super::trie::{walk, Unit};
+
 /// The code of a character that is in no key, and the value of a unit with no key.
 pub(super) const NONE: u32 = u32::MAX;
 /// Code points per page of the code table.
@@ -23,19 +25,6 @@ const PAGE: usize = 128;
 const GAP_SEARCH: usize = 1 << 16;
 /// Nodes with more children than this are wide (see [`layout`]).
 const WIDE: usize = 32;
-
-/// One state of the double array (16 bytes: one read gives the transition and the key).
-#[derive(Debug, Clone, Copy)]
-struct Unit {
-    /// Where this state's children start: the child for code `c` is at `base + c`.
-    base: u32,
-    /// The parent state of this slot, or `NONE` when the slot is free.
-    check: u32,
-    /// The piece id that ends here, or `NONE`.
-    value: u32,
-    /// The score given with that piece.
-    score: f32,
-}
 
 const FREE: Unit = Unit {
     base: 0,
@@ -135,23 +124,10 @@ impl CharTrie {
     /// Calls `f(chars, id, score)` for every key that is a prefix of the characters with
     /// `codes`, shortest first.
     #[inline]
-    pub(super) fn for_each_prefix(&self, codes: &[u32], mut f: impl FnMut(usize, u32, f32)) {
-        let units = self.units.as_slice();
-        let mut state = 0u32;
-        let mut base = units[0].base as usize;
-        for (i, &code) in codes.iter().enumerate() {
-            // A `NONE` code lands past the end (bases and codes are below 2^32 - 1).
-            let slot = base + code as usize;
-            let Some(unit) = units.get(slot) else { return };
-            if unit.check != state {
-                return;
-            }
-            if unit.value != NONE {
-                f(i + 1, unit.value, unit.score);
-            }
-            state = slot as u32;
-            base = unit.base as usize;
-        }
+    pub(super) fn for_each_prefix(&self, codes: &[u32], f: impl FnMut(usize, u32, f32)) {
+        // A `NONE` code lands past the end (bases and codes are below 2^32 - 1).
+        let labels = codes.iter().map(|&c| c as usize);
+        walk(&self.units, self.units[0].base as usize, labels, f);
     }
 }
 

@@ -28,17 +28,18 @@ pub struct PieceTrie {
     chars: OnceLock<CharTrie>,
 }
 
-/// One state of the double array.
+/// One state of a double array (16 bytes: one read gives the transition and the key); also
+/// the unit of the character trie, whose labels are character codes instead of bytes.
 #[derive(Debug, Clone, Copy)]
-struct Unit {
-    /// Where this state's children start: the child for byte `b` is at `base + b`.
-    base: u32,
+pub(super) struct Unit {
+    /// Where this state's children start: the child for label `b` is at `base + b`.
+    pub(super) base: u32,
     /// The parent state of this slot, or `NONE` when the slot is free.
-    check: u32,
+    pub(super) check: u32,
     /// The piece id that ends here, or `NONE`.
-    value: u32,
+    pub(super) value: u32,
     /// The score given with that piece.
-    score: f32,
+    pub(super) score: f32,
 }
 
 /// The read-only form of the trie; state 0 is the root.
@@ -241,22 +242,39 @@ pub struct Matcher<'a> {
 impl Matcher<'_> {
     /// Calls `f(length, id, score)` for every key that is a prefix of `text`, shortest first.
     #[inline]
-    pub fn for_each_prefix(self, text: &[u8], mut f: impl FnMut(usize, u32, f32)) {
-        let units = self.units;
-        let mut state = 0u32;
-        let mut base = self.root_base;
-        for (i, &byte) in text.iter().enumerate() {
-            let slot = base + usize::from(byte);
-            let Some(unit) = units.get(slot) else { return };
-            if unit.check != state {
-                return;
-            }
-            if unit.value != NONE {
-                f(i + 1, unit.value, unit.score);
-            }
-            state = slot as u32;
-            base = unit.base as usize;
+    pub fn for_each_prefix(self, text: &[u8], f: impl FnMut(usize, u32, f32)) {
+        walk(
+            self.units,
+            self.root_base,
+            text.iter().map(|&b| usize::from(b)),
+            f,
+        );
+    }
+}
+
+/// Walks a double array from the root (children at `root_base`) along `labels`, calling
+/// `f(labels read, id, score)` at every state that ends a key; stops where no child has the
+/// next label. A label past every slot (such as a character trie's `NONE` code) stops it.
+#[inline]
+pub(super) fn walk(
+    units: &[Unit],
+    root_base: usize,
+    labels: impl Iterator<Item = usize>,
+    mut f: impl FnMut(usize, u32, f32),
+) {
+    let mut state = 0u32;
+    let mut base = root_base;
+    for (i, label) in labels.enumerate() {
+        let slot = base + label;
+        let Some(unit) = units.get(slot) else { return };
+        if unit.check != state {
+            return;
         }
+        if unit.value != NONE {
+            f(i + 1, unit.value, unit.score);
+        }
+        state = slot as u32;
+        base = unit.base as usize;
     }
 }
 
