@@ -5,11 +5,14 @@
 //!
 //! Not handled here: training (see `trainers/`).
 
+mod char_trie;
 mod lattice;
 mod model;
 mod nbest;
 mod sample;
 mod trie;
+#[cfg(test)]
+mod viterbi_tests;
 pub(crate) mod words;
 #[cfg(test)]
 mod words_tests;

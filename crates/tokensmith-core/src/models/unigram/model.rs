@@ -6,8 +6,9 @@
 //!   `0.1 * n - 0.1` (see [`user_defined_score`]), which the trie stores with it;
 //! - where no piece covers exactly the next character, that character becomes an unknown node
 //!   scored `min_score - 10` (min and max over NORMAL pieces);
-//! - positions are UTF-8 byte offsets; starts are visited left to right, and at each start the
-//!   matches shortest first; a candidate replaces a node only when strictly better, so ties go
+//! - starts are visited character by character, left to right (characters cut by the lead
+//!   byte's length, as sentencepiece's `OneCharLen`), and at each start the matches shortest
+//!   first; a candidate replaces a node only when strictly better, so ties go
 //!   to the earlier start;
 //! - path scores are `f32`, and a candidate is one `f32` addition of the piece's score to the
 //!   score at its start;
@@ -79,6 +80,9 @@ struct Tables {
     /// The best losing candidate's score at each position (filled only when margins are asked
     /// for).
     second: Vec<f32>,
+    /// The text's character codes, and each character's byte offset (then the text's length).
+    codes: Vec<u32>,
+    offsets: Vec<usize>,
 }
 
 thread_local! {
@@ -344,8 +348,15 @@ impl Unigram {
         4.0 * len as f32 * U * m + f32::MIN_POSITIVE
     }
 
-    /// Viterbi over `bytes` from the score `seed` at its start; returns the score and, with `MARGIN`, the smallest margin by
-    /// which a decision on the best path beat its best rival (infinite when none had one).
+    /// Viterbi over `bytes` from the score `seed` at its start; returns the score and, with
+    /// `MARGIN`, the smallest margin by which a decision on the best path beat its best rival
+    /// (infinite when none had one).
+    ///
+    /// Positions are characters, not bytes: the text is turned into character codes once and
+    /// the trie is walked one character a step (`char_trie.rs`). Every node of the byte-level
+    /// Viterbi that a path can use starts and ends on a character boundary, starts are visited
+    /// in the same order, and matches come shortest first, so the additions, comparisons and
+    /// ties are the same; only the table is smaller (one entry per character).
     fn viterbi_with<const MARGIN: bool>(
         &self,
         bytes: &[u8],
@@ -354,11 +365,17 @@ impl Unigram {
         spans: &mut Vec<Span>,
     ) -> (f64, f32) {
         spans.clear();
-        let size = bytes.len();
         let unk_score = self.min_score - UNK_PENALTY;
         let unk_id = self.unk_id;
-        let trie = self.trie.matcher();
-        let Tables { best, second } = tables;
+        let trie = self.trie.char_trie();
+        let Tables {
+            best,
+            second,
+            codes,
+            offsets,
+        } = tables;
+        trie.encode_chars(bytes, codes, offsets);
+        let size = codes.len();
         best.clear();
         best.resize(
             size + 1,
@@ -376,8 +393,7 @@ impl Unigram {
         let mut rebased = 0.0f64;
         // The furthest end of any node so far: rebasing touches positions up to it.
         let mut furthest = 0;
-        let mut start = 0;
-        while start < size {
+        for start in 0..size {
             let mut here = best[start].score;
             // Two comparisons, as sentencepiece makes them: a NaN score is left alone.
             #[allow(clippy::manual_range_contains)]
@@ -394,7 +410,6 @@ impl Unigram {
                 rebased += f64::from(here);
                 here = 0.0;
             }
-            let mblen = utf8_len(bytes[start]).min(size - start);
             // The nodes that can end a piece starting here, indexed by the piece's length.
             let ahead = &mut best[start..];
             let seconds = if MARGIN {
@@ -423,23 +438,22 @@ impl Unigram {
             };
             let mut longest = 0;
             let mut has_single_node = false;
-            trie.for_each_prefix(&bytes[start..], |len, id, score| {
+            trie.for_each_prefix(&codes[start..], |len, id, score| {
                 relax(len, id, score + here);
                 longest = len;
-                has_single_node |= len == mblen;
+                has_single_node |= len == 1;
             });
             if !has_single_node {
-                relax(mblen, unk_id, unk_score + here);
-                longest = longest.max(mblen);
+                relax(1, unk_id, unk_score + here);
+                longest = longest.max(1);
             }
             furthest = furthest.max(start + longest);
-            start += mblen;
         }
         let mut end = size;
         let mut margin = f32::INFINITY;
         while end > 0 {
             let node = best[end];
-            // Every char boundary is reached, so backtracking always finds a start.
+            // Every character boundary is reached, so backtracking always finds a start.
             if node.starts_at == NO_START {
                 break;
             }
@@ -447,7 +461,7 @@ impl Unigram {
                 let gap = f64::from(node.score) - f64::from(second[end]);
                 margin = margin.min(gap as f32);
             }
-            spans.push((node.starts_at, end, node.id));
+            spans.push((offsets[node.starts_at], offsets[end], node.id));
             end = node.starts_at;
         }
         spans.reverse();
@@ -522,18 +536,6 @@ pub type Span = (usize, usize, u32);
 /// `(length - 1) * 0.1` in `f64` and rounds that to `f32`, as here.
 pub(super) fn user_defined_score(length: usize) -> f32 {
     (length.saturating_sub(1) as f64 * 0.1) as f32
-}
-
-#[inline]
-fn utf8_len(lead: u8) -> usize {
-    // The same lengths as sentencepiece's OneCharLen table: a stray continuation byte counts
-    // as one, and every lead byte from 0xF0 as four.
-    match lead {
-        0..=0xBF => 1,
-        0xC0..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        _ => 4,
-    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,8 @@ use std::sync::OnceLock;
 
 use rustc_hash::FxHashMap;
 
+use super::char_trie::CharTrie;
+
 const NONE: u32 = u32::MAX;
 /// How many bases the layout tries among the gaps before it places children at the end.
 const GAP_SEARCH: usize = 32;
@@ -22,19 +24,22 @@ pub struct PieceTrie {
     /// The piece id (and its score) that ends at each node, if any.
     values: Vec<Option<(u32, f32)>>,
     compiled: OnceLock<DoubleArray>,
+    /// The character-level form, for the Viterbi (built on first use).
+    chars: OnceLock<CharTrie>,
 }
 
-/// One state of the double array.
+/// One state of a double array (16 bytes: one read gives the transition and the key); also
+/// the unit of the character trie, whose labels are character codes instead of bytes.
 #[derive(Debug, Clone, Copy)]
-struct Unit {
-    /// Where this state's children start: the child for byte `b` is at `base + b`.
-    base: u32,
+pub(super) struct Unit {
+    /// Where this state's children start: the child for label `b` is at `base + b`.
+    pub(super) base: u32,
     /// The parent state of this slot, or `NONE` when the slot is free.
-    check: u32,
+    pub(super) check: u32,
     /// The piece id that ends here, or `NONE`.
-    value: u32,
+    pub(super) value: u32,
     /// The score given with that piece.
-    score: f32,
+    pub(super) score: f32,
 }
 
 /// The read-only form of the trie; state 0 is the root.
@@ -121,6 +126,7 @@ impl PieceTrie {
             edges: FxHashMap::default(),
             values: vec![None],
             compiled: OnceLock::new(),
+            chars: OnceLock::new(),
         }
     }
 
@@ -132,6 +138,7 @@ impl PieceTrie {
     /// Adds `key` with `id` and a score that [`Self::common_prefixes_scored`] reports.
     pub fn insert_scored(&mut self, key: &[u8], id: u32, score: f32) {
         self.compiled = OnceLock::new();
+        self.chars = OnceLock::new();
         let mut node = 0u32;
         for &byte in key {
             let next = self.values.len() as u32;
@@ -146,16 +153,45 @@ impl PieceTrie {
         }
     }
 
+    /// Each node's `(byte, child)` edges, sorted by byte.
+    fn children(&self) -> Vec<Vec<(u8, u32)>> {
+        let mut children = vec![Vec::new(); self.values.len()];
+        for (&(from, b), &to) in &self.edges {
+            children[from as usize].push((b, to));
+        }
+        for list in &mut children {
+            list.sort_unstable();
+        }
+        children
+    }
+
     fn compiled(&self) -> &DoubleArray {
-        self.compiled.get_or_init(|| {
-            let mut children = vec![Vec::new(); self.values.len()];
-            for (&(from, b), &to) in &self.edges {
-                children[from as usize].push((b, to));
+        self.compiled
+            .get_or_init(|| DoubleArray::build(&self.children(), &self.values))
+    }
+
+    /// The trie over characters, for a Viterbi that walks one unit per character.
+    pub(super) fn char_trie(&self) -> &CharTrie {
+        self.chars.get_or_init(|| {
+            let children = self.children();
+            let mut keys = Vec::new();
+            // Depth first; `key` holds the bytes on the way to the node just popped, which
+            // came in by `byte` at `depth`.
+            let mut key = Vec::new();
+            let mut stack = vec![(0u32, 0usize, 0u8)];
+            while let Some((node, depth, byte)) = stack.pop() {
+                if depth > 0 {
+                    key.truncate(depth - 1);
+                    key.push(byte);
+                }
+                if let Some((id, score)) = self.values[node as usize] {
+                    keys.push((key.clone(), id, score));
+                }
+                for &(b, child) in children[node as usize].iter().rev() {
+                    stack.push((child, depth + 1, b));
+                }
             }
-            for list in &mut children {
-                list.sort_unstable();
-            }
-            DoubleArray::build(&children, &self.values)
+            CharTrie::build(keys.iter().map(|(k, id, s)| (k.as_slice(), *id, *s)))
         })
     }
 
@@ -206,22 +242,39 @@ pub struct Matcher<'a> {
 impl Matcher<'_> {
     /// Calls `f(length, id, score)` for every key that is a prefix of `text`, shortest first.
     #[inline]
-    pub fn for_each_prefix(self, text: &[u8], mut f: impl FnMut(usize, u32, f32)) {
-        let units = self.units;
-        let mut state = 0u32;
-        let mut base = self.root_base;
-        for (i, &byte) in text.iter().enumerate() {
-            let slot = base + usize::from(byte);
-            let Some(unit) = units.get(slot) else { return };
-            if unit.check != state {
-                return;
-            }
-            if unit.value != NONE {
-                f(i + 1, unit.value, unit.score);
-            }
-            state = slot as u32;
-            base = unit.base as usize;
+    pub fn for_each_prefix(self, text: &[u8], f: impl FnMut(usize, u32, f32)) {
+        walk(
+            self.units,
+            self.root_base,
+            text.iter().map(|&b| usize::from(b)),
+            f,
+        );
+    }
+}
+
+/// Walks a double array from the root (children at `root_base`) along `labels`, calling
+/// `f(labels read, id, score)` at every state that ends a key; stops where no child has the
+/// next label. A label past every slot (such as a character trie's `NONE` code) stops it.
+#[inline]
+pub(super) fn walk(
+    units: &[Unit],
+    root_base: usize,
+    labels: impl Iterator<Item = usize>,
+    mut f: impl FnMut(usize, u32, f32),
+) {
+    let mut state = 0u32;
+    let mut base = root_base;
+    for (i, label) in labels.enumerate() {
+        let slot = base + label;
+        let Some(unit) = units.get(slot) else { return };
+        if unit.check != state {
+            return;
         }
+        if unit.value != NONE {
+            f(i + 1, unit.value, unit.score);
+        }
+        state = slot as u32;
+        base = unit.base as usize;
     }
 }
 

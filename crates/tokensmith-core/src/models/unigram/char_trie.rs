@@ -1,0 +1,389 @@
+//! A character-level double array of the pieces, for the Viterbi over long text.
+//!
+//! The byte trie ([`super::PieceTrie`]) takes one dependent memory read per byte, so a walk
+//! over Japanese or Chinese text (three bytes a character, no spaces to cut it into cached
+//! words) reads about six units per character start, and the reads, not the instructions, set
+//! its speed. Here every character of the vocabulary has a dense code (the most frequent
+//! characters first, so the root's children sit together), the text is turned into codes once,
+//! and a walk reads one unit per character.
+//!
+//! Only keys that are valid UTF-8 are kept. On valid UTF-8 text this finds exactly the matches
+//! of the byte trie that end on a character boundary, and those are the only matches a Viterbi
+//! over characters can use: a key that is not valid UTF-8 either never matches such text or ends
+//! inside a character.
+
+use rustc_hash::FxHashMap;
+
+use super::trie::{walk, Unit};
+
+/// The code of a character that is in no key, and the value of a unit with no key.
+pub(super) const NONE: u32 = u32::MAX;
+/// Code points per page of the code table.
+const PAGE: usize = 128;
+/// How many free slots the layout tries for a node's lowest child before it places the
+/// children after every used slot.
+const GAP_SEARCH: usize = 1 << 16;
+/// Nodes with more children than this are wide (see [`layout`]).
+const WIDE: usize = 32;
+
+const FREE: Unit = Unit {
+    base: 0,
+    check: NONE,
+    value: NONE,
+    score: 0.0,
+};
+
+/// The compiled character trie; state 0 is the root.
+#[derive(Debug, Clone)]
+pub(super) struct CharTrie {
+    /// The page of each block of [`PAGE`] code points, into `codes` (page 0 has no codes).
+    pages: Vec<u16>,
+    /// The code of each code point, page by page, or `NONE`.
+    codes: Vec<u32>,
+    units: Vec<Unit>,
+}
+
+impl CharTrie {
+    /// Builds the trie of `keys` (`(key, id, score)`, distinct keys); keys that are not valid
+    /// UTF-8, and the empty key, are left out.
+    pub(super) fn build<'a>(keys: impl IntoIterator<Item = (&'a [u8], u32, f32)>) -> Self {
+        let keys: Vec<(&str, u32, f32)> = keys
+            .into_iter()
+            .filter_map(|(k, id, score)| Some((std::str::from_utf8(k).ok()?, id, score)))
+            .filter(|(k, _, _)| !k.is_empty())
+            .collect();
+        let (pages, codes) = code_table(&keys);
+        let mut trie = Self {
+            pages,
+            codes,
+            units: Vec::new(),
+        };
+        // The trie as nodes with (code, child) edges, then laid out breadth first.
+        let mut edges: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+        let mut values: Vec<Option<(u32, f32)>> = vec![None];
+        for &(key, id, score) in &keys {
+            let mut node = 0u32;
+            for c in key.chars() {
+                let code = trie.code(c as u32);
+                let next = values.len() as u32;
+                node = *edges.entry((node, code)).or_insert(next);
+                if node == next {
+                    values.push(None);
+                }
+            }
+            values[node as usize].get_or_insert((id, score));
+        }
+        let mut children = vec![Vec::new(); values.len()];
+        for (&(from, code), &to) in &edges {
+            children[from as usize].push((code, to));
+        }
+        for list in &mut children {
+            list.sort_unstable();
+        }
+        trie.units = layout(&children, &values);
+        trie
+    }
+
+    /// The code of the character with code point `cp`, or `NONE`.
+    #[inline]
+    fn code(&self, cp: u32) -> u32 {
+        match self.pages.get(cp as usize / PAGE) {
+            Some(&page) => self.codes[usize::from(page) * PAGE + cp as usize % PAGE],
+            None => NONE,
+        }
+    }
+
+    /// Sets `codes` to the code of each character of `text`, and `offsets` to each
+    /// character's byte offset, then the text's length. Characters are cut as sentencepiece
+    /// cuts them (by the lead byte's length); a cut that is not a valid character gets `NONE`.
+    pub(super) fn encode_chars(&self, text: &[u8], codes: &mut Vec<u32>, offsets: &mut Vec<usize>) {
+        // Local vectors, so that their lengths can stay in registers.
+        let (mut out, mut at_of) = (std::mem::take(codes), std::mem::take(offsets));
+        out.clear();
+        at_of.clear();
+        out.reserve(text.len());
+        at_of.reserve(text.len() + 1);
+        let ascii = &self.codes[usize::from(self.pages[0]) * PAGE..][..PAGE];
+        let mut at = 0;
+        while at < text.len() {
+            let lead = text[at];
+            let (code, len) = if lead < 0x80 {
+                (ascii[usize::from(lead)], 1)
+            } else {
+                let (cp, len) = decode(&text[at..]);
+                (cp.map_or(NONE, |cp| self.code(cp)), len)
+            };
+            out.push(code);
+            at_of.push(at);
+            at += len;
+        }
+        at_of.push(text.len());
+        (*codes, *offsets) = (out, at_of);
+    }
+
+    /// Calls `f(chars, id, score)` for every key that is a prefix of the characters with
+    /// `codes`, shortest first.
+    #[inline]
+    pub(super) fn for_each_prefix(&self, codes: &[u32], f: impl FnMut(usize, u32, f32)) {
+        // A `NONE` code lands past the end (bases and codes are below 2^32 - 1).
+        let labels = codes.iter().map(|&c| c as usize);
+        walk(&self.units, self.units[0].base as usize, labels, f);
+    }
+}
+
+/// The code point of the character that starts `rest` (cut by its lead byte, as
+/// sentencepiece's `OneCharLen`), and the cut's length; no code point when the cut is cut short
+/// by the end or a byte after the lead is not a continuation byte. (The Viterbi reads `&str`
+/// text, so no other kind of invalid sequence reaches it.)
+#[inline]
+fn decode(rest: &[u8]) -> (Option<u32>, usize) {
+    let cont = |i: usize| {
+        rest.get(i)
+            .filter(|&&b| b & 0xC0 == 0x80)
+            .map(|&b| u32::from(b & 0x3F))
+    };
+    let lead = rest[0];
+    let (cp, len) = match lead {
+        0..=0x7F => (Some(u32::from(lead)), 1),
+        0x80..=0xBF => (None, 1),
+        0xC0..=0xDF => (cont(1).map(|b1| u32::from(lead & 0x1F) << 6 | b1), 2),
+        0xE0..=0xEF => (
+            cont(1)
+                .zip(cont(2))
+                .map(|(b1, b2)| u32::from(lead & 0x0F) << 12 | b1 << 6 | b2),
+            3,
+        ),
+        _ => (
+            cont(1)
+                .zip(cont(2))
+                .zip(cont(3))
+                .map(|((b1, b2), b3)| u32::from(lead & 0x07) << 18 | b1 << 12 | b2 << 6 | b3),
+            4,
+        ),
+    };
+    (cp, len.min(rest.len()))
+}
+
+/// The two-level code table: codes are given by how often a character occurs in the keys,
+/// most often first, ties by code point.
+fn code_table(keys: &[(&str, u32, f32)]) -> (Vec<u16>, Vec<u32>) {
+    let mut counts: FxHashMap<char, usize> = FxHashMap::default();
+    for (key, _, _) in keys {
+        for c in key.chars() {
+            *counts.entry(c).or_default() += 1;
+        }
+    }
+    let mut chars: Vec<(usize, char)> = counts.into_iter().map(|(c, n)| (n, c)).collect();
+    chars.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut pages = vec![0u16; (char::MAX as usize) / PAGE + 1];
+    let mut codes = vec![NONE; PAGE];
+    for (code, &(_, c)) in chars.iter().enumerate() {
+        let cp = c as usize;
+        if pages[cp / PAGE] == 0 {
+            // At most 0x110000 / 128 = 8704 pages, so a page number fits in u16.
+            pages[cp / PAGE] = (codes.len() / PAGE) as u16;
+            codes.resize(codes.len() + PAGE, NONE);
+        }
+        codes[usize::from(pages[cp / PAGE]) * PAGE + cp % PAGE] = code as u32;
+    }
+    (pages, codes)
+}
+
+/// Lays out the trie given by `children` (each node's `(code, child)` list, sorted by code)
+/// breadth first, each node's children at the first base where all their slots are free,
+/// among the first [`GAP_SEARCH`] free slots tried for the lowest child (past those, after
+/// every used slot, which bounds the build time).
+fn layout(children: &[Vec<(u32, u32)>], values: &[Option<(u32, f32)>]) -> Vec<Unit> {
+    let mut units = vec![FREE; 1];
+    units[0].check = NONE - 1;
+    let mut free = FreeSlots::default();
+    free.take(0);
+    let (mut last_used, mut wide_from) = (0usize, 0usize);
+    let mut queue = std::collections::VecDeque::from([(0u32, 0usize)]);
+    while let Some((node, state)) = queue.pop_front() {
+        let kids = &children[node as usize];
+        let (Some(&(lowest, _)), Some(&(highest, _))) = (kids.first(), kids.last()) else {
+            continue;
+        };
+        let (lowest, highest) = (lowest as usize, highest as usize);
+        let fits = |units: &[Unit], base: usize| {
+            kids.iter()
+                .all(|&(c, _)| units.get(base + c as usize).is_none_or(|u| u.check == NONE))
+        };
+        // Bases start at 1, so no child lands on the root. A wide node (one that begins
+        // many pieces, such as a lead character or `▁`) rarely fits in the packed front, so
+        // wide nodes search from where the last one went, sharing each other's gaps.
+        let wide = kids.len() > WIDE;
+        let mut slot = free.first_from(if wide { wide_from } else { 0 }.max(lowest + 1));
+        let mut base = None;
+        for _ in 0..GAP_SEARCH {
+            if fits(&units, slot - lowest) {
+                base = Some(slot - lowest);
+                break;
+            }
+            slot = free.first_from(slot + 1);
+        }
+        let base = base.unwrap_or_else(|| (last_used + 1).max(lowest + 1) - lowest);
+        if units.len() <= base + highest {
+            units.resize(base + highest + 1, FREE);
+        }
+        units[state].base = base as u32;
+        if wide {
+            wide_from = base + lowest;
+        }
+        for &(code, child) in kids {
+            let slot = base + code as usize;
+            last_used = last_used.max(slot);
+            free.take(slot);
+            let (value, score) = values[child as usize].unwrap_or((NONE, 0.0));
+            units[slot] = Unit {
+                base: 0,
+                check: state as u32,
+                value,
+                score,
+            };
+            queue.push_back((child, slot));
+        }
+    }
+    units
+}
+
+/// The free slots of the layout, as a union-find "next free slot": `next[i] == i` when slot
+/// `i` is free, and every slot past the end is free.
+#[derive(Default)]
+struct FreeSlots {
+    next: Vec<usize>,
+}
+
+impl FreeSlots {
+    /// The first free slot at or after `at`.
+    fn first_from(&mut self, at: usize) -> usize {
+        let mut root = at;
+        while root < self.next.len() && self.next[root] != root {
+            root = self.next[root];
+        }
+        // Path compression: every slot on the way now points at the answer.
+        let mut i = at;
+        while i < root {
+            let up = self.next[i];
+            self.next[i] = root;
+            i = up;
+        }
+        root
+    }
+
+    /// Marks `slot` used.
+    fn take(&mut self, slot: usize) {
+        if self.next.len() <= slot + 1 {
+            let from = self.next.len();
+            self.next.extend(from..slot + 2);
+        }
+        self.next[slot] = slot + 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sample::SplitMix64;
+    use super::*;
+
+    /// Characters of every UTF-8 length, several sharing a lead byte or a page.
+    const ALPHABET: [&str; 12] = [
+        "a",
+        "b",
+        "▁",
+        "é",
+        "ß",
+        "の",
+        "猫",
+        "吾",
+        "輩",
+        "😀",
+        "😁",
+        "\u{10FFFF}",
+    ];
+
+    fn matches(trie: &CharTrie, text: &str) -> Vec<(usize, u32, f32)> {
+        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
+        trie.encode_chars(text.as_bytes(), &mut codes, &mut offsets);
+        let mut found = Vec::new();
+        trie.for_each_prefix(&codes, |chars, id, score| {
+            found.push((offsets[chars], id, score));
+        });
+        found
+    }
+
+    #[test]
+    fn finds_prefixes_by_characters() {
+        let keys: [(&[u8], u32, f32); 5] = [
+            ("吾".as_bytes(), 0, -1.0),
+            ("吾輩".as_bytes(), 1, -2.0),
+            ("吾輩は猫".as_bytes(), 2, -3.0),
+            ("é".as_bytes(), 3, -4.0),
+            // Not valid UTF-8 (the first byte of "é"): left out.
+            (&[0xC3], 4, -5.0),
+        ];
+        let trie = CharTrie::build(keys);
+        assert_eq!(
+            matches(&trie, "吾輩は猫である"),
+            vec![(3, 0, -1.0), (6, 1, -2.0), (12, 2, -3.0)]
+        );
+        assert_eq!(matches(&trie, "吾輩が"), vec![(3, 0, -1.0), (6, 1, -2.0)]);
+        assert_eq!(matches(&trie, "éa"), vec![(2, 3, -4.0)]);
+        // A character in no key, and one in a key but never first.
+        assert_eq!(matches(&trie, "x吾"), vec![]);
+        assert_eq!(matches(&trie, "輩"), vec![]);
+        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
+        trie.encode_chars("a輩😀".as_bytes(), &mut codes, &mut offsets);
+        assert_eq!(offsets, vec![0, 1, 4, 8]);
+        assert_eq!(codes[0], NONE);
+        assert_ne!(codes[1], NONE);
+        assert_eq!(codes[2], NONE);
+    }
+
+    /// On random keys over characters of 1 to 4 bytes, the character trie reports exactly the
+    /// keys that a scan finds as prefixes, with their ids and scores.
+    #[test]
+    fn matches_a_scan_on_mixed_lengths() {
+        let mut rng = SplitMix64::new(11);
+        let mut pick = |n: u64| (rng.next_u64() % n) as usize;
+        let mut keys: Vec<(String, u32, f32)> = Vec::new();
+        for id in 0..2000u32 {
+            let len = 1 + pick(5);
+            let key: String = (0..len).map(|_| ALPHABET[pick(12)]).collect();
+            if !keys.iter().any(|(k, _, _)| *k == key) {
+                keys.push((key, id, -(id as f32) / 7.0));
+            }
+        }
+        let trie = CharTrie::build(keys.iter().map(|(k, id, s)| (k.as_bytes(), *id, *s)));
+        for _ in 0..2000 {
+            // Sometimes a character that is in no key ('z').
+            let text: String = (0..7)
+                .map(|_| {
+                    if pick(20) == 0 {
+                        "z"
+                    } else {
+                        ALPHABET[pick(12)]
+                    }
+                })
+                .collect();
+            let mut want: Vec<(usize, u32, f32)> = keys
+                .iter()
+                .filter(|(k, _, _)| text.starts_with(k.as_str()))
+                .map(|(k, id, s)| (k.len(), *id, *s))
+                .collect();
+            want.sort_unstable_by_key(|w| w.0);
+            assert_eq!(matches(&trie, &text), want, "text {text:?}");
+        }
+    }
+
+    #[test]
+    fn invalid_cuts_have_no_code() {
+        let trie = CharTrie::build([("é".as_bytes(), 0, 0.0)]);
+        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
+        // A stray continuation byte, a lead byte cut off by the end.
+        trie.encode_chars(&[0xA9, b'a', 0xC3], &mut codes, &mut offsets);
+        assert_eq!(codes, vec![NONE, NONE, NONE]);
+        assert_eq!(offsets, vec![0, 1, 2, 3]);
+    }
+}
