@@ -235,13 +235,7 @@ fn layout(children: &[Vec<(u32, u32)>], values: &[Option<(u32, f32)>]) -> Vec<Un
             let slot = base + code as usize;
             last_used = last_used.max(slot);
             free.take(slot);
-            let (value, score) = values[child as usize].unwrap_or((NONE, 0.0));
-            units[slot] = Unit {
-                base: 0,
-                check: state as u32,
-                value,
-                score,
-            };
+            units[slot] = Unit::child(state, values[child as usize]);
             queue.push_back((child, slot));
         }
     }

@@ -10,6 +10,8 @@ mod lattice;
 mod model;
 mod nbest;
 mod sample;
+#[cfg(test)]
+mod test_pieces;
 mod trie;
 #[cfg(test)]
 mod viterbi_tests;

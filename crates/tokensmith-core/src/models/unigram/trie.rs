@@ -42,6 +42,20 @@ pub(super) struct Unit {
     pub(super) score: f32,
 }
 
+impl Unit {
+    /// A child slot of state `parent`, with no children yet, holding the piece that ends
+    /// there, if any.
+    pub(super) fn child(parent: usize, piece: Option<(u32, f32)>) -> Self {
+        let (value, score) = piece.unwrap_or((NONE, 0.0));
+        Self {
+            base: 0,
+            check: parent as u32,
+            value,
+            score,
+        }
+    }
+}
+
 /// The read-only form of the trie; state 0 is the root.
 #[derive(Debug, Clone)]
 struct DoubleArray {
@@ -100,13 +114,7 @@ impl DoubleArray {
             for &(b, child) in kids {
                 let slot = base + usize::from(b);
                 last_used = last_used.max(slot);
-                let (value, score) = values[child as usize].unwrap_or((NONE, 0.0));
-                units[slot] = Unit {
-                    base: 0,
-                    check: state as u32,
-                    value,
-                    score,
-                };
+                units[slot] = Unit::child(state, values[child as usize]);
                 queue.push_back((child, slot));
             }
         }

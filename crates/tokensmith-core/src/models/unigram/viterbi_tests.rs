@@ -6,6 +6,7 @@
 
 use super::lattice::Lattice;
 use super::model::{Unigram, UnigramPiece};
+use super::test_pieces::with_unk_first;
 use crate::formats::sentencepiece_model::PieceType;
 use proptest::prelude::*;
 
@@ -36,19 +37,7 @@ fn vocabulary() -> impl Strategy<Value = Vec<UnigramPiece>> {
             score,
             kind,
         });
-    prop::collection::vec(piece, 1..60).prop_map(|mut v| {
-        v.insert(
-            0,
-            UnigramPiece {
-                piece: "<unk>".into(),
-                score: 0.0,
-                kind: PieceType::Unknown,
-            },
-        );
-        let mut seen = std::collections::HashSet::new();
-        v.retain(|p| seen.insert(p.piece.clone()));
-        v
-    })
+    prop::collection::vec(piece, 1..60).prop_map(with_unk_first)
 }
 
 /// Texts over the alphabet and two characters in no piece ('z', 'の').

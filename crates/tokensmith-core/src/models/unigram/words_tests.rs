@@ -2,6 +2,7 @@
 //! texts and random vocabularies full of exact and near ties, and on the shipped English model.
 
 use super::model::{Unigram, UnigramPiece};
+use super::test_pieces::with_unk_first;
 use crate::formats::sentencepiece_model::{self, PieceType};
 use proptest::prelude::*;
 
@@ -43,19 +44,7 @@ fn vocabulary() -> impl Strategy<Value = Vec<UnigramPiece>> {
             }
             UnigramPiece { piece, score, kind }
         });
-    prop::collection::vec(piece, 1..40).prop_map(|mut v| {
-        v.insert(
-            0,
-            UnigramPiece {
-                piece: "<unk>".into(),
-                score: 0.0,
-                kind: PieceType::Unknown,
-            },
-        );
-        let mut seen = std::collections::HashSet::new();
-        v.retain(|p| seen.insert(p.piece.clone()));
-        v
-    })
+    prop::collection::vec(piece, 1..40).prop_map(with_unk_first)
 }
 
 /// Words of 1 to 8 characters, or now and then of up to 24 (some unknown to every vocabulary,
