@@ -40,6 +40,9 @@ pub(super) struct CharTrie {
     pages: Vec<u16>,
     /// The code of each code point, page by page, or `NONE`.
     codes: Vec<u32>,
+    /// Whether some key has a character with this first byte: a character whose lead byte no
+    /// key uses has no code, which the encoder then knows without decoding it.
+    leads: [bool; 256],
     units: Vec<Unit>,
 }
 
@@ -53,9 +56,16 @@ impl CharTrie {
             .filter(|(k, _, _)| !k.is_empty())
             .collect();
         let (pages, codes) = code_table(&keys);
+        let mut leads = [false; 256];
+        for (key, _, _) in &keys {
+            for (at, _) in key.char_indices() {
+                leads[usize::from(key.as_bytes()[at])] = true;
+            }
+        }
         let mut trie = Self {
             pages,
             codes,
+            leads,
             units: Vec::new(),
         };
         // The trie as nodes with (code, child) edges, then laid out breadth first.
@@ -109,6 +119,9 @@ impl CharTrie {
             let lead = text[at];
             let (code, len) = if lead < 0x80 {
                 (ascii[usize::from(lead)], 1)
+            } else if !self.leads[usize::from(lead)] {
+                // A script the model lacks: the cut's length is all that is needed.
+                (NONE, cut_len(lead).min(text.len() - at))
             } else {
                 let (cp, len) = decode(&text[at..]);
                 (cp.map_or(NONE, |cp| self.code(cp)), len)
@@ -162,6 +175,18 @@ fn decode(rest: &[u8]) -> (Option<u32>, usize) {
         ),
     };
     (cp, len.min(rest.len()))
+}
+
+/// The length of the cut that starts with the non-ASCII byte `lead`, as [`decode`] cuts it
+/// before it meets the text's end.
+#[inline]
+fn cut_len(lead: u8) -> usize {
+    match lead {
+        0x80..=0xBF => 1,
+        0xC0..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        _ => 4,
+    }
 }
 
 /// The two-level code table: codes are given by how often a character occurs in the keys,
@@ -379,5 +404,32 @@ mod tests {
         trie.encode_chars(&[0xA9, b'a', 0xC3], &mut codes, &mut offsets);
         assert_eq!(codes, vec![NONE, NONE, NONE]);
         assert_eq!(offsets, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn unused_lead_bytes_cut_as_decode_cuts() {
+        // Keys use no lead byte of the text's non-ASCII characters: each gets no code and the
+        // cut `decode` gives, also when the end cuts a character short.
+        let trie = CharTrie::build([("a".as_bytes(), 0, 0.0), ("é".as_bytes(), 1, 0.0)]);
+        let mut text = "a吾輩😀bß".as_bytes().to_vec();
+        text.extend([0xA9, 0xE3, 0x81]);
+        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
+        trie.encode_chars(&text, &mut codes, &mut offsets);
+        let (mut want_codes, mut want_offsets, mut at) = (Vec::new(), Vec::new(), 0);
+        while at < text.len() {
+            let (cp, len) = decode(&text[at..]);
+            want_codes.push(cp.map_or(NONE, |cp| trie.code(cp)));
+            want_offsets.push(at);
+            at += len;
+        }
+        want_offsets.push(text.len());
+        assert_eq!(codes, want_codes);
+        assert_eq!(offsets, want_offsets);
+        assert_eq!(codes[0], trie.code(u32::from(b'a')));
+        assert!(codes[1..4].iter().all(|&c| c == NONE));
+        assert_eq!(
+            offsets[offsets.len() - 3..],
+            [text.len() - 3, text.len() - 2, text.len()]
+        );
     }
 }
