@@ -26,12 +26,13 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import tokensmith
 from _common import MB, cpu_model, git_revision, load_corpus, publish
 
 Call = Callable[[], Any]
+T = TypeVar("T")
 
 
 def time_call(call: Call, min_seconds: float) -> tuple[float, float]:
@@ -57,22 +58,35 @@ def calls(enc: tokensmith.Encoding, docs: list[str], threads: int) -> dict[str, 
     }
 
 
-def measure(call_set: dict[str, Call], rounds: int, min_seconds: float) -> dict[str, list[Any]]:
-    """Per call kind, one (wall, cpu) pair per round; the order rotates by one each round."""
+def rotated_rounds(
+    call_set: dict[str, Call], rounds: int, timer: Callable[[Call], T]
+) -> dict[str, list[T]]:
+    """Per call kind, ``timer``'s result once per round, after one warm-up call of each kind
+    (caches, ints, the thread pool); the order rotates by one each round, the collector is
+    paused."""
     names = list(call_set)
     for call in call_set.values():
-        call()  # warm-up: caches, ints, thread pool
-    times: dict[str, list[Any]] = {name: [] for name in names}
-    for r in range(rounds):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
-            times[name].append(time_call(call_set[name], min_seconds))
+        call()
+    times: dict[str, list[T]] = {name: [] for name in names}
+    gc.collect()
+    gc.disable()
+    try:
+        for r in range(rounds):
+            for name in names[r % len(names) :] + names[: r % len(names)]:
+                times[name].append(timer(call_set[name]))
+    finally:
+        gc.enable()
     return times
+
+
+def spread(ratios: list[float]) -> str:
+    """Median (min–max) of paired ratios."""
+    return f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f})"
 
 
 def ratio_cell(over: list[Any], under: list[Any]) -> str:
     """Median (min–max) of the paired ratios over[i].wall / under[i].wall."""
-    ratios = [a[0] / b[0] for a, b in zip(over, under, strict=True)]
-    return f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f})"
+    return spread([a[0] / b[0] for a, b in zip(over, under, strict=True)])
 
 
 def report(args: argparse.Namespace) -> str:
@@ -97,7 +111,9 @@ def report(args: argparse.Namespace) -> str:
         enc = tokensmith.get_encoding(name)
         for cls, docs in corpus.items():
             mb = sum(len(d.encode()) for d in docs) / MB
-            t = measure(calls(enc, docs, n), args.rounds, args.min_seconds)
+            t = rotated_rounds(
+                calls(enc, docs, n), args.rounds, lambda c: time_call(c, args.min_seconds)
+            )
             single = statistics.median(w for w, _ in t["single"])
             load = [statistics.median(c / w for w, c in t[k]) for k in ("list N", "numpy N")]
             lines.append(

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import gc
 import os
 import platform
 import statistics
@@ -38,6 +37,7 @@ from typing import Any
 
 import tokensmith
 from _common import MB, cpu_model, git_revision, publish
+from batch_scaling import rotated_rounds, spread
 from encode_spm import corpus, models
 
 MODELS = {
@@ -82,35 +82,16 @@ def time_call(call: Callable[[], Any]) -> Timing:
     return Timing(wall, run, waited)
 
 
-def measure(calls: dict[str, Callable[[], Any]], rounds: int) -> dict[str, list[Timing]]:
-    names = list(calls)
-    for call in calls.values():
-        call()  # warm-up: word caches on every thread, ints, the thread pool
-    out: dict[str, list[Timing]] = {name: [] for name in names}
-    gc.collect()
-    gc.disable()
-    try:
-        for r in range(rounds):
-            for name in names[r % len(names) :] + names[: r % len(names)]:
-                out[name].append(time_call(calls[name]))
-    finally:
-        gc.enable()
-    return out
-
-
-def cell(ratios: list[float]) -> str:
-    return f"{statistics.median(ratios):.2f}× ({min(ratios):.2f}–{max(ratios):.2f})"
-
-
 def row(label: str, lines: list[str], proto: bytes, threads: int, rounds: int) -> str:
     sp = tokensmith.SentencePieceProcessor(model_proto=proto)
-    t = measure(
+    t = rotated_rounds(
         {
             "single": lambda: [sp.encode(x) for x in lines],
             "batch 1": lambda: sp.encode(lines, num_threads=1),
             "batch N": lambda: sp.encode(lines, num_threads=threads),
         },
         rounds,
+        time_call,
     )
     mb = sum(len(x.encode()) for x in lines) / MB
     single, one, many = t["single"], t["batch 1"], t["batch N"]
@@ -123,8 +104,8 @@ def row(label: str, lines: list[str], proto: bytes, threads: int, rounds: int) -
     return (
         f"| {label} | {mb / statistics.median(x.wall for x in single):.1f} | "
         f"{mb / statistics.median(x.wall for x in many):.1f} | "
-        f"{cell([a.wall / b.wall for a, b in zip(single, many, strict=True)])} | "
-        f"{cell([a.wall / b.wall for a, b in zip(one, many, strict=True)])} | {cell(busy)} | "
+        f"{spread([a.wall / b.wall for a, b in zip(single, many, strict=True)])} | "
+        f"{spread([a.wall / b.wall for a, b in zip(one, many, strict=True)])} | {spread(busy)} | "
         f"{cpu:.2f} | {extra:.2f} | {waited:.2f} |"
     )
 

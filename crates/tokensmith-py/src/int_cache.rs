@@ -59,29 +59,25 @@ impl IntCache {
             if list.is_null() {
                 return Err(PyErr::fetch(py));
             }
-            if self.cells.len() <= PREFETCH_ABOVE {
-                for (i, &id) in ids.iter().enumerate() {
-                    let item = self.int(py, id);
-                    pyo3::ffi::PyList_SET_ITEM(list, i as pyo3::ffi::Py_ssize_t, item);
-                }
-                return Ok(Bound::from_owned_ptr(py, list).cast_into_unchecked());
-            }
+            let look_ahead = self.cells.len() > PREFETCH_ABOVE;
             for (i, &id) in ids.iter().enumerate() {
                 // The cached ints of a varied text are spread over megabytes, and each one's
                 // reference count is written: fetch the cell of a later id, and the int of a
                 // nearer one, so those misses overlap.
-                if let Some(cell) = ids
-                    .get(i + 2 * LIST_PREFETCH)
-                    .and_then(|&n| self.cells.get(n as usize))
-                {
-                    prefetch(cell);
-                }
-                if let Some(int) = ids
-                    .get(i + LIST_PREFETCH)
-                    .and_then(|&n| self.cells.get(n as usize))
-                    .and_then(OnceLock::get)
-                {
-                    prefetch(int.as_ptr());
+                if look_ahead {
+                    if let Some(cell) = ids
+                        .get(i + 2 * LIST_PREFETCH)
+                        .and_then(|&n| self.cells.get(n as usize))
+                    {
+                        prefetch(cell);
+                    }
+                    if let Some(int) = ids
+                        .get(i + LIST_PREFETCH)
+                        .and_then(|&n| self.cells.get(n as usize))
+                        .and_then(OnceLock::get)
+                    {
+                        prefetch(int.as_ptr());
+                    }
                 }
                 let item = self.int(py, id);
                 pyo3::ffi::PyList_SET_ITEM(list, i as pyo3::ffi::Py_ssize_t, item);

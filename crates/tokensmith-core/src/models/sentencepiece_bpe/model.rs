@@ -13,7 +13,8 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashMap;
 
 use crate::formats::sentencepiece_model::PieceType;
-use crate::models::unigram::words::{self, WordSplit, MAX_WORD};
+use crate::models::unigram::words::{self, MAX_WORD};
+use crate::models::unigram::WordSplit;
 use crate::models::unigram::{PieceTrie, Span, SplitMix64};
 
 /// The symbol id of a character that is in no piece.

@@ -15,6 +15,7 @@ mod test_pieces;
 mod trie;
 #[cfg(test)]
 mod viterbi_tests;
+mod word_split;
 pub(crate) mod words;
 #[cfg(test)]
 mod words_tests;
@@ -24,4 +25,4 @@ pub use model::{Span, Unigram, UnigramPiece};
 pub use nbest::nbest;
 pub use sample::{pick_scored, sample_path, SplitMix64};
 pub use trie::PieceTrie;
-pub use words::WordSplit;
+pub use word_split::WordSplit;

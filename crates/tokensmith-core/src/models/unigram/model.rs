@@ -27,7 +27,8 @@ use super::lattice::Lattice;
 use super::nbest::nbest;
 use super::sample::{sample_path, SplitMix64};
 use super::trie::PieceTrie;
-use super::words::{self, WordSplit, MAX_WORD};
+use super::word_split::WordSplit;
+use super::words::{self, MAX_WORD};
 use crate::formats::sentencepiece_model::PieceType;
 
 pub(super) const UNK_PENALTY: f32 = 10.0;
