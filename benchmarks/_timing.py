@@ -281,22 +281,31 @@ class Pair:
     cpu_ratio: float
 
 
-def paired(a: Callable[[], object], b: Callable[[], object], rounds: int) -> Pair:
+def paired(
+    a: Callable[[], object], b: Callable[[], object], rounds: int, gc_paused: bool = False
+) -> Pair:
     """Times ``a()`` and ``b()`` back to back each round, alternating which goes first.
 
     On a shared machine other processes steal wall time from whichever call runs, so the ratio
     of the two calls of one round (and CPU time, which waiting does not count) is steadier than
     the ratio of two medians. The results are kept until the timer stops, so freeing them is not
-    timed but building them (and the garbage collector's work while they pile up) is."""
+    timed but building them is, and so is the garbage collector's work while they pile up unless
+    ``gc_paused`` (then the collector is off during each call, as in ``timeit`` and
+    ``measure``)."""
     walls: dict[str, list[float]] = {"a": [], "b": []}
     cpus: dict[str, list[float]] = {"a": [], "b": []}
     for r in range(rounds):
         order = [("a", a), ("b", b)] if r % 2 == 0 else [("b", b), ("a", a)]
         for name, fn in order:
+            was_enabled = gc.isenabled()
+            if gc_paused:
+                gc.disable()
             wall, cpu = time.perf_counter(), time.process_time()
             kept = fn()
             walls[name].append(time.perf_counter() - wall)
             cpus[name].append(time.process_time() - cpu)
+            if was_enabled:
+                gc.enable()
             del kept
     med = statistics.median
     return Pair(
