@@ -15,6 +15,7 @@ mod test_pieces;
 mod trie;
 #[cfg(test)]
 mod viterbi_tests;
+pub(crate) mod word_sink;
 mod word_split;
 pub(crate) mod words;
 #[cfg(test)]
