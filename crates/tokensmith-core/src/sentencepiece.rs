@@ -402,7 +402,7 @@ impl SentencePieceProcessor {
         out.clear();
         let unknowns = self.unknowns();
         if let Model::Unigram(m) = &self.model {
-            let mut sink = IdSink::new(unknowns, normalized.as_bytes(), out);
+            let mut sink = IdSink::new(unknowns, normalized.as_bytes(), out, spans);
             if m.segment_with(normalized, &mut sink).is_some() {
                 return;
             }

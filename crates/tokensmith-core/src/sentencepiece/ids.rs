@@ -3,7 +3,7 @@
 //! segments word by word, straight from its word cache ([`IdSink`]), with no spans at all.
 
 use crate::models::unigram::word_sink::WordSink;
-use crate::models::unigram::words::Cached;
+use crate::models::unigram::words::{push_cached, Cached};
 use crate::models::unigram::{Span, Unigram};
 
 /// How the processor turns a model's pieces into ids: a run of unknown pieces becomes one
@@ -48,6 +48,8 @@ pub(super) struct IdSink<'a> {
     unknowns: Unknowns<'a>,
     text: &'a [u8],
     out: &'a mut Vec<u32>,
+    /// The pieces of a cached word with an unknown one, as spans into the word.
+    word: &'a mut Vec<Span>,
     /// The score of the pieces before `out[summed..]`; from `summed` on, `out` holds model ids.
     score: f32,
     summed: usize,
@@ -55,41 +57,42 @@ pub(super) struct IdSink<'a> {
 }
 
 impl<'a> IdSink<'a> {
-    pub(super) fn new(unknowns: Unknowns<'a>, text: &'a [u8], out: &'a mut Vec<u32>) -> Self {
+    /// Writes the ids of `text` into `out`; `word` is a buffer for the sink's own use.
+    pub(super) fn new(
+        unknowns: Unknowns<'a>,
+        text: &'a [u8],
+        out: &'a mut Vec<u32>,
+        word: &'a mut Vec<Span>,
+    ) -> Self {
         Self {
             unknowns,
             text,
             out,
+            word,
             score: 0.0,
             summed: 0,
             is_prev_unk: false,
         }
     }
 
-    /// Takes back the model ids from `at` on, which hold an unknown, and writes the word
-    /// `pieces` (spans at byte `start` of the text) through the unknown rule instead.
-    #[cold]
-    fn push_with_unknowns(
-        &mut self,
-        at: usize,
-        model: &Unigram,
-        pieces: impl FnOnce(&mut dyn FnMut(usize, usize, u32)),
-        start: usize,
-    ) {
+    /// Takes back the model ids from `at` on, which hold an unknown, and writes the word's
+    /// `pieces` (spans into the word, which starts at byte `start` of the text) through the
+    /// unknown rule instead.
+    #[inline(never)]
+    fn push_with_unknowns(&mut self, at: usize, model: &Unigram, pieces: &[Span], start: usize) {
         self.out.truncate(at);
         self.score(model);
-        let Self {
-            unknowns,
-            text,
-            out,
-            score,
-            is_prev_unk,
-            ..
-        } = self;
-        pieces(&mut |s, e, id| {
-            *score += model.node_score(id);
-            unknowns.push(text, s + start, e + start, id, is_prev_unk, out);
-        });
+        for &(s, e, id) in pieces {
+            self.score += model.node_score(id);
+            self.unknowns.push(
+                self.text,
+                s + start,
+                e + start,
+                id,
+                &mut self.is_prev_unk,
+                self.out,
+            );
+        }
         self.summed = self.out.len();
     }
 }
@@ -99,7 +102,11 @@ impl WordSink for IdSink<'_> {
     fn push_cached(&mut self, hit: &Cached<'_>, start: usize, model: &Unigram) {
         let at = self.out.len();
         if hit.push_ids(self.out, self.unknowns.unk_id) {
-            self.push_with_unknowns(at, model, |f| hit.for_each_piece(f), start);
+            let mut word = std::mem::take(self.word);
+            word.clear();
+            push_cached(hit, 0, &mut word);
+            self.push_with_unknowns(at, model, &word, start);
+            *self.word = word;
         } else {
             self.is_prev_unk = false;
         }
@@ -114,12 +121,7 @@ impl WordSink for IdSink<'_> {
             id
         }));
         if has_unk {
-            self.push_with_unknowns(
-                at,
-                model,
-                |f| spans.iter().for_each(|&(s, e, id)| f(s, e, id)),
-                start,
-            );
+            self.push_with_unknowns(at, model, spans, start);
         } else if !spans.is_empty() {
             self.is_prev_unk = false;
         }

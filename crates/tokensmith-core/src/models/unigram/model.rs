@@ -301,12 +301,14 @@ impl Unigram {
             words::with_cache(self.cache_tag, |cache| {
                 let mut word_spans = Vec::new();
                 let mut in_context = 0;
+                // At least every word's bound (it grows with the word's start and length).
+                let text_bound = self.margin_bound(0, bytes.len());
                 cache.for_each_word(split, bytes, |cache, probe| {
                     let start = probe.start;
                     let word = &bytes[start..probe.end];
-                    let bound = self.margin_bound(start, word.len());
+                    let bound = || self.margin_bound(start, word.len());
                     let alone_holds = match cache.find(probe) {
-                        Some(hit) if hit.margin() > bound => {
+                        Some(hit) if hit.margin() > text_bound || hit.margin() > bound() => {
                             sink.push_cached(&hit, start, self);
                             return true;
                         }
@@ -315,7 +317,7 @@ impl Unigram {
                             let (_, margin) =
                                 self.viterbi_with::<true>(word, 0.0, &mut tables, &mut word_spans);
                             cache.put_probe(probe, &word_spans, margin);
-                            margin > bound
+                            margin > bound()
                         }
                         None => false,
                     };

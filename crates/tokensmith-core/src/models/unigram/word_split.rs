@@ -84,14 +84,14 @@ impl WordSplit {
         match self {
             Self::Prefix => {
                 while is_mark(text, i) {
-                    i += 3;
+                    i += MARK.len();
                 }
                 next_mark(text, i)
             }
             Self::Suffix => {
                 i = next_mark(text, i);
                 while is_mark(text, i) {
-                    i += 3;
+                    i += MARK.len();
                 }
                 i
             }

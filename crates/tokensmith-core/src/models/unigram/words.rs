@@ -244,30 +244,6 @@ impl Cached<'_> {
         has_unk
     }
 
-    /// Calls `f(start, end, id)` for each piece of the word, in order, with `start` and `end`
-    /// in bytes into the word.
-    #[inline]
-    pub fn for_each_piece(&self, mut f: impl FnMut(usize, usize, u32)) {
-        let mut start = 0;
-        let mut piece = |end: u8, id: u32| {
-            let end = usize::from(end);
-            f(start, end, id);
-            start = end;
-        };
-        match self {
-            Self::Short(slot) => {
-                for i in 0..usize::from(slot.pieces).min(SHORT_PIECES) {
-                    piece(slot.end(i), slot.id(i));
-                }
-            }
-            Self::Long(slot) => {
-                for i in 0..usize::from(slot.pieces).min(MAX_PIECES) {
-                    piece(slot.ends[i], slot.ids[i]);
-                }
-            }
-        }
-    }
-
     /// The word's pieces as `(end, id)`, ends in bytes into the word.
     #[cfg(test)]
     pub fn pieces(&self) -> Vec<(usize, u32)> {
@@ -365,6 +341,11 @@ pub fn with_cache<R>(tag: u64, f: impl FnOnce(&mut WordCache) -> R) -> Option<R>
 fn key_of(text: &[u8], start: usize, end: usize) -> ([u64; LONG_KEY], u64) {
     let len = end - start;
     let mut key = [0u64; LONG_KEY];
+    if len <= 8 {
+        // Most words: one load (the hash is the general one's with four zero words).
+        key[0] = eight_bytes_at(text, start) & (u64::MAX >> (64 - 8 * len.max(1)));
+        return (key, (len as u64 ^ key[0]).wrapping_mul(HASH_MUL));
+    }
     let words = len.div_ceil(8).min(LONG_KEY);
     for (k, slot) in key.iter_mut().enumerate().take(words) {
         *slot = eight_bytes_at(text, start + 8 * k);
@@ -378,8 +359,11 @@ fn key_of(text: &[u8], start: usize, end: usize) -> ([u64; LONG_KEY], u64) {
     for (k, &word) in key.iter().enumerate() {
         hash ^= word.rotate_left(21 * k as u32);
     }
-    (key, hash.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    (key, hash.wrapping_mul(HASH_MUL))
 }
+
+/// The odd multiplier that spreads a key's bits into the hash's high bits.
+const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The eight bytes of `text` from `from` (below the text's length) as a little-endian word,
 /// zero past the text's end.
@@ -532,7 +516,24 @@ impl WordCache {
 /// Appends a cached word at byte `offset` of the text to `out` as spans.
 #[inline]
 pub fn push_cached(hit: &Cached<'_>, offset: usize, out: &mut Vec<Span>) {
-    hit.for_each_piece(|start, end, id| out.push((start + offset, end + offset, id)));
+    let mut start = offset;
+    let mut span = |end: u8, id: u32| {
+        let end = offset + usize::from(end);
+        let span = (start, end, id);
+        start = end;
+        span
+    };
+    // Ranges mapped to spans have an exact length: `extend` reserves once.
+    match hit {
+        Cached::Short(slot) => {
+            let n = usize::from(slot.pieces).min(SHORT_PIECES);
+            out.extend((0..n).map(|i| span(slot.end(i), slot.id(i))));
+        }
+        Cached::Long(slot) => {
+            let n = usize::from(slot.pieces).min(MAX_PIECES);
+            out.extend((0..n).map(|i| span(slot.ends[i], slot.ids[i])));
+        }
+    }
 }
 
 #[cfg(test)]
