@@ -41,9 +41,10 @@ impl Unknowns<'_> {
 
 /// The processor's ids written straight from the Unigram word path, without spans.
 ///
-/// A word with no unknown piece is copied as the model's ids. A word with one goes through
-/// [`Unknowns::push`], and the score of every piece up to its end is summed first: past it,
-/// `out` no longer holds the model's ids (see [`WordSink::score`]).
+/// A word with no unknown piece is copied as the model's ids. A word with one has its
+/// unknown runs merged in place (or, with byte fallback, goes through [`Unknowns::push`]),
+/// and the score of every piece up to its end is summed first: past it, `out` no longer
+/// holds the model's ids (see [`WordSink::score`]).
 pub(super) struct IdSink<'a> {
     unknowns: Unknowns<'a>,
     text: &'a [u8],
@@ -95,6 +96,26 @@ impl<'a> IdSink<'a> {
         }
         self.summed = self.out.len();
     }
+
+    /// Without byte fallback: merges the runs of unknown ids among the model ids from `at` on
+    /// (the last word's, which holds an unknown one), in place, once their scores are summed.
+    #[inline(never)]
+    fn merge_unknowns(&mut self, at: usize, model: &Unigram) {
+        self.score(model);
+        let unk = self.unknowns.unk_id;
+        let mut kept = at;
+        for read in at..self.out.len() {
+            let id = self.out[read];
+            let is_unk = id == unk;
+            if !(is_unk && self.is_prev_unk) {
+                self.out[kept] = id;
+                kept += 1;
+            }
+            self.is_prev_unk = is_unk;
+        }
+        self.out.truncate(kept);
+        self.summed = kept;
+    }
 }
 
 impl WordSink for IdSink<'_> {
@@ -102,6 +123,9 @@ impl WordSink for IdSink<'_> {
     fn push_cached(&mut self, hit: &Cached<'_>, start: usize, model: &Unigram) {
         let at = self.out.len();
         if hit.push_ids(self.out, self.unknowns.unk_id) {
+            if self.unknowns.byte_ids.is_none() {
+                return self.merge_unknowns(at, model);
+            }
             let mut word = std::mem::take(self.word);
             word.clear();
             push_cached(hit, 0, &mut word);
@@ -120,7 +144,9 @@ impl WordSink for IdSink<'_> {
             has_unk |= id == unk;
             id
         }));
-        if has_unk {
+        if has_unk && self.unknowns.byte_ids.is_none() {
+            self.merge_unknowns(at, model);
+        } else if has_unk {
             self.push_with_unknowns(at, model, spans, start);
         } else if !spans.is_empty() {
             self.is_prev_unk = false;
