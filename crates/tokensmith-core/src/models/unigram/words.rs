@@ -298,11 +298,22 @@ impl Probe {
 
 /// One model's tables on this thread.
 pub struct WordCache {
-    short: Box<[ShortSet]>,
-    long: Box<[LongSet]>,
+    /// Fixed-size arrays: a set index masked to the table's size needs no bounds check.
+    short: Box<[ShortSet; SHORT_SETS]>,
+    long: Box<[LongSet; LONG_SETS]>,
     /// The words [`Self::for_each_word`] has found and not yet handed on, kept between calls
     /// so that a call fills no fresh buffer.
     batch: Vec<Probe>,
+}
+
+/// A table of `N` empty sets, made on the heap (a 4 MiB array would not fit on the stack).
+fn table<S: Default + Copy, const W: usize, const N: usize>() -> Box<[Set<S, W>; N]> {
+    let sets = vec![Set::default(); N].into_boxed_slice();
+    match sets.try_into() {
+        Ok(sets) => sets,
+        // The vector has exactly `N` sets.
+        Err(_) => unreachable!("a table of {N} sets"),
+    }
 }
 
 /// A new tag for a model's tables; tags are never reused.
@@ -390,8 +401,8 @@ fn eight_bytes_at(text: &[u8], from: usize) -> u64 {
 impl WordCache {
     fn new() -> Self {
         Self {
-            short: vec![Set::default(); SHORT_SETS].into_boxed_slice(),
-            long: vec![Set::default(); LONG_SETS].into_boxed_slice(),
+            short: table(),
+            long: table(),
             batch: Vec::with_capacity(AHEAD),
         }
     }
