@@ -9,8 +9,7 @@ use proptest::prelude::*;
 use super::{Model, SentencePieceProcessor};
 use crate::formats::sentencepiece_model::{ModelProto, NormalizerSpec, Piece, PieceType};
 use crate::formats::sentencepiece_model::{ModelType, TrainerSpec};
-
-const MARK: char = '\u{2581}';
+use crate::models::unigram::test_pieces::piece;
 
 /// A processor over `pieces` (after `<unk>` at id 0, and the 256 byte pieces when
 /// `byte_fallback`), with identity normalization and the dummy prefix.
@@ -127,31 +126,11 @@ fn user_defined_pieces_among_unknowns() {
 /// Pieces of 1 to 3 characters, some after a mark, with scores that tie or nearly tie, some
 /// user-defined or unused.
 fn vocabulary() -> impl Strategy<Value = Vec<(String, f32, PieceType)>> {
-    let alphabet = prop::sample::select(vec!['a', 'b', 'é', '語']);
     let score = prop_oneof![
         prop::sample::select(vec![-1.0f32, -1.000_000_1, -2.0, -0.5, -3.0]),
         -9.0f32..-0.1
     ];
-    let kind = prop::sample::select(vec![
-        PieceType::Normal,
-        PieceType::Normal,
-        PieceType::Normal,
-        PieceType::UserDefined,
-        PieceType::Unused,
-    ]);
-    let piece = (
-        any::<bool>(),
-        prop::collection::vec(alphabet, 1..4),
-        score,
-        kind,
-    )
-        .prop_map(|(mark, cs, score, kind)| {
-            let mut piece: String = cs.into_iter().collect();
-            if mark {
-                piece.insert(0, MARK);
-            }
-            (piece, score, kind)
-        });
+    let piece = piece(vec!['a', 'b', 'é', '語'], score).prop_map(|p| (p.piece, p.score, p.kind));
     prop::collection::vec(piece, 1..30)
 }
 

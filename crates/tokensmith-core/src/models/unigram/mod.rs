@@ -11,7 +11,7 @@ mod model;
 mod nbest;
 mod sample;
 #[cfg(test)]
-mod test_pieces;
+pub(crate) mod test_pieces;
 mod trie;
 #[cfg(test)]
 mod viterbi_tests;
