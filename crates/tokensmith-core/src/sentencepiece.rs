@@ -30,6 +30,12 @@ use crate::models::sentencepiece_bpe::SentencePieceBpe;
 use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram};
 use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
 
+mod ids;
+#[cfg(test)]
+mod ids_tests;
+
+use ids::{IdSink, Unknowns};
+
 /// One segmentation as `(piece, id)` pairs, with its score.
 pub type Scored = (Vec<(String, u32)>, f32);
 
@@ -390,23 +396,29 @@ impl SentencePieceProcessor {
         }
     }
 
-    /// The ids of `normalized` into `out` (cleared first), merging or splitting unknowns.
+    /// The ids of `normalized` into `out` (cleared first), merging or splitting unknowns: a
+    /// Unigram model that segments word by word writes them straight from its word cache.
     fn ids_into(&self, normalized: &str, spans: &mut Vec<Span>, out: &mut Vec<u32>) {
-        self.segment(normalized, spans);
         out.clear();
+        let unknowns = self.unknowns();
+        if let Model::Unigram(m) = &self.model {
+            let mut sink = IdSink::new(unknowns, normalized.as_bytes(), out, spans);
+            if m.segment_with(normalized, &mut sink).is_some() {
+                return;
+            }
+            out.clear();
+        }
+        self.segment(normalized, spans);
         let mut is_prev_unk = false;
         for &(start, end, id) in spans.iter() {
-            let is_unk = id == self.unk_id;
-            match &self.byte_ids {
-                Some(table) if is_unk => out.extend(
-                    normalized.as_bytes()[start..end]
-                        .iter()
-                        .map(|&b| table[usize::from(b)]),
-                ),
-                _ if is_unk && is_prev_unk => {}
-                _ => out.push(id),
-            }
-            is_prev_unk = is_unk;
+            unknowns.push(normalized.as_bytes(), start, end, id, &mut is_prev_unk, out);
+        }
+    }
+
+    fn unknowns(&self) -> Unknowns<'_> {
+        Unknowns {
+            unk_id: self.unk_id,
+            byte_ids: self.byte_ids.as_deref(),
         }
     }
 

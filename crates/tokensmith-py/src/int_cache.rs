@@ -5,47 +5,71 @@
 //! ids is built from references (an increment each) and the first call pays only for the ids it
 //! uses. Ints are immutable, so one object may sit in any number of lists and threads.
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
+use pyo3::ffi::PyObject;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use tokensmith_core::models::bpe::prefetch;
 
 /// How many ids ahead [`IntCache::list`] prefetches (twice that for the cache cell).
 const LIST_PREFETCH: usize = 8;
-/// Caches of at most this many ids list without prefetching: their cells and ints (48 bytes
+/// Caches of at most this many ids list without prefetching: their cells and ints (40 bytes
 /// an id) stay within a core's L2 cache once used, and the look-ahead would cost more than the
 /// misses it hides (the 1k and 8k SentencePiece models).
 const PREFETCH_ABOVE: usize = 16_384;
 
 /// One lazily made Python int per id below its length.
 pub(crate) struct IntCache {
-    cells: Box<[OnceLock<Py<PyAny>>]>,
+    /// Each id's int (a strong reference the cache owns), or null until first listed. One
+    /// pointer a cell, read with one load: the cell of a hot id is all a list costs.
+    cells: Box<[AtomicPtr<PyObject>]>,
 }
 
 impl IntCache {
-    /// A cache for ids `0..len`; no int is made yet (the cells take 16 bytes each).
+    /// A cache for ids `0..len`; no int is made yet (the cells take 8 bytes each).
     pub(crate) fn new(len: usize) -> Self {
         Self {
-            cells: (0..len).map(|_| OnceLock::new()).collect(),
+            cells: (0..len)
+                .map(|_| AtomicPtr::new(std::ptr::null_mut()))
+                .collect(),
         }
     }
 
-    /// The Python int of `id`: the cached one below the cache's length, else a new one.
-    fn int(&self, py: Python<'_>, id: u32) -> *mut pyo3::ffi::PyObject {
-        let make = || {
-            let Ok(int) = id.into_pyobject(py);
-            int.into_any().unbind()
+    /// A new strong reference to the Python int of `id`: the cached one below the cache's
+    /// length (made and kept on first use), else a new one.
+    #[inline(always)]
+    fn int(&self, py: Python<'_>, id: u32) -> *mut PyObject {
+        let Some(cell) = self.cells.get(id as usize) else {
+            return new_int(py, id);
         };
-        match self.cells.get(id as usize) {
-            Some(cell) => {
-                let item = cell.get_or_init(make).as_ptr();
-                // SAFETY: `item` is a live object owned by the cache; the caller receives a
-                // new strong reference, as it would from a fresh int.
-                unsafe { pyo3::ffi::Py_INCREF(item) };
-                item
+        let mut item = cell.load(Ordering::Acquire);
+        if item.is_null() {
+            item = Self::fill(py, cell, id);
+        }
+        // SAFETY: `item` is a live int the cache owns a reference to; the caller receives a
+        // new strong reference, as it would from a fresh int.
+        unsafe { pyo3::ffi::Py_INCREF(item) };
+        item
+    }
+
+    /// Makes the int of an empty cell and stores it; when another thread stored one first,
+    /// that one is kept and the new one dropped. Returns the stored int.
+    #[cold]
+    fn fill(py: Python<'_>, cell: &AtomicPtr<PyObject>, id: u32) -> *mut PyObject {
+        let made = new_int(py, id);
+        match cell.compare_exchange(
+            std::ptr::null_mut(),
+            made,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => made,
+            Err(stored) => {
+                // SAFETY: `made` is the only reference to an int no one else has seen.
+                unsafe { pyo3::ffi::Py_DECREF(made) };
+                stored
             }
-            None => make().into_ptr(),
         }
     }
 
@@ -71,12 +95,12 @@ impl IntCache {
                     {
                         prefetch(cell);
                     }
-                    if let Some(int) = ids
+                    if let Some(cell) = ids
                         .get(i + LIST_PREFETCH)
                         .and_then(|&n| self.cells.get(n as usize))
-                        .and_then(OnceLock::get)
                     {
-                        prefetch(int.as_ptr());
+                        // A prefetch of null (an id not yet listed) is harmless.
+                        prefetch(cell.load(Ordering::Relaxed));
                     }
                 }
                 let item = self.int(py, id);
@@ -84,5 +108,27 @@ impl IntCache {
             }
             Ok(Bound::from_owned_ptr(py, list).cast_into_unchecked())
         }
+    }
+}
+
+/// A new Python int (a strong reference).
+fn new_int(py: Python<'_>, id: u32) -> *mut PyObject {
+    let Ok(int) = id.into_pyobject(py);
+    int.into_any().unbind().into_ptr()
+}
+
+impl Drop for IntCache {
+    fn drop(&mut self) {
+        let cells = std::mem::take(&mut self.cells);
+        // When Python is shutting down, the ints are left to it.
+        Python::try_attach(|py| {
+            for cell in cells.iter() {
+                let item = cell.load(Ordering::Acquire);
+                if !item.is_null() {
+                    // SAFETY: the cache owns this reference and gives it up here, once.
+                    drop(unsafe { Bound::from_owned_ptr(py, item) });
+                }
+            }
+        });
     }
 }

@@ -11,10 +11,11 @@ mod model;
 mod nbest;
 mod sample;
 #[cfg(test)]
-mod test_pieces;
+pub(crate) mod test_pieces;
 mod trie;
 #[cfg(test)]
 mod viterbi_tests;
+pub(crate) mod word_sink;
 mod word_split;
 pub(crate) mod words;
 #[cfg(test)]

@@ -27,6 +27,7 @@ use super::lattice::Lattice;
 use super::nbest::nbest;
 use super::sample::{sample_path, SplitMix64};
 use super::trie::PieceTrie;
+use super::word_sink::{SpanSink, WordSink};
 use super::word_split::WordSplit;
 use super::words::{self, MAX_WORD};
 use crate::formats::sentencepiece_model::PieceType;
@@ -265,7 +266,10 @@ impl Unigram {
     /// and a Viterbi over the word alone that starts from it makes exactly the whole-text
     /// Viterbi's additions and comparisons inside the word.
     pub fn segment_into(&self, normalized: &str, spans: &mut Vec<Span>) {
-        if self.segment_words(normalized, spans).is_none() {
+        if self
+            .segment_with(normalized, &mut SpanSink::new(spans))
+            .is_none()
+        {
             self.encode_into(normalized, spans);
         }
     }
@@ -273,7 +277,19 @@ impl Unigram {
     /// [`Self::segment_into`] word by word: the number of words segmented in context rather
     /// than taken from their alone result, or `None` (with `spans` in any state) when the
     /// model or the text does not allow word by word.
+    #[cfg(test)]
     pub(super) fn segment_words(&self, normalized: &str, spans: &mut Vec<Span>) -> Option<usize> {
+        self.segment_with(normalized, &mut SpanSink::new(spans))
+    }
+
+    /// [`Self::segment_into`] word by word, written into `sink`: the number of words segmented
+    /// in context rather than taken from their alone result, or `None` (with `sink` in any
+    /// state) when the model or the text does not allow word by word.
+    pub(crate) fn segment_with<S: WordSink>(
+        &self,
+        normalized: &str,
+        sink: &mut S,
+    ) -> Option<usize> {
         let bytes = normalized.as_bytes();
         // A twice-too-large bound still keeps every score clear of the rebasing threshold.
         let clear_of_rebase = (bytes.len() as f32 + 1.0) * self.max_abs * 2.0 < REBASE_AT;
@@ -283,46 +299,34 @@ impl Unigram {
         BEST.with(|cell| {
             let mut tables = cell.try_borrow_mut().ok()?;
             words::with_cache(self.cache_tag, |cache| {
-                spans.clear();
                 let mut word_spans = Vec::new();
                 let mut in_context = 0;
-                // The whole-text Viterbi's score after the first `summed` spans, brought up to
-                // date only when a word needs it.
-                let (mut score, mut summed) = (0.0f32, 0);
+                // At least every word's bound (it grows with the word's start and length).
+                let text_bound = self.margin_bound(0, bytes.len());
                 cache.for_each_word(split, bytes, |cache, probe| {
                     let start = probe.start;
                     let word = &bytes[start..probe.end];
-                    let first = spans.len();
-                    let bound = self.margin_bound(start, word.len());
+                    let bound = || self.margin_bound(start, word.len());
                     let alone_holds = match cache.find(probe) {
-                        Some(hit) if hit.margin() > bound => {
-                            words::push_cached(&hit, start, spans);
-                            true
+                        Some(hit) if hit.margin() > text_bound || hit.margin() > bound() => {
+                            sink.push_cached(&hit, start, self);
+                            return true;
                         }
                         Some(_) => false,
                         None if word.len() <= MAX_WORD => {
                             let (_, margin) =
                                 self.viterbi_with::<true>(word, 0.0, &mut tables, &mut word_spans);
                             cache.put_probe(probe, &word_spans, margin);
-                            margin > bound
+                            margin > bound()
                         }
                         None => false,
                     };
                     if !alone_holds {
-                        for &(_, _, id) in &spans[summed..first] {
-                            score += self.node_score(id);
-                        }
-                        summed = first;
+                        let score = sink.score(self);
                         self.viterbi_with::<false>(word, score, &mut tables, &mut word_spans);
                         in_context += 1;
                     }
-                    if spans.len() == first {
-                        spans.extend(
-                            word_spans
-                                .iter()
-                                .map(|&(s, e, id)| (s + start, e + start, id)),
-                        );
-                    }
+                    sink.push_spans(&word_spans, start, self);
                     true
                 });
                 in_context
@@ -333,7 +337,7 @@ impl Unigram {
     /// The score of a Viterbi node with this id: the unknown node's, or the piece's as the
     /// trie holds it.
     #[inline]
-    fn node_score(&self, id: u32) -> f32 {
+    pub(crate) fn node_score(&self, id: u32) -> f32 {
         if id == self.unk_id {
             self.min_score - UNK_PENALTY
         } else {

@@ -64,43 +64,57 @@ impl WordSplit {
     /// stops early, returning `false`, when `f` does.
     #[inline]
     pub fn for_each_word(self, text: &[u8], mut f: impl FnMut(usize, usize) -> bool) -> bool {
-        let is_mark = |i: usize| text.get(i..i + 3) == Some(MARK);
         let mut start = 0;
-        let mut i = 0;
+        while start < text.len() {
+            let end = self.word_end(text, start);
+            if !f(start, end) {
+                return false;
+            }
+            start = end;
+        }
+        true
+    }
+
+    /// Where the word of `text` that starts at `start` (a word boundary before the text's
+    /// end) ends: prefix mode skips the word's leading marks and stops at the next mark,
+    /// suffix mode stops after the first run of marks.
+    #[inline(always)]
+    pub fn word_end(self, text: &[u8], start: usize) -> usize {
+        let mut i = start;
         match self {
             Self::Prefix => {
-                while i < text.len() {
-                    // The mark's first byte (0xE2) starts no other character of a word end.
-                    if text[i] == MARK[0] && is_mark(i) {
-                        if i > start && !(i >= 3 && is_mark(i - 3)) {
-                            if !f(start, i) {
-                                return false;
-                            }
-                            start = i;
-                        }
-                        i += 3;
-                    } else {
-                        i = next_lead(text, i + 1);
-                    }
+                while is_mark(text, i) {
+                    i += MARK.len();
                 }
+                next_mark(text, i)
             }
             Self::Suffix => {
-                while i < text.len() {
-                    if text[i] == MARK[0] && is_mark(i) {
-                        i += 3;
-                        if i < text.len() && !is_mark(i) {
-                            if !f(start, i) {
-                                return false;
-                            }
-                            start = i;
-                        }
-                    } else {
-                        i = next_lead(text, i + 1);
-                    }
+                i = next_mark(text, i);
+                while is_mark(text, i) {
+                    i += MARK.len();
                 }
+                i
             }
         }
-        start == text.len() || f(start, text.len())
+    }
+}
+
+/// Whether a mark starts at byte `i` of `text`.
+#[inline(always)]
+fn is_mark(text: &[u8], i: usize) -> bool {
+    text.get(i..i + 3)
+        .is_some_and(|b| b[0] == MARK[0] && b[1] == MARK[1] && b[2] == MARK[2])
+}
+
+/// The first position from `i` on where a mark starts, or the text's length.
+#[inline(always)]
+fn next_mark(text: &[u8], mut i: usize) -> usize {
+    loop {
+        i = next_lead(text, i);
+        if i >= text.len() || is_mark(text, i) {
+            return i;
+        }
+        i += 1;
     }
 }
 
@@ -111,9 +125,11 @@ fn next_lead(text: &[u8], mut i: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     while let Some(eight) = text.get(i..i + 8) {
         let v = u64::from_le_bytes(eight.try_into().unwrap_or_default()) ^ (ONES * 0xE2);
-        // Nonzero exactly when some byte of `v` is zero, that is, some byte is 0xE2.
-        if v.wrapping_sub(ONES) & !v & (ONES * 0x80) != 0 {
-            break;
+        // The high bit of each byte of `v` that is zero, that is, each byte that was 0xE2;
+        // exact up to the first such byte (a borrow only reaches the bytes above it).
+        let found = v.wrapping_sub(ONES) & !v & (ONES * 0x80);
+        if found != 0 {
+            return i + (found.trailing_zeros() / 8) as usize;
         }
         i += 8;
     }
@@ -134,6 +150,51 @@ mod tests {
             true
         });
         out
+    }
+
+    /// The boundaries as the module's doc defines them, found one character at a time.
+    fn reference_words(split: WordSplit, text: &str) -> Vec<&str> {
+        let chars: Vec<(usize, char)> = text.char_indices().collect();
+        let mut out = Vec::new();
+        let mut start = 0;
+        for w in chars.windows(2) {
+            let ((_, prev), (at, next)) = (w[0], w[1]);
+            let boundary = match split {
+                WordSplit::Prefix => next == '\u{2581}' && prev != '\u{2581}',
+                WordSplit::Suffix => prev == '\u{2581}' && next != '\u{2581}',
+            };
+            if boundary {
+                out.push(&text[start..at]);
+                start = at;
+            }
+        }
+        if start < text.len() {
+            out.push(&text[start..]);
+        }
+        out
+    }
+
+    /// On random texts of marks, ASCII, other characters with the mark's lead byte (U+2580,
+    /// U+2026) and other multi-byte characters, the words are the reference's.
+    #[test]
+    fn words_match_the_reference_split() {
+        let alphabet = [
+            '\u{2581}', 'a', 'b', ' ', '\u{2580}', '\u{2026}', 'é', '語', '😀',
+        ];
+        let mut rng = super::super::sample::SplitMix64::new(7);
+        for _ in 0..3000 {
+            let len = (rng.next_u64() % 30) as usize;
+            let text: String = (0..len)
+                .map(|_| alphabet[(rng.next_u64() % alphabet.len() as u64) as usize])
+                .collect();
+            for split in [WordSplit::Prefix, WordSplit::Suffix] {
+                assert_eq!(
+                    words(split, &text),
+                    reference_words(split, &text),
+                    "{split:?} {text:?}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -14,8 +14,8 @@
 //!   word goes first and pushes out the least recently used one. On the benchmark's mix of
 //!   English, multilingual and Japanese text (26,000 distinct words a megabyte), sets of two
 //!   64-byte slots re-segmented 14% of the words every pass, sets of four 2.8%;
-//! - [`WordCache::for_each_word`] finds the words of a text first and prefetches their sets
-//!   [`AHEAD`] words before it looks them up.
+//! - [`WordCache::for_each_word`] finds the words of a text [`AHEAD`] at a time and prefetches
+//!   their sets before it looks them up.
 //!
 //! One cache per model per thread, so that lookups take no lock; a thread keeps caches for its
 //! last [`TABLES_PER_THREAD`] models. Longer words are not cached.
@@ -55,7 +55,7 @@ const LONG_SETS: usize = 2048;
 const LONG_WAYS: usize = 4;
 /// Models a thread keeps tables for.
 const TABLES_PER_THREAD: usize = 4;
-/// How many words [`WordCache::for_each_word`] prefetches before it looks the first one up.
+/// How many words [`WordCache::for_each_word`] finds and prefetches before it looks them up.
 pub const AHEAD: usize = 16;
 
 /// One cached word of at most [`SHORT_WORD`] bytes, in one cache line: its key, its pieces'
@@ -65,8 +65,9 @@ pub const AHEAD: usize = 16;
 #[repr(C, align(64))]
 pub struct ShortSlot {
     key: [u64; SHORT_KEY],
-    ids: [u8; 3 * SHORT_PIECES],
-    ends: [u8; SHORT_PIECES],
+    /// The ids (`3 * SHORT_PIECES` bytes), then the ends: one array, so that an id is read
+    /// as four bytes and masked (the byte after the last id is an end).
+    pieces_data: [u8; SHORT_DATA],
     /// Word length in bytes; 0 marks an empty slot.
     len: u8,
     /// The number of pieces, or [`IN_LONG`].
@@ -105,6 +106,11 @@ impl<S: Default + Copy, const W: usize> Default for Set<S, W> {
 type ShortSet = Set<ShortSlot, SHORT_WAYS>;
 type LongSet = Set<LongSlot, LONG_WAYS>;
 
+/// Bytes of a short slot's ids and ends.
+const SHORT_DATA: usize = 4 * SHORT_PIECES;
+/// Where a short slot's ends start in its data.
+const SHORT_ENDS: usize = 3 * SHORT_PIECES;
+
 const _: () = assert!(std::mem::size_of::<ShortSlot>() == 64);
 const _: () = assert!(std::mem::size_of::<ShortSet>() == 64 * SHORT_WAYS);
 const _: () = assert!(std::mem::size_of::<LongSlot>() == 128);
@@ -125,6 +131,26 @@ fn same_key<const N: usize>(a: &[u64; N], b: &[u64; LONG_KEY]) -> bool {
         diff |= a[i] ^ b[i];
     }
     diff == 0
+}
+
+impl ShortSlot {
+    /// The id of piece `i` (below [`SHORT_PIECES`]).
+    #[inline(always)]
+    fn id(&self, i: usize) -> u32 {
+        let four = [
+            self.pieces_data[3 * i],
+            self.pieces_data[3 * i + 1],
+            self.pieces_data[3 * i + 2],
+            self.pieces_data[3 * i + 3],
+        ];
+        u32::from_le_bytes(four) & (SHORT_ID_LIMIT - 1)
+    }
+
+    /// The end of piece `i` (below [`SHORT_PIECES`]), in bytes into the word.
+    #[inline(always)]
+    fn end(&self, i: usize) -> u8 {
+        self.pieces_data[SHORT_ENDS + i]
+    }
 }
 
 impl Keyed for ShortSlot {
@@ -153,7 +179,12 @@ impl<S: Keyed, const W: usize> Set<S, W> {
     fn find(&mut self, len: u8, key: &[u64; LONG_KEY]) -> Option<&S> {
         let way = self.ways.iter().position(|slot| slot.holds(len, key))?;
         if way != 0 {
-            self.ways[..=way].rotate_right(1);
+            // By hand: `rotate_right` on 64-byte elements calls a generic routine.
+            let hit = self.ways[way];
+            for at in (0..way).rev() {
+                self.ways[at + 1] = self.ways[at];
+            }
+            self.ways[0] = hit;
         }
         Some(&self.ways[0])
     }
@@ -186,6 +217,31 @@ impl Cached<'_> {
             Self::Short(s) => s.margin,
             Self::Long(s) => s.margin,
         }
+    }
+
+    /// Appends the word's ids to `out`; returns whether one of them is `unk`.
+    #[inline(always)]
+    pub fn push_ids(&self, out: &mut Vec<u32>, unk: u32) -> bool {
+        let mut has_unk = false;
+        // Ranges mapped to ids have an exact length: `extend` reserves once.
+        match self {
+            Self::Short(slot) => {
+                let n = usize::from(slot.pieces).min(SHORT_PIECES);
+                out.extend((0..n).map(|i| {
+                    let id = slot.id(i);
+                    has_unk |= id == unk;
+                    id
+                }));
+            }
+            Self::Long(slot) => {
+                let n = usize::from(slot.pieces).min(MAX_PIECES);
+                out.extend(slot.ids[..n].iter().map(|&id| {
+                    has_unk |= id == unk;
+                    id
+                }));
+            }
+        }
+        has_unk
     }
 
     /// The word's pieces as `(end, id)`, ends in bytes into the word.
@@ -242,11 +298,22 @@ impl Probe {
 
 /// One model's tables on this thread.
 pub struct WordCache {
-    short: Box<[ShortSet]>,
-    long: Box<[LongSet]>,
+    /// Fixed-size arrays: a set index masked to the table's size needs no bounds check.
+    short: Box<[ShortSet; SHORT_SETS]>,
+    long: Box<[LongSet; LONG_SETS]>,
     /// The words [`Self::for_each_word`] has found and not yet handed on, kept between calls
-    /// (with [`AHEAD`] places) so that a call fills no fresh buffer.
-    ring: Vec<Probe>,
+    /// so that a call fills no fresh buffer.
+    batch: Vec<Probe>,
+}
+
+/// A table of `N` empty sets, made on the heap (a 4 MiB array would not fit on the stack).
+fn table<S: Default + Copy, const W: usize, const N: usize>() -> Box<[Set<S, W>; N]> {
+    let sets = vec![Set::default(); N].into_boxed_slice();
+    match sets.try_into() {
+        Ok(sets) => sets,
+        // The vector has exactly `N` sets.
+        Err(_) => unreachable!("a table of {N} sets"),
+    }
 }
 
 /// A new tag for a model's tables; tags are never reused.
@@ -279,43 +346,64 @@ pub fn with_cache<R>(tag: u64, f: impl FnOnce(&mut WordCache) -> R) -> Option<R>
 }
 
 /// The word `text[start..end]` (at most [`MAX_WORD`] bytes) as [`LONG_KEY`] little-endian
-/// words, zero-padded, and its hash. Reads eight bytes at a time from the text where it has
-/// them, rather than copying the word.
+/// words, zero-padded, and its hash. Reads eight bytes at a time from the text, rather than
+/// copying the word.
 #[inline(always)]
 fn key_of(text: &[u8], start: usize, end: usize) -> ([u64; LONG_KEY], u64) {
     let len = end - start;
     let mut key = [0u64; LONG_KEY];
-    let mut hash = len as u64;
-    for (k, slot) in key.iter_mut().enumerate() {
-        let from = start + 8 * k;
-        if from >= end {
-            break;
-        }
-        let word = match text.get(from..from + 8) {
-            Some(eight) => u64::from_le_bytes(eight.try_into().unwrap_or_default()),
-            None => {
-                let mut eight = [0u8; 8];
-                eight[..text.len() - from].copy_from_slice(&text[from..]);
-                u64::from_le_bytes(eight)
-            }
-        };
-        let keep = end - from;
-        *slot = if keep >= 8 {
-            word
-        } else {
-            word & ((1u64 << (8 * keep)) - 1)
-        };
-        hash ^= slot.rotate_left(21 * k as u32);
+    if len <= 8 {
+        // Most words: one load (the hash is the general one's with four zero words).
+        key[0] = eight_bytes_at(text, start) & (u64::MAX >> (64 - 8 * len.max(1)));
+        return (key, (len as u64 ^ key[0]).wrapping_mul(HASH_MUL));
     }
-    (key, hash.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    let words = len.div_ceil(8).min(LONG_KEY);
+    for (k, slot) in key.iter_mut().enumerate().take(words) {
+        *slot = eight_bytes_at(text, start + 8 * k);
+    }
+    if let Some(last) = words.checked_sub(1) {
+        // Only the bytes of the word: 1 to 8 in the last word.
+        let keep = len - 8 * last;
+        key[last] &= u64::MAX >> (64 - 8 * keep);
+    }
+    let mut hash = len as u64;
+    for (k, &word) in key.iter().enumerate() {
+        hash ^= word.rotate_left(21 * k as u32);
+    }
+    (key, hash.wrapping_mul(HASH_MUL))
+}
+
+/// The odd multiplier that spreads a key's bits into the hash's high bits.
+const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// The eight bytes of `text` from `from` (below the text's length) as a little-endian word,
+/// zero past the text's end.
+#[inline(always)]
+fn eight_bytes_at(text: &[u8], from: usize) -> u64 {
+    if let Some(eight) = text.get(from..from + 8) {
+        return u64::from_le_bytes(eight.try_into().unwrap_or_default());
+    }
+    let tail = text.len() - from;
+    match text.len().checked_sub(8) {
+        // The last eight bytes of the text, shifted so that `from` comes first.
+        Some(last) => {
+            let eight = u64::from_le_bytes(text[last..].try_into().unwrap_or_default());
+            eight >> (8 * (8 - tail))
+        }
+        None => {
+            let mut eight = [0u8; 8];
+            eight[..tail].copy_from_slice(&text[from..]);
+            u64::from_le_bytes(eight)
+        }
+    }
 }
 
 impl WordCache {
     fn new() -> Self {
         Self {
-            short: vec![Set::default(); SHORT_SETS].into_boxed_slice(),
-            long: vec![Set::default(); LONG_SETS].into_boxed_slice(),
-            ring: vec![Probe::default(); AHEAD],
+            short: table(),
+            long: table(),
+            batch: Vec::with_capacity(AHEAD),
         }
     }
 
@@ -359,8 +447,9 @@ impl WordCache {
     }
 
     /// Calls `f(self, word)` for each word of `text` in order, as [`WordSplit::for_each_word`]
-    /// finds them, prefetching each word's slots [`AHEAD`] words before `f` sees it; stops
-    /// early, returning `false`, when `f` does.
+    /// finds them; stops early, returning `false`, when `f` does. Words are found [`AHEAD`]
+    /// at a time, and their slots prefetched, before `f` sees the first of them, so that the
+    /// misses of a batch overlap.
     #[inline]
     pub fn for_each_word(
         &mut self,
@@ -368,28 +457,21 @@ impl WordCache {
         text: &[u8],
         mut f: impl FnMut(&mut Self, &Probe) -> bool,
     ) -> bool {
-        let mut ring = std::mem::take(&mut self.ring);
-        ring.resize(AHEAD, Probe::default());
-        // Words found and words handed to `f` so far.
-        let (mut found, mut done) = (0usize, 0usize);
-        let mut finished = split.for_each_word(text, |start, end| {
-            if found - done == AHEAD {
-                if !f(self, &ring[done % AHEAD]) {
-                    return false;
-                }
-                done += 1;
+        let mut batch = std::mem::take(&mut self.batch);
+        let mut start = 0;
+        let mut finished = true;
+        while finished && start < text.len() {
+            batch.clear();
+            while batch.len() < AHEAD && start < text.len() {
+                let end = split.word_end(text, start);
+                let probe = Probe::new(text, start, end);
+                self.prefetch(&probe);
+                batch.push(probe);
+                start = end;
             }
-            let probe = Probe::new(text, start, end);
-            self.prefetch(&probe);
-            ring[found % AHEAD] = probe;
-            found += 1;
-            true
-        });
-        while finished && done < found {
-            finished = f(self, &ring[done % AHEAD]);
-            done += 1;
+            finished = batch.iter().all(|probe| f(self, probe));
         }
-        self.ring = ring;
+        self.batch = batch;
         finished
     }
 
@@ -418,8 +500,8 @@ impl WordCache {
             if fits_short {
                 slot.pieces = spans.len() as u8;
                 for (i, &(_, end, id)) in spans.iter().enumerate() {
-                    slot.ends[i] = end as u8;
-                    slot.ids[3 * i..3 * i + 3].copy_from_slice(&id.to_le_bytes()[..3]);
+                    slot.pieces_data[SHORT_ENDS + i] = end as u8;
+                    slot.pieces_data[3 * i..3 * i + 3].copy_from_slice(&id.to_le_bytes()[..3]);
                 }
             }
             self.short[probe.short_set()].insert(slot, len as u8, &probe.key);
@@ -456,10 +538,7 @@ pub fn push_cached(hit: &Cached<'_>, offset: usize, out: &mut Vec<Span>) {
     match hit {
         Cached::Short(slot) => {
             let n = usize::from(slot.pieces).min(SHORT_PIECES);
-            out.extend((0..n).map(|i| {
-                let b = &slot.ids[3 * i..3 * i + 3];
-                span(slot.ends[i], u32::from_le_bytes([b[0], b[1], b[2], 0]))
-            }));
+            out.extend((0..n).map(|i| span(slot.end(i), slot.id(i))));
         }
         Cached::Long(slot) => {
             let n = usize::from(slot.pieces).min(MAX_PIECES);
@@ -469,166 +548,4 @@ pub fn push_cached(hit: &Cached<'_>, offset: usize, out: &mut Vec<Span>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The pieces a cached word gives back, if it is cached.
-    fn cached(
-        c: &mut WordCache,
-        text: &[u8],
-        start: usize,
-        end: usize,
-    ) -> Option<Vec<(usize, u32)>> {
-        c.get(text, start, end).map(|h| h.pieces())
-    }
-
-    /// Spans of `n` one-byte pieces covering `len` bytes (the last one takes the rest), with
-    /// ids from `first_id` on.
-    fn spans(len: usize, n: usize, first_id: u32) -> Vec<Span> {
-        (0..n)
-            .map(|i| (i, if i + 1 == n { len } else { i + 1 }, first_id + i as u32))
-            .collect()
-    }
-
-    #[test]
-    fn cache_round_trip_and_collisions_replace() {
-        let tag = new_tag();
-        let got = with_cache(tag, |c| {
-            c.put(b"\xe2\x96\x81ab", &[(0, 3, 7), (3, 5, 9)], 1.5);
-            let text = b"\xe2\x96\x81ab\xe2\x96\x81ac";
-            let hit = cached(c, text, 0, 5);
-            let margin = c.get(text, 0, 5).map(|h| h.margin());
-            let miss = c.get(text, 5, 10).is_some();
-            (hit, margin, miss)
-        });
-        assert_eq!(got, Some((Some(vec![(3, 7), (5, 9)]), Some(1.5), false)));
-        // Too long to cache: not stored.
-        let long = [b'a'; MAX_WORD + 1];
-        let stored = with_cache(tag, |c| {
-            c.put(&long, &[(0, long.len(), 1)], 0.0);
-            c.get(&long, 0, long.len()).is_some()
-        });
-        assert_eq!(stored, Some(false));
-    }
-
-    /// Words at each size limit land in the slot kind that holds them, and come back whole:
-    /// short words with few pieces, short words with too many pieces or large ids (through
-    /// the long table), and words of exactly `MAX_WORD` bytes and `MAX_PIECES` pieces.
-    #[test]
-    fn every_slot_kind_round_trips_at_its_limits() {
-        let cases: Vec<(Vec<u8>, Vec<Span>)> = vec![
-            (vec![b'x'; SHORT_WORD], spans(SHORT_WORD, SHORT_PIECES, 5)),
-            (
-                vec![b'y'; SHORT_WORD],
-                spans(SHORT_WORD, SHORT_PIECES + 1, 5),
-            ),
-            (b"big".to_vec(), vec![(0, 3, SHORT_ID_LIMIT)]),
-            (b"max".to_vec(), vec![(0, 3, SHORT_ID_LIMIT - 1)]),
-            (vec![b'z'; SHORT_WORD + 1], spans(SHORT_WORD + 1, 2, 9)),
-            (
-                vec![b'w'; MAX_WORD],
-                spans(MAX_WORD, MAX_PIECES, 100_000_000),
-            ),
-            (b"one".to_vec(), spans(3, MAX_PIECES, 1)),
-        ];
-        with_cache(new_tag(), |c| {
-            for (word, s) in &cases {
-                c.put(word, s, 2.5);
-            }
-            for (word, s) in &cases {
-                let want: Vec<(usize, u32)> = s.iter().map(|&(_, e, id)| (e, id)).collect();
-                assert_eq!(cached(c, word, 0, word.len()), Some(want), "{word:?}");
-            }
-            // One piece too many: not cached.
-            let word = vec![b'v'; 20];
-            c.put(&word, &spans(20, MAX_PIECES + 1, 1), 1.0);
-            assert_eq!(cached(c, &word, 0, 20), None);
-        });
-    }
-
-    /// The words whose keys fall in one short set: the most recently used ones stay, a hit
-    /// moves a word first, and one word too many pushes out the least recently used one.
-    #[test]
-    fn a_set_keeps_its_most_recently_used_words() {
-        let target = Probe::new(b"w0", 0, 2).short_set();
-        let words: Vec<Vec<u8>> = (0..1_000_000u32)
-            .map(|i| format!("w{i}").into_bytes())
-            .filter(|w| Probe::new(w, 0, w.len()).short_set() == target)
-            .take(SHORT_WAYS + 1)
-            .collect();
-        assert_eq!(words.len(), SHORT_WAYS + 1, "too few colliding words found");
-        let piece = |w: &[u8], id: u32| vec![(w.len(), id)];
-        with_cache(new_tag(), |c| {
-            for (i, w) in words[..SHORT_WAYS].iter().enumerate() {
-                c.put(w, &[(0, w.len(), i as u32)], 1.0);
-            }
-            // All fit; the first word put is the least recently used until a hit moves it.
-            for (i, w) in words[..SHORT_WAYS].iter().enumerate() {
-                assert_eq!(cached(c, w, 0, w.len()), Some(piece(w, i as u32)));
-            }
-            assert_eq!(cached(c, &words[0], 0, 2), Some(piece(&words[0], 0)));
-            // Now the second word is the least recently used: one more word pushes it out.
-            let last = &words[SHORT_WAYS];
-            c.put(last, &[(0, last.len(), 99)], 1.0);
-            assert_eq!(cached(c, &words[1], 0, words[1].len()), None);
-            for (i, w) in words.iter().enumerate().filter(|&(i, _)| i != 1) {
-                let id = if i == SHORT_WAYS { 99 } else { i as u32 };
-                assert_eq!(cached(c, w, 0, w.len()), Some(piece(w, id)), "word {i}");
-            }
-            // Putting a cached word again replaces it rather than taking a second way.
-            c.put(last, &[(0, 1, 4), (1, last.len(), 5)], 1.0);
-            assert_eq!(
-                cached(c, last, 0, last.len()),
-                Some(vec![(1, 4), (last.len(), 5)])
-            );
-            for (i, w) in words
-                .iter()
-                .enumerate()
-                .take(SHORT_WAYS)
-                .filter(|&(i, _)| i != 1)
-            {
-                assert_eq!(
-                    cached(c, w, 0, w.len()),
-                    Some(piece(w, i as u32)),
-                    "word {i}"
-                );
-            }
-        });
-    }
-
-    /// The prefetching walk hands `f` the same words, in the same order, as the plain split,
-    /// for word counts below, at and past its ring's size, and stops where `f` stops it.
-    #[test]
-    fn for_each_word_with_prefetch_matches_the_split() {
-        for n in [0, 1, AHEAD - 1, AHEAD, AHEAD + 1, 3 * AHEAD + 5] {
-            let text: String = (0..n).map(|i| format!("▁w{i}")).collect();
-            for split in [WordSplit::Prefix, WordSplit::Suffix] {
-                let mut want = Vec::new();
-                split.for_each_word(text.as_bytes(), |s, e| {
-                    want.push(&text[s..e]);
-                    true
-                });
-                let mut got = Vec::new();
-                with_cache(new_tag(), |c| {
-                    assert!(c.for_each_word(split, text.as_bytes(), |_, p| {
-                        got.push(&text[p.start..p.end]);
-                        true
-                    }));
-                });
-                assert_eq!(got, want, "{n} words");
-                for stop in [0, n / 2, n.saturating_sub(1)] {
-                    let mut seen = 0;
-                    let done = with_cache(new_tag(), |c| {
-                        c.for_each_word(split, text.as_bytes(), |_, _| {
-                            seen += 1;
-                            seen <= stop
-                        })
-                    });
-                    let stopped = stop < want.len();
-                    assert_eq!(done, Some(!stopped), "{n} words, stop {stop}");
-                    assert_eq!(seen, if stopped { stop + 1 } else { want.len() });
-                }
-            }
-        }
-    }
-}
+mod tests;

@@ -2,7 +2,7 @@
 //! texts and random vocabularies full of exact and near ties, and on the shipped English model.
 
 use super::model::{Unigram, UnigramPiece};
-use super::test_pieces::with_unk_first;
+use super::test_pieces::{piece, with_unk_first};
 use crate::formats::sentencepiece_model::{self, PieceType};
 use proptest::prelude::*;
 
@@ -11,7 +11,6 @@ const MARK: char = '\u{2581}';
 /// Pieces of 1 to 3 characters, half of them starting with the mark, with scores drawn from a
 /// few values that tie exactly or differ in the last bits, or from a range.
 fn vocabulary() -> impl Strategy<Value = Vec<UnigramPiece>> {
-    let alphabet = prop::sample::select(vec!['a', 'b', 'c', 'é']);
     let tie = prop::sample::select(vec![
         -1.0f32,
         -1.000_000_1,
@@ -24,27 +23,7 @@ fn vocabulary() -> impl Strategy<Value = Vec<UnigramPiece>> {
         -9.999_999,
     ]);
     let score = prop_oneof![tie, -12.0f32..-0.1];
-    let kind = prop::sample::select(vec![
-        PieceType::Normal,
-        PieceType::Normal,
-        PieceType::Normal,
-        PieceType::UserDefined,
-        PieceType::Unused,
-    ]);
-    let piece = (
-        any::<bool>(),
-        prop::collection::vec(alphabet, 1..4),
-        score,
-        kind,
-    )
-        .prop_map(|(mark, cs, score, kind)| {
-            let mut piece: String = cs.into_iter().collect();
-            if mark {
-                piece.insert(0, MARK);
-            }
-            UnigramPiece { piece, score, kind }
-        });
-    prop::collection::vec(piece, 1..40).prop_map(with_unk_first)
+    prop::collection::vec(piece(vec!['a', 'b', 'c', 'é'], score), 1..40).prop_map(with_unk_first)
 }
 
 /// Words of 1 to 8 characters, or now and then of up to 24 (some unknown to every vocabulary,

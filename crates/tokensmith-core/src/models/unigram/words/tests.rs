@@ -1,0 +1,158 @@
+//! Unit tests of the word cache: slots at their limits, eviction order, the batched word walk.
+
+use super::*;
+
+/// The pieces a cached word gives back, if it is cached.
+fn cached(c: &mut WordCache, text: &[u8], start: usize, end: usize) -> Option<Vec<(usize, u32)>> {
+    c.get(text, start, end).map(|h| h.pieces())
+}
+
+/// Spans of `n` one-byte pieces covering `len` bytes (the last one takes the rest), with
+/// ids from `first_id` on.
+fn spans(len: usize, n: usize, first_id: u32) -> Vec<Span> {
+    (0..n)
+        .map(|i| (i, if i + 1 == n { len } else { i + 1 }, first_id + i as u32))
+        .collect()
+}
+
+#[test]
+fn cache_round_trip_and_collisions_replace() {
+    let tag = new_tag();
+    let got = with_cache(tag, |c| {
+        c.put(b"\xe2\x96\x81ab", &[(0, 3, 7), (3, 5, 9)], 1.5);
+        let text = b"\xe2\x96\x81ab\xe2\x96\x81ac";
+        let hit = cached(c, text, 0, 5);
+        let margin = c.get(text, 0, 5).map(|h| h.margin());
+        let miss = c.get(text, 5, 10).is_some();
+        (hit, margin, miss)
+    });
+    assert_eq!(got, Some((Some(vec![(3, 7), (5, 9)]), Some(1.5), false)));
+    // Too long to cache: not stored.
+    let long = [b'a'; MAX_WORD + 1];
+    let stored = with_cache(tag, |c| {
+        c.put(&long, &[(0, long.len(), 1)], 0.0);
+        c.get(&long, 0, long.len()).is_some()
+    });
+    assert_eq!(stored, Some(false));
+}
+
+/// Words at each size limit land in the slot kind that holds them, and come back whole:
+/// short words with few pieces, short words with too many pieces or large ids (through
+/// the long table), and words of exactly `MAX_WORD` bytes and `MAX_PIECES` pieces.
+#[test]
+fn every_slot_kind_round_trips_at_its_limits() {
+    let cases: Vec<(Vec<u8>, Vec<Span>)> = vec![
+        (vec![b'x'; SHORT_WORD], spans(SHORT_WORD, SHORT_PIECES, 5)),
+        (
+            vec![b'y'; SHORT_WORD],
+            spans(SHORT_WORD, SHORT_PIECES + 1, 5),
+        ),
+        (b"big".to_vec(), vec![(0, 3, SHORT_ID_LIMIT)]),
+        (b"max".to_vec(), vec![(0, 3, SHORT_ID_LIMIT - 1)]),
+        (vec![b'z'; SHORT_WORD + 1], spans(SHORT_WORD + 1, 2, 9)),
+        (
+            vec![b'w'; MAX_WORD],
+            spans(MAX_WORD, MAX_PIECES, 100_000_000),
+        ),
+        (b"one".to_vec(), spans(3, MAX_PIECES, 1)),
+    ];
+    with_cache(new_tag(), |c| {
+        for (word, s) in &cases {
+            c.put(word, s, 2.5);
+        }
+        for (word, s) in &cases {
+            let want: Vec<(usize, u32)> = s.iter().map(|&(_, e, id)| (e, id)).collect();
+            assert_eq!(cached(c, word, 0, word.len()), Some(want), "{word:?}");
+        }
+        // One piece too many: not cached.
+        let word = vec![b'v'; 20];
+        c.put(&word, &spans(20, MAX_PIECES + 1, 1), 1.0);
+        assert_eq!(cached(c, &word, 0, 20), None);
+    });
+}
+
+/// The words whose keys fall in one short set: the most recently used ones stay, a hit
+/// moves a word first, and one word too many pushes out the least recently used one.
+#[test]
+fn a_set_keeps_its_most_recently_used_words() {
+    let target = Probe::new(b"w0", 0, 2).short_set();
+    let words: Vec<Vec<u8>> = (0..1_000_000u32)
+        .map(|i| format!("w{i}").into_bytes())
+        .filter(|w| Probe::new(w, 0, w.len()).short_set() == target)
+        .take(SHORT_WAYS + 1)
+        .collect();
+    assert_eq!(words.len(), SHORT_WAYS + 1, "too few colliding words found");
+    let piece = |w: &[u8], id: u32| vec![(w.len(), id)];
+    with_cache(new_tag(), |c| {
+        for (i, w) in words[..SHORT_WAYS].iter().enumerate() {
+            c.put(w, &[(0, w.len(), i as u32)], 1.0);
+        }
+        // All fit; the first word put is the least recently used until a hit moves it.
+        for (i, w) in words[..SHORT_WAYS].iter().enumerate() {
+            assert_eq!(cached(c, w, 0, w.len()), Some(piece(w, i as u32)));
+        }
+        assert_eq!(cached(c, &words[0], 0, 2), Some(piece(&words[0], 0)));
+        // Now the second word is the least recently used: one more word pushes it out.
+        let last = &words[SHORT_WAYS];
+        c.put(last, &[(0, last.len(), 99)], 1.0);
+        assert_eq!(cached(c, &words[1], 0, words[1].len()), None);
+        for (i, w) in words.iter().enumerate().filter(|&(i, _)| i != 1) {
+            let id = if i == SHORT_WAYS { 99 } else { i as u32 };
+            assert_eq!(cached(c, w, 0, w.len()), Some(piece(w, id)), "word {i}");
+        }
+        // Putting a cached word again replaces it rather than taking a second way.
+        c.put(last, &[(0, 1, 4), (1, last.len(), 5)], 1.0);
+        assert_eq!(
+            cached(c, last, 0, last.len()),
+            Some(vec![(1, 4), (last.len(), 5)])
+        );
+        for (i, w) in words
+            .iter()
+            .enumerate()
+            .take(SHORT_WAYS)
+            .filter(|&(i, _)| i != 1)
+        {
+            assert_eq!(
+                cached(c, w, 0, w.len()),
+                Some(piece(w, i as u32)),
+                "word {i}"
+            );
+        }
+    });
+}
+
+/// The prefetching walk hands `f` the same words, in the same order, as the plain split,
+/// for word counts below, at and past its ring's size, and stops where `f` stops it.
+#[test]
+fn for_each_word_with_prefetch_matches_the_split() {
+    for n in [0, 1, AHEAD - 1, AHEAD, AHEAD + 1, 3 * AHEAD + 5] {
+        let text: String = (0..n).map(|i| format!("▁w{i}")).collect();
+        for split in [WordSplit::Prefix, WordSplit::Suffix] {
+            let mut want = Vec::new();
+            split.for_each_word(text.as_bytes(), |s, e| {
+                want.push(&text[s..e]);
+                true
+            });
+            let mut got = Vec::new();
+            with_cache(new_tag(), |c| {
+                assert!(c.for_each_word(split, text.as_bytes(), |_, p| {
+                    got.push(&text[p.start..p.end]);
+                    true
+                }));
+            });
+            assert_eq!(got, want, "{n} words");
+            for stop in [0, n / 2, n.saturating_sub(1)] {
+                let mut seen = 0;
+                let done = with_cache(new_tag(), |c| {
+                    c.for_each_word(split, text.as_bytes(), |_, _| {
+                        seen += 1;
+                        seen <= stop
+                    })
+                });
+                let stopped = stop < want.len();
+                assert_eq!(done, Some(!stopped), "{n} words, stop {stop}");
+                assert_eq!(seen, if stopped { stop + 1 } else { want.len() });
+            }
+        }
+    }
+}
