@@ -103,35 +103,45 @@ impl CharTrie {
         }
     }
 
-    /// Sets `codes` to the code of each character of `text`, and `offsets` to each
-    /// character's byte offset, then the text's length. Characters are cut as sentencepiece
-    /// cuts them (by the lead byte's length); a cut that is not a valid character gets `NONE`.
-    pub(super) fn encode_chars(&self, text: &[u8], codes: &mut Vec<u32>, offsets: &mut Vec<usize>) {
-        // Local vectors, so that their lengths can stay in registers.
-        let (mut out, mut at_of) = (std::mem::take(codes), std::mem::take(offsets));
-        out.clear();
-        at_of.clear();
-        out.reserve(text.len());
-        at_of.reserve(text.len() + 1);
+    /// Writes the code of each character of `text` to the front of `codes`, and each
+    /// character's byte offset, then the text's length, to the front of `offsets`; returns the
+    /// number of characters `n`, so that `codes[..n]` and `offsets[..=n]` hold the answer. The
+    /// vectors are scratch space: they only ever grow (to one slot per byte, and one more for
+    /// the offsets), so a caller that keeps them writes each slot once per call and never
+    /// fills or checks a capacity per character. Characters are cut as sentencepiece cuts
+    /// them (by the lead byte's length); a cut that is not a valid character gets `NONE`.
+    pub(super) fn encode_chars(
+        &self,
+        text: &[u8],
+        codes: &mut Vec<u32>,
+        offsets: &mut Vec<usize>,
+    ) -> usize {
+        if codes.len() < text.len() {
+            codes.resize(text.len(), NONE);
+        }
+        if offsets.len() <= text.len() {
+            offsets.resize(text.len() + 1, 0);
+        }
         let ascii = &self.codes[usize::from(self.pages[0]) * PAGE..][..PAGE];
         let mut at = 0;
-        while at < text.len() {
-            let lead = text[at];
-            let (code, len) = if lead < 0x80 {
-                (ascii[usize::from(lead)], 1)
+        let mut found = 0;
+        for (code_slot, at_slot) in codes.iter_mut().zip(offsets.iter_mut()) {
+            let Some(&lead) = text.get(at) else { break };
+            let len = cut_len(lead).min(text.len() - at);
+            *code_slot = if lead < 0x80 {
+                ascii[usize::from(lead)]
             } else if !self.leads[usize::from(lead)] {
                 // A script the model lacks: the cut's length is all that is needed.
-                (NONE, cut_len(lead).min(text.len() - at))
+                NONE
             } else {
-                let (cp, len) = decode(&text[at..]);
-                (cp.map_or(NONE, |cp| self.code(cp)), len)
+                decode(&text[at..]).0.map_or(NONE, |cp| self.code(cp))
             };
-            out.push(code);
-            at_of.push(at);
+            *at_slot = at;
             at += len;
+            found += 1;
         }
-        at_of.push(text.len());
-        (*codes, *offsets) = (out, at_of);
+        offsets[found] = text.len();
+        found
     }
 
     /// Calls `f(chars, id, score)` for every key that is a prefix of the characters with
@@ -177,12 +187,13 @@ fn decode(rest: &[u8]) -> (Option<u32>, usize) {
     (cp, len.min(rest.len()))
 }
 
-/// The length of the cut that starts with the non-ASCII byte `lead`, as [`decode`] cuts it
-/// before it meets the text's end.
+/// The length of the cut that starts with byte `lead`, as [`decode`] cuts it before it meets
+/// the text's end. Branches, not arithmetic: on real text they are predicted, so the walk from
+/// one character to the next waits only for the lead byte's load.
 #[inline]
 fn cut_len(lead: u8) -> usize {
     match lead {
-        0x80..=0xBF => 1,
+        0..=0xBF => 1,
         0xC0..=0xDF => 2,
         0xE0..=0xEF => 3,
         _ => 4,
@@ -322,9 +333,17 @@ mod tests {
         "\u{10FFFF}",
     ];
 
-    fn matches(trie: &CharTrie, text: &str) -> Vec<(usize, u32, f32)> {
+    /// The codes and offsets of `text`, cut to the characters found.
+    fn encoded(trie: &CharTrie, text: &[u8]) -> (Vec<u32>, Vec<usize>) {
         let (mut codes, mut offsets) = (Vec::new(), Vec::new());
-        trie.encode_chars(text.as_bytes(), &mut codes, &mut offsets);
+        let n = trie.encode_chars(text, &mut codes, &mut offsets);
+        codes.truncate(n);
+        offsets.truncate(n + 1);
+        (codes, offsets)
+    }
+
+    fn matches(trie: &CharTrie, text: &str) -> Vec<(usize, u32, f32)> {
+        let (codes, offsets) = encoded(trie, text.as_bytes());
         let mut found = Vec::new();
         trie.for_each_prefix(&codes, |chars, id, score| {
             found.push((offsets[chars], id, score));
@@ -352,8 +371,7 @@ mod tests {
         // A character in no key, and one in a key but never first.
         assert_eq!(matches(&trie, "x吾"), vec![]);
         assert_eq!(matches(&trie, "輩"), vec![]);
-        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
-        trie.encode_chars("a輩😀".as_bytes(), &mut codes, &mut offsets);
+        let (codes, offsets) = encoded(&trie, "a輩😀".as_bytes());
         assert_eq!(offsets, vec![0, 1, 4, 8]);
         assert_eq!(codes[0], NONE);
         assert_ne!(codes[1], NONE);
@@ -396,12 +414,33 @@ mod tests {
         }
     }
 
+    /// The scratch vectors keep their length between calls: a short text after a long one
+    /// reads back exactly its own codes and offsets, and the count is the characters found.
+    #[test]
+    fn reused_scratch_gives_the_short_text_alone() {
+        let trie = CharTrie::build([("吾".as_bytes(), 0, 0.0), ("a".as_bytes(), 1, 0.0)]);
+        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
+        let long = "吾輩は猫である。名前はまだ無い。".repeat(4);
+        let n = trie.encode_chars(long.as_bytes(), &mut codes, &mut offsets);
+        assert_eq!(n, long.chars().count());
+        assert!(codes.len() >= long.len() && offsets.len() > long.len());
+        for short in ["a吾", "", "😀"] {
+            let n = trie.encode_chars(short.as_bytes(), &mut codes, &mut offsets);
+            let (want_codes, want_offsets) = encoded(&trie, short.as_bytes());
+            assert_eq!(n, short.chars().count());
+            assert_eq!(codes[..n], want_codes);
+            assert_eq!(offsets[..=n], want_offsets);
+            let mut starts: Vec<usize> = short.char_indices().map(|(i, _)| i).collect();
+            starts.push(short.len());
+            assert_eq!(want_offsets, starts);
+        }
+    }
+
     #[test]
     fn invalid_cuts_have_no_code() {
         let trie = CharTrie::build([("é".as_bytes(), 0, 0.0)]);
-        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
         // A stray continuation byte, a lead byte cut off by the end.
-        trie.encode_chars(&[0xA9, b'a', 0xC3], &mut codes, &mut offsets);
+        let (codes, offsets) = encoded(&trie, &[0xA9, b'a', 0xC3]);
         assert_eq!(codes, vec![NONE, NONE, NONE]);
         assert_eq!(offsets, vec![0, 1, 2, 3]);
     }
@@ -413,8 +452,7 @@ mod tests {
         let trie = CharTrie::build([("a".as_bytes(), 0, 0.0), ("é".as_bytes(), 1, 0.0)]);
         let mut text = "a吾輩😀bß".as_bytes().to_vec();
         text.extend([0xA9, 0xE3, 0x81]);
-        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
-        trie.encode_chars(&text, &mut codes, &mut offsets);
+        let (codes, offsets) = encoded(&trie, &text);
         let (mut want_codes, mut want_offsets, mut at) = (Vec::new(), Vec::new(), 0);
         while at < text.len() {
             let (cp, len) = decode(&text[at..]);
