@@ -20,6 +20,8 @@ use super::trie::{walk, Unit};
 pub(super) const NONE: u32 = u32::MAX;
 /// Code points per page of the code table.
 const PAGE: usize = 128;
+/// Pages of the code table: every code point up to `char::MAX`.
+const PAGES: usize = char::MAX as usize / PAGE + 1;
 /// How many free slots the layout tries for a node's lowest child before it places the
 /// children after every used slot.
 const GAP_SEARCH: usize = 1 << 16;
@@ -37,7 +39,7 @@ const FREE: Unit = Unit {
 #[derive(Debug, Clone)]
 pub(super) struct CharTrie {
     /// The page of each block of [`PAGE`] code points, into `codes` (page 0 has no codes).
-    pages: Vec<u16>,
+    pages: Box<[u16; PAGES]>,
     /// The code of each code point, page by page, or `NONE`.
     codes: Vec<u32>,
     /// Whether some key has a character with this first byte: a character whose lead byte no
@@ -94,6 +96,25 @@ impl CharTrie {
         trie
     }
 
+    /// The code of the cut at `text[at]`, whose lead byte `lead` is not ASCII: three-byte
+    /// characters (CJK, kana) are decoded here in one step, others by [`decode`].
+    #[inline]
+    fn code_at(&self, text: &[u8], at: usize, lead: u8) -> u32 {
+        if lead & 0xF0 != 0xE0 {
+            return decode(&text[at..]).0.map_or(NONE, |cp| self.code(cp));
+        }
+        match text.get(at + 1..at + 3) {
+            Some(&[b1, b2]) if (b1 & 0xC0 == 0x80) & (b2 & 0xC0 == 0x80) => {
+                let cp =
+                    u32::from(lead & 0x0F) << 12 | u32::from(b1 & 0x3F) << 6 | u32::from(b2 & 0x3F);
+                // Below 2^16, so the page index is below the table's 8704 pages.
+                let page = self.pages[cp as usize / PAGE];
+                self.codes[usize::from(page) * PAGE + cp as usize % PAGE]
+            }
+            _ => NONE,
+        }
+    }
+
     /// The code of the character with code point `cp`, or `NONE`.
     #[inline]
     fn code(&self, cp: u32) -> u32 {
@@ -134,7 +155,7 @@ impl CharTrie {
                 // A script the model lacks: the cut's length is all that is needed.
                 NONE
             } else {
-                decode(&text[at..]).0.map_or(NONE, |cp| self.code(cp))
+                self.code_at(text, at, lead)
             };
             *at_slot = at;
             at += len;
@@ -202,7 +223,7 @@ fn cut_len(lead: u8) -> usize {
 
 /// The two-level code table: codes are given by how often a character occurs in the keys,
 /// most often first, ties by code point.
-fn code_table(keys: &[(&str, u32, f32)]) -> (Vec<u16>, Vec<u32>) {
+fn code_table(keys: &[(&str, u32, f32)]) -> (Box<[u16; PAGES]>, Vec<u32>) {
     let mut counts: FxHashMap<char, usize> = FxHashMap::default();
     for (key, _, _) in keys {
         for c in key.chars() {
@@ -211,7 +232,7 @@ fn code_table(keys: &[(&str, u32, f32)]) -> (Vec<u16>, Vec<u32>) {
     }
     let mut chars: Vec<(usize, char)> = counts.into_iter().map(|(c, n)| (n, c)).collect();
     chars.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut pages = vec![0u16; (char::MAX as usize) / PAGE + 1];
+    let mut pages = Box::new([0u16; PAGES]);
     let mut codes = vec![NONE; PAGE];
     for (code, &(_, c)) in chars.iter().enumerate() {
         let cp = c as usize;
@@ -434,6 +455,47 @@ mod tests {
             starts.push(short.len());
             assert_eq!(want_offsets, starts);
         }
+    }
+
+    /// Three-byte characters whose lead byte keys use take their own decoding path: on
+    /// every cut after such a lead (valid, a bad continuation byte in either place, cut short
+    /// by the end), the codes and offsets are those [`decode`] gives.
+    #[test]
+    fn three_byte_leads_cut_and_code_as_decode() {
+        let trie = CharTrie::build([
+            ("吾".as_bytes(), 0, 0.0),
+            ("輩".as_bytes(), 1, 0.0),
+            ("の".as_bytes(), 2, 0.0),
+            ("\u{FFFD}".as_bytes(), 3, 0.0),
+        ]);
+        let (lead, b1, b2) = (0xE5u8, 0x90u8, 0xBEu8); // 吾
+        let cases: [&[u8]; 9] = [
+            &[lead, b1, b2],
+            &[lead, b'a', b2, b'b'],
+            &[lead, b1, b'a', b'b'],
+            &[lead, 0xC3, 0xA9],
+            &[lead, b1],
+            &[lead],
+            &[0xE3, 0x81, 0xAE, lead, b1, b2],
+            &[0xEF, 0xBF, 0xBD, 0xE0, 0x80],
+            &[0xE8, 0xBC, 0xA9, 0xE3, 0x81],
+        ];
+        for text in cases {
+            let (codes, offsets) = encoded(&trie, text);
+            let (mut want_codes, mut want_offsets, mut at) = (Vec::new(), Vec::new(), 0);
+            while at < text.len() {
+                let (cp, len) = decode(&text[at..]);
+                want_codes.push(cp.map_or(NONE, |cp| trie.code(cp)));
+                want_offsets.push(at);
+                at += len;
+            }
+            want_offsets.push(text.len());
+            assert_eq!(codes, want_codes, "{text:x?}");
+            assert_eq!(offsets, want_offsets, "{text:x?}");
+        }
+        // The valid characters have codes.
+        let (codes, _) = encoded(&trie, "吾の輩\u{FFFD}".as_bytes());
+        assert!(codes.iter().all(|&c| c != NONE));
     }
 
     #[test]
