@@ -360,7 +360,9 @@ impl Unigram {
     /// the trie is walked one character a step (`char_trie.rs`). Every node of the byte-level
     /// Viterbi that a path can use starts and ends on a character boundary, starts are visited
     /// in the same order, and matches come shortest first, so the additions, comparisons and
-    /// ties are the same; only the table is smaller (one entry per character).
+    /// ties are the same; only the table is smaller (one entry per character). A run of
+    /// characters that no piece holds (most of a Japanese line under an English model) is
+    /// stepped by [`unknown_run`], and walked back without reading the table.
     fn viterbi_with<const MARGIN: bool>(
         &self,
         bytes: &[u8],
