@@ -363,6 +363,20 @@ mod tests {
         (codes, offsets)
     }
 
+    /// The codes and offsets of `text` cut and decoded one character at a time by
+    /// [`decode`], the plain way.
+    fn decoded(trie: &CharTrie, text: &[u8]) -> (Vec<u32>, Vec<usize>) {
+        let (mut codes, mut offsets, mut at) = (Vec::new(), Vec::new(), 0);
+        while at < text.len() {
+            let (cp, len) = decode(&text[at..]);
+            codes.push(cp.map_or(NONE, |cp| trie.code(cp)));
+            offsets.push(at);
+            at += len;
+        }
+        offsets.push(text.len());
+        (codes, offsets)
+    }
+
     fn matches(trie: &CharTrie, text: &str) -> Vec<(usize, u32, f32)> {
         let (codes, offsets) = encoded(trie, text.as_bytes());
         let mut found = Vec::new();
@@ -481,17 +495,7 @@ mod tests {
             &[0xE8, 0xBC, 0xA9, 0xE3, 0x81],
         ];
         for text in cases {
-            let (codes, offsets) = encoded(&trie, text);
-            let (mut want_codes, mut want_offsets, mut at) = (Vec::new(), Vec::new(), 0);
-            while at < text.len() {
-                let (cp, len) = decode(&text[at..]);
-                want_codes.push(cp.map_or(NONE, |cp| trie.code(cp)));
-                want_offsets.push(at);
-                at += len;
-            }
-            want_offsets.push(text.len());
-            assert_eq!(codes, want_codes, "{text:x?}");
-            assert_eq!(offsets, want_offsets, "{text:x?}");
+            assert_eq!(encoded(&trie, text), decoded(&trie, text), "{text:x?}");
         }
         // The valid characters have codes.
         let (codes, _) = encoded(&trie, "吾の輩\u{FFFD}".as_bytes());
@@ -515,16 +519,7 @@ mod tests {
         let mut text = "a吾輩😀bß".as_bytes().to_vec();
         text.extend([0xA9, 0xE3, 0x81]);
         let (codes, offsets) = encoded(&trie, &text);
-        let (mut want_codes, mut want_offsets, mut at) = (Vec::new(), Vec::new(), 0);
-        while at < text.len() {
-            let (cp, len) = decode(&text[at..]);
-            want_codes.push(cp.map_or(NONE, |cp| trie.code(cp)));
-            want_offsets.push(at);
-            at += len;
-        }
-        want_offsets.push(text.len());
-        assert_eq!(codes, want_codes);
-        assert_eq!(offsets, want_offsets);
+        assert_eq!((codes.clone(), offsets.clone()), decoded(&trie, &text));
         assert_eq!(codes[0], trie.code(u32::from(b'a')));
         assert!(codes[1..4].iter().all(|&c| c == NONE));
         assert_eq!(
