@@ -20,6 +20,8 @@ use super::trie::{walk, Unit};
 pub(super) const NONE: u32 = u32::MAX;
 /// Code points per page of the code table.
 const PAGE: usize = 128;
+/// Pages of the code table: every code point up to `char::MAX`.
+const PAGES: usize = char::MAX as usize / PAGE + 1;
 /// How many free slots the layout tries for a node's lowest child before it places the
 /// children after every used slot.
 const GAP_SEARCH: usize = 1 << 16;
@@ -37,7 +39,7 @@ const FREE: Unit = Unit {
 #[derive(Debug, Clone)]
 pub(super) struct CharTrie {
     /// The page of each block of [`PAGE`] code points, into `codes` (page 0 has no codes).
-    pages: Vec<u16>,
+    pages: Box<[u16; PAGES]>,
     /// The code of each code point, page by page, or `NONE`.
     codes: Vec<u32>,
     /// Whether some key has a character with this first byte: a character whose lead byte no
@@ -94,6 +96,25 @@ impl CharTrie {
         trie
     }
 
+    /// The code of the cut at `text[at]`, whose lead byte `lead` is not ASCII: three-byte
+    /// characters (CJK, kana) are decoded here in one step, others by [`decode`].
+    #[inline]
+    fn code_at(&self, text: &[u8], at: usize, lead: u8) -> u32 {
+        if lead & 0xF0 != 0xE0 {
+            return decode(&text[at..]).0.map_or(NONE, |cp| self.code(cp));
+        }
+        match text.get(at + 1..at + 3) {
+            Some(&[b1, b2]) if (b1 & 0xC0 == 0x80) & (b2 & 0xC0 == 0x80) => {
+                let cp =
+                    u32::from(lead & 0x0F) << 12 | u32::from(b1 & 0x3F) << 6 | u32::from(b2 & 0x3F);
+                // Below 2^16, so the page index is below the table's 8704 pages.
+                let page = self.pages[cp as usize / PAGE];
+                self.codes[usize::from(page) * PAGE + cp as usize % PAGE]
+            }
+            _ => NONE,
+        }
+    }
+
     /// The code of the character with code point `cp`, or `NONE`.
     #[inline]
     fn code(&self, cp: u32) -> u32 {
@@ -103,35 +124,45 @@ impl CharTrie {
         }
     }
 
-    /// Sets `codes` to the code of each character of `text`, and `offsets` to each
-    /// character's byte offset, then the text's length. Characters are cut as sentencepiece
-    /// cuts them (by the lead byte's length); a cut that is not a valid character gets `NONE`.
-    pub(super) fn encode_chars(&self, text: &[u8], codes: &mut Vec<u32>, offsets: &mut Vec<usize>) {
-        // Local vectors, so that their lengths can stay in registers.
-        let (mut out, mut at_of) = (std::mem::take(codes), std::mem::take(offsets));
-        out.clear();
-        at_of.clear();
-        out.reserve(text.len());
-        at_of.reserve(text.len() + 1);
+    /// Writes the code of each character of `text` to the front of `codes`, and each
+    /// character's byte offset, then the text's length, to the front of `offsets`; returns the
+    /// number of characters `n`, so that `codes[..n]` and `offsets[..=n]` hold the answer. The
+    /// vectors are scratch space: they only ever grow (to one slot per byte, and one more for
+    /// the offsets), so a caller that keeps them writes each slot once per call and never
+    /// fills or checks a capacity per character. Characters are cut as sentencepiece cuts
+    /// them (by the lead byte's length); a cut that is not a valid character gets `NONE`.
+    pub(super) fn encode_chars(
+        &self,
+        text: &[u8],
+        codes: &mut Vec<u32>,
+        offsets: &mut Vec<usize>,
+    ) -> usize {
+        if codes.len() < text.len() {
+            codes.resize(text.len(), NONE);
+        }
+        if offsets.len() <= text.len() {
+            offsets.resize(text.len() + 1, 0);
+        }
         let ascii = &self.codes[usize::from(self.pages[0]) * PAGE..][..PAGE];
         let mut at = 0;
-        while at < text.len() {
-            let lead = text[at];
-            let (code, len) = if lead < 0x80 {
-                (ascii[usize::from(lead)], 1)
+        let mut found = 0;
+        for (code_slot, at_slot) in codes.iter_mut().zip(offsets.iter_mut()) {
+            let Some(&lead) = text.get(at) else { break };
+            let len = cut_len(lead).min(text.len() - at);
+            *code_slot = if lead < 0x80 {
+                ascii[usize::from(lead)]
             } else if !self.leads[usize::from(lead)] {
                 // A script the model lacks: the cut's length is all that is needed.
-                (NONE, cut_len(lead).min(text.len() - at))
+                NONE
             } else {
-                let (cp, len) = decode(&text[at..]);
-                (cp.map_or(NONE, |cp| self.code(cp)), len)
+                self.code_at(text, at, lead)
             };
-            out.push(code);
-            at_of.push(at);
+            *at_slot = at;
             at += len;
+            found += 1;
         }
-        at_of.push(text.len());
-        (*codes, *offsets) = (out, at_of);
+        offsets[found] = text.len();
+        found
     }
 
     /// Calls `f(chars, id, score)` for every key that is a prefix of the characters with
@@ -177,12 +208,13 @@ fn decode(rest: &[u8]) -> (Option<u32>, usize) {
     (cp, len.min(rest.len()))
 }
 
-/// The length of the cut that starts with the non-ASCII byte `lead`, as [`decode`] cuts it
-/// before it meets the text's end.
+/// The length of the cut that starts with byte `lead`, as [`decode`] cuts it before it meets
+/// the text's end. Branches, not arithmetic: on real text they are predicted, so the walk from
+/// one character to the next waits only for the lead byte's load.
 #[inline]
 fn cut_len(lead: u8) -> usize {
     match lead {
-        0x80..=0xBF => 1,
+        0..=0xBF => 1,
         0xC0..=0xDF => 2,
         0xE0..=0xEF => 3,
         _ => 4,
@@ -191,7 +223,7 @@ fn cut_len(lead: u8) -> usize {
 
 /// The two-level code table: codes are given by how often a character occurs in the keys,
 /// most often first, ties by code point.
-fn code_table(keys: &[(&str, u32, f32)]) -> (Vec<u16>, Vec<u32>) {
+fn code_table(keys: &[(&str, u32, f32)]) -> (Box<[u16; PAGES]>, Vec<u32>) {
     let mut counts: FxHashMap<char, usize> = FxHashMap::default();
     for (key, _, _) in keys {
         for c in key.chars() {
@@ -200,7 +232,7 @@ fn code_table(keys: &[(&str, u32, f32)]) -> (Vec<u16>, Vec<u32>) {
     }
     let mut chars: Vec<(usize, char)> = counts.into_iter().map(|(c, n)| (n, c)).collect();
     chars.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut pages = vec![0u16; (char::MAX as usize) / PAGE + 1];
+    let mut pages = Box::new([0u16; PAGES]);
     let mut codes = vec![NONE; PAGE];
     for (code, &(_, c)) in chars.iter().enumerate() {
         let cp = c as usize;
@@ -322,9 +354,31 @@ mod tests {
         "\u{10FFFF}",
     ];
 
-    fn matches(trie: &CharTrie, text: &str) -> Vec<(usize, u32, f32)> {
+    /// The codes and offsets of `text`, cut to the characters found.
+    fn encoded(trie: &CharTrie, text: &[u8]) -> (Vec<u32>, Vec<usize>) {
         let (mut codes, mut offsets) = (Vec::new(), Vec::new());
-        trie.encode_chars(text.as_bytes(), &mut codes, &mut offsets);
+        let n = trie.encode_chars(text, &mut codes, &mut offsets);
+        codes.truncate(n);
+        offsets.truncate(n + 1);
+        (codes, offsets)
+    }
+
+    /// The codes and offsets of `text` cut and decoded one character at a time by
+    /// [`decode`], the plain way.
+    fn decoded(trie: &CharTrie, text: &[u8]) -> (Vec<u32>, Vec<usize>) {
+        let (mut codes, mut offsets, mut at) = (Vec::new(), Vec::new(), 0);
+        while at < text.len() {
+            let (cp, len) = decode(&text[at..]);
+            codes.push(cp.map_or(NONE, |cp| trie.code(cp)));
+            offsets.push(at);
+            at += len;
+        }
+        offsets.push(text.len());
+        (codes, offsets)
+    }
+
+    fn matches(trie: &CharTrie, text: &str) -> Vec<(usize, u32, f32)> {
+        let (codes, offsets) = encoded(trie, text.as_bytes());
         let mut found = Vec::new();
         trie.for_each_prefix(&codes, |chars, id, score| {
             found.push((offsets[chars], id, score));
@@ -352,8 +406,7 @@ mod tests {
         // A character in no key, and one in a key but never first.
         assert_eq!(matches(&trie, "x吾"), vec![]);
         assert_eq!(matches(&trie, "輩"), vec![]);
-        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
-        trie.encode_chars("a輩😀".as_bytes(), &mut codes, &mut offsets);
+        let (codes, offsets) = encoded(&trie, "a輩😀".as_bytes());
         assert_eq!(offsets, vec![0, 1, 4, 8]);
         assert_eq!(codes[0], NONE);
         assert_ne!(codes[1], NONE);
@@ -396,12 +449,64 @@ mod tests {
         }
     }
 
+    /// The scratch vectors keep their length between calls: a short text after a long one
+    /// reads back exactly its own codes and offsets, and the count is the characters found.
+    #[test]
+    fn reused_scratch_gives_the_short_text_alone() {
+        let trie = CharTrie::build([("吾".as_bytes(), 0, 0.0), ("a".as_bytes(), 1, 0.0)]);
+        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
+        let long = "吾輩は猫である。名前はまだ無い。".repeat(4);
+        let n = trie.encode_chars(long.as_bytes(), &mut codes, &mut offsets);
+        assert_eq!(n, long.chars().count());
+        assert!(codes.len() >= long.len() && offsets.len() > long.len());
+        for short in ["a吾", "", "😀"] {
+            let n = trie.encode_chars(short.as_bytes(), &mut codes, &mut offsets);
+            let (want_codes, want_offsets) = encoded(&trie, short.as_bytes());
+            assert_eq!(n, short.chars().count());
+            assert_eq!(codes[..n], want_codes);
+            assert_eq!(offsets[..=n], want_offsets);
+            let mut starts: Vec<usize> = short.char_indices().map(|(i, _)| i).collect();
+            starts.push(short.len());
+            assert_eq!(want_offsets, starts);
+        }
+    }
+
+    /// Three-byte characters whose lead byte keys use take their own decoding path: on
+    /// every cut after such a lead (valid, a bad continuation byte in either place, cut short
+    /// by the end), the codes and offsets are those [`decode`] gives.
+    #[test]
+    fn three_byte_leads_cut_and_code_as_decode() {
+        let trie = CharTrie::build([
+            ("吾".as_bytes(), 0, 0.0),
+            ("輩".as_bytes(), 1, 0.0),
+            ("の".as_bytes(), 2, 0.0),
+            ("\u{FFFD}".as_bytes(), 3, 0.0),
+        ]);
+        let (lead, b1, b2) = (0xE5u8, 0x90u8, 0xBEu8); // 吾
+        let cases: [&[u8]; 9] = [
+            &[lead, b1, b2],
+            &[lead, b'a', b2, b'b'],
+            &[lead, b1, b'a', b'b'],
+            &[lead, 0xC3, 0xA9],
+            &[lead, b1],
+            &[lead],
+            &[0xE3, 0x81, 0xAE, lead, b1, b2],
+            &[0xEF, 0xBF, 0xBD, 0xE0, 0x80],
+            &[0xE8, 0xBC, 0xA9, 0xE3, 0x81],
+        ];
+        for text in cases {
+            assert_eq!(encoded(&trie, text), decoded(&trie, text), "{text:x?}");
+        }
+        // The valid characters have codes.
+        let (codes, _) = encoded(&trie, "吾の輩\u{FFFD}".as_bytes());
+        assert!(codes.iter().all(|&c| c != NONE));
+    }
+
     #[test]
     fn invalid_cuts_have_no_code() {
         let trie = CharTrie::build([("é".as_bytes(), 0, 0.0)]);
-        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
         // A stray continuation byte, a lead byte cut off by the end.
-        trie.encode_chars(&[0xA9, b'a', 0xC3], &mut codes, &mut offsets);
+        let (codes, offsets) = encoded(&trie, &[0xA9, b'a', 0xC3]);
         assert_eq!(codes, vec![NONE, NONE, NONE]);
         assert_eq!(offsets, vec![0, 1, 2, 3]);
     }
@@ -413,18 +518,8 @@ mod tests {
         let trie = CharTrie::build([("a".as_bytes(), 0, 0.0), ("é".as_bytes(), 1, 0.0)]);
         let mut text = "a吾輩😀bß".as_bytes().to_vec();
         text.extend([0xA9, 0xE3, 0x81]);
-        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
-        trie.encode_chars(&text, &mut codes, &mut offsets);
-        let (mut want_codes, mut want_offsets, mut at) = (Vec::new(), Vec::new(), 0);
-        while at < text.len() {
-            let (cp, len) = decode(&text[at..]);
-            want_codes.push(cp.map_or(NONE, |cp| trie.code(cp)));
-            want_offsets.push(at);
-            at += len;
-        }
-        want_offsets.push(text.len());
-        assert_eq!(codes, want_codes);
-        assert_eq!(offsets, want_offsets);
+        let (codes, offsets) = encoded(&trie, &text);
+        assert_eq!((codes.clone(), offsets.clone()), decoded(&trie, &text));
         assert_eq!(codes[0], trie.code(u32::from(b'a')));
         assert!(codes[1..4].iter().all(|&c| c == NONE));
         assert_eq!(

@@ -23,6 +23,7 @@
 
 use std::cell::RefCell;
 
+use super::char_trie::NONE;
 use super::lattice::Lattice;
 use super::nbest::nbest;
 use super::sample::{sample_path, SplitMix64};
@@ -64,16 +65,18 @@ pub struct Unigram {
 /// Scores beyond this magnitude are rebased (sentencepiece 0.2.3's constant).
 const REBASE_AT: f32 = 100_000.0;
 
-/// The best path ending at one byte position (16 bytes, so the table a call fills is small).
+/// The best path ending at one character position (12 bytes, so the table a call fills is
+/// small).
 #[derive(Clone, Copy)]
 struct BestPath {
     score: f32,
     id: u32,
-    /// Where the last piece of the path starts, or `NO_START` when nothing ends here yet.
-    starts_at: usize,
+    /// The character where the last piece of the path starts, or `NO_START` when nothing ends
+    /// here yet.
+    starts_at: u32,
 }
 
-const NO_START: usize = usize::MAX;
+const NO_START: u32 = u32::MAX;
 
 /// Viterbi's per-position tables, kept between calls so that short texts allocate nothing.
 #[derive(Default)]
@@ -361,7 +364,9 @@ impl Unigram {
     /// the trie is walked one character a step (`char_trie.rs`). Every node of the byte-level
     /// Viterbi that a path can use starts and ends on a character boundary, starts are visited
     /// in the same order, and matches come shortest first, so the additions, comparisons and
-    /// ties are the same; only the table is smaller (one entry per character).
+    /// ties are the same; only the table is smaller (one entry per character). A run of
+    /// characters that no piece holds (most of a Japanese line under an English model) is
+    /// stepped by [`unknown_run`], and walked back without reading the table.
     fn viterbi_with<const MARGIN: bool>(
         &self,
         bytes: &[u8],
@@ -379,8 +384,13 @@ impl Unigram {
             codes,
             offsets,
         } = tables;
-        trie.encode_chars(bytes, codes, offsets);
-        let size = codes.len();
+        let size = trie.encode_chars(bytes, codes, offsets);
+        let (codes, offsets) = (&codes[..size], &offsets[..=size]);
+        // Positions are `u32`; such a text would need tables of over 48 GiB anyway.
+        assert!(
+            size < NO_START as usize,
+            "a text of 2^32 - 1 characters or more is too long for the Viterbi"
+        );
         best.clear();
         best.resize(
             size + 1,
@@ -398,7 +408,13 @@ impl Unigram {
         let mut rebased = 0.0f64;
         // The furthest end of any node so far: rebasing touches positions up to it.
         let mut furthest = 0;
-        for start in 0..size {
+        let mut start = 0;
+        while start < size {
+            if codes[start] == NONE {
+                start = unknown_run(codes, best, start, (unk_score, unk_id), &mut rebased);
+                furthest = furthest.max(start);
+                continue;
+            }
             let mut here = best[start].score;
             // Two comparisons, as sentencepiece makes them: a NaN score is left alone.
             #[allow(clippy::manual_range_contains)]
@@ -435,7 +451,7 @@ impl Unigram {
                     *node = BestPath {
                         score: cand,
                         id,
-                        starts_at: start,
+                        starts_at: start as u32,
                     };
                 } else if MARGIN {
                     seconds[len] = seconds[len].max(cand);
@@ -453,21 +469,32 @@ impl Unigram {
                 longest = longest.max(1);
             }
             furthest = furthest.max(start + longest);
+            start += 1;
         }
         let mut end = size;
         let mut margin = f32::INFINITY;
+        spans.reserve(size);
         while end > 0 {
+            if codes[end - 1] == NONE {
+                // Only the unknown node over that character ends here (see
+                // [`unknown_run`]): its start is known without reading the table, so the
+                // walk back over a run waits for no load. Its margin is infinite.
+                spans.push((offsets[end - 1], offsets[end], unk_id));
+                end -= 1;
+                continue;
+            }
             let node = best[end];
             // Every character boundary is reached, so backtracking always finds a start.
             if node.starts_at == NO_START {
                 break;
             }
+            let from = node.starts_at as usize;
             if MARGIN {
                 let gap = f64::from(node.score) - f64::from(second[end]);
                 margin = margin.min(gap as f32);
             }
-            spans.push((offsets[node.starts_at], offsets[end], node.id));
-            end = node.starts_at;
+            spans.push((offsets[from], offsets[end], node.id));
+            end = from;
         }
         spans.reverse();
         (rebased + f64::from(best[size].score), margin)
@@ -529,6 +556,44 @@ impl Unigram {
     pub fn entropy(&self, normalized: &str, inv_theta: f32) -> f32 {
         Lattice::new(self, normalized).entropy(inv_theta)
     }
+}
+
+/// Steps the Viterbi over the run of characters that no piece contains (code `NONE`) which
+/// begins at character `start`, and returns where the run ends.
+///
+/// No node of the lattice can start or end inside such a character: the trie has no piece
+/// with it, and the unknown node is one character long. So every node that ends before the
+/// run ends at or before `start` (the caller's furthest end is at most `start`), and each
+/// position of the run is reached only from the one before, by the unknown node. The loop
+/// makes the general step's additions, one by one and in order, and rebases where it would:
+/// its rebasing touches only the position being visited, as no reached position lies beyond
+/// it. Margins are untouched: no position in the run has a losing candidate.
+#[inline]
+fn unknown_run(
+    codes: &[u32],
+    best: &mut [BestPath],
+    start: usize,
+    (unk_score, unk_id): (f32, u32),
+    rebased: &mut f64,
+) -> usize {
+    let len = codes[start..].iter().take_while(|&&c| c == NONE).count();
+    let run = &mut best[start..=start + len];
+    let mut here = run[0].score;
+    for at in 0..len {
+        #[allow(clippy::manual_range_contains)]
+        if here < -REBASE_AT || here > REBASE_AT {
+            run[at].score = 0.0;
+            *rebased += f64::from(here);
+            here = 0.0;
+        }
+        here += unk_score;
+        run[at + 1] = BestPath {
+            score: here,
+            id: unk_id,
+            starts_at: (start + at) as u32,
+        };
+    }
+    start + len
 }
 
 /// A piece in a segmentation: `(start, end, id)` in bytes of the normalized text.
