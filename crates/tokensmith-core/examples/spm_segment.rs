@@ -1,11 +1,13 @@
 //! Times the SentencePiece pipeline on a text file, one call per line, split into its stages
 //! (normalize, segment, the whole `encode_ids`): a harness for profiling the core without
 //! Python. `cargo run --release --example spm_segment -- MODEL FILE [ROUNDS] [STAGE]`, where
-//! STAGE is `all` (default), `norm`, `seg` or `ids` (only that stage, for a profiler).
+//! STAGE is `all` (default), `norm`, `normto` (into one reused buffer, as the encoder does),
+//! `seg` or `ids` (only that stage, for a profiler).
 
 use std::time::Instant;
 use tokensmith_core::formats::sentencepiece_model::{self, PieceType};
 use tokensmith_core::models::unigram::Unigram;
+use tokensmith_core::normalizers::sentencepiece::SentencePieceNormalizer;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
 
 fn main() {
@@ -25,6 +27,14 @@ fn main() {
         .position(|p| p.kind == PieceType::Unknown)
         .unwrap() as u32;
     let uni = Unigram::from_model_pieces(&proto.pieces, unk);
+    let symbols: Vec<&str> = (proto.pieces.iter())
+        .filter(|p| p.kind == PieceType::UserDefined)
+        .map(|p| p.piece.as_str())
+        .collect();
+    let suffix = proto.trainer_spec.treat_whitespace_as_suffix;
+    let normalizer =
+        SentencePieceNormalizer::new(&proto.normalizer_spec, suffix, &symbols).unwrap();
+    let mut buffer = String::new();
     let text = std::fs::read_to_string(file).unwrap();
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let normalized: Vec<String> = lines.iter().map(|l| sp.normalize(l)).collect();
@@ -47,6 +57,17 @@ fn main() {
     if stage == "all" || stage == "norm" {
         time("norm", &mut || {
             lines.iter().map(|l| sp.normalize(l).len()).sum()
+        });
+    }
+    if stage == "all" || stage == "normto" {
+        time("normto", &mut || {
+            lines
+                .iter()
+                .map(|l| {
+                    normalizer.normalize_to(l, &mut buffer);
+                    buffer.len()
+                })
+                .sum()
         });
     }
     if stage == "all" || stage == "seg" {

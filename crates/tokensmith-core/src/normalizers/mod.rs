@@ -5,5 +5,6 @@ pub mod charsmap_builder;
 pub mod dawg;
 pub mod double_array;
 mod plain_chars;
+mod plain_copy;
 pub mod precompiled;
 pub mod sentencepiece;

@@ -4,11 +4,16 @@
 //! The normalizer keeps a character when no user-defined symbol starts with its lead byte and
 //! the longest charsmap rule at its position either does not exist or ends inside a character
 //! (such a match is dropped). The tables:
-//! - per ASCII character, the bytes after which it is *not* kept: a space, a user-defined
-//!   symbol's first byte, a rule of its own, or a rule that goes on with that byte;
+//! - per ASCII character, what it is written as (itself, or the one byte its own rule gives,
+//!   as `A` -> `a` under case folding), and the bytes after which that does not hold: always
+//!   for a space or a user-defined symbol's first byte, always for a rule that gives anything
+//!   but one byte other than a space, and otherwise for each byte some rule goes on with;
 //! - per character below U+10000: whether no rule starts with it (`free`); whether rules
 //!   start with it but none is exactly it (`alone`); and the characters that some rule goes on
-//!   with, whole, after an `alone` character (`continues`).
+//!   with, whole, after an `alone` character (`continues`), the three words of each 64 code
+//!   points side by side;
+//! - which ASCII bytes a scan eight bytes at a time must stop at ([`Swar`]), when the
+//!   printable characters that are not kept before every ASCII byte are all among those.
 //!
 //! An `alone` character followed by a character outside `continues` is kept: the trie walk
 //! dies inside that next character, so every rule it finds ends inside a character. This is
@@ -23,15 +28,25 @@
 use super::precompiled::PrecompiledCharsMap;
 use crate::models::unigram::PieceTrie;
 
-/// One bit per code point below U+10000.
-type BmpSet = Box<[u64; 1024]>;
-
-fn contains(set: &BmpSet, code: u32) -> bool {
-    set[(code as usize) >> 6] & (1 << (code & 63)) != 0
+/// The words of the three per-character sets for 64 code points (U+0000-U+003F and so on), side by
+/// side so that one cache line holds all that a character needs.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(C, align(32))]
+pub(crate) struct Block {
+    pub(crate) free: u64,
+    pub(crate) alone: u64,
+    pub(crate) continues: u64,
 }
 
-fn insert(set: &mut BmpSet, code: u32) {
-    set[(code as usize) >> 6] |= 1 << (code & 63);
+/// One block per 64 code points below U+10000.
+type BmpSets = Box<[Block; 1024]>;
+
+fn contains(sets: &BmpSets, code: u32, set: fn(&Block) -> u64) -> bool {
+    set(&sets[(code as usize) >> 6]) & (1 << (code & 63)) != 0
+}
+
+fn insert(sets: &mut BmpSets, code: u32, set: fn(&mut Block) -> &mut u64) {
+    *set(&mut sets[(code as usize) >> 6]) |= 1 << (code & 63);
 }
 
 /// The code point of the character at the start of `bytes` when it is below U+10000 (the
@@ -54,20 +69,52 @@ fn bmp_code(bytes: &[u8]) -> Option<(u32, usize)> {
     Some((code, len))
 }
 
-/// The per-model tables (about 28 KB).
+/// Which ASCII bytes a scan eight bytes at a time stops at: a superset of the bytes that are
+/// not kept as they are before every ASCII byte, that a few word operations can find.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Swar {
+    /// Below `!` (spaces, controls), DEL, and every non-ASCII byte.
+    Plain,
+    /// Those and the capitals `A`-`Z` (the case-folding charsmaps map them).
+    Capitals,
+}
+
+impl Swar {
+    /// One bit (the high bit of its byte) per stop byte of the little-endian word `x`; the
+    /// lowest set bit is the first stop byte. Each byte is tested on its own: no carry or
+    /// borrow crosses a byte, since the 7-bit parts stay below 0x80 after the additions.
+    #[inline(always)]
+    pub(crate) fn stops(self, x: u64) -> u64 {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = ONES * 0x80;
+        let low = x & !HIGH;
+        // The high bit of `low + k` is set when the byte's 7 bits are at least 0x80 - k.
+        let at_least = |byte: u64| (low + ONES * (0x80 - byte)) & HIGH;
+        let mut stops = x & HIGH | !at_least(0x21) & HIGH | at_least(0x7f);
+        if self == Swar::Capitals {
+            stops |= at_least(0x41) & !at_least(0x5b);
+        }
+        stops
+    }
+}
+
+/// The per-model tables (about 38 KB).
 #[derive(Debug, Clone)]
 pub(crate) struct PlainChars {
     /// Per ASCII character, one bit per byte that may follow it: set when the character,
-    /// followed by that byte, is not kept.
+    /// followed by that byte, is not written as `ascii_to` gives.
     ascii_stop: Box<[[u64; 4]; 128]>,
-    /// Per ASCII character: whether it is kept at the end of the input.
-    ascii_last_kept: [bool; 128],
+    /// Per ASCII character: the byte it is written as (itself when it is kept).
+    ascii_to: [u8; 128],
+    /// Per ASCII character: whether it is written as `ascii_to` gives at the end of the input.
+    ascii_last: [bool; 128],
     /// Per byte: whether it is an ASCII character kept before any ASCII byte, so that a run of
     /// them takes one lookup per byte (only the run's last character needs its next byte).
     ascii_run: [bool; 256],
-    free: BmpSet,
-    alone: BmpSet,
-    continues: BmpSet,
+    /// Whether the run bytes are every printable ASCII character but the ones `Swar` stops at.
+    swar: Option<Swar>,
+    /// Per character below U+10000: `free`, `alone` and `continues` (see the module doc).
+    sets: BmpSets,
     /// Whether a space, too, starts no rule and no symbol.
     pub(crate) space: bool,
     /// Bytes that start a user-defined symbol.
@@ -84,26 +131,34 @@ impl PlainChars {
             charsmap.is_some_and(|m| m.has_rule_starting_with(byte)) || user_lead[usize::from(byte)]
         };
         let mut ascii_stop = Box::new([[0u64; 4]; 128]);
-        let mut ascii_last_kept = [false; 128];
+        let mut ascii_to = [0u8; 128];
+        let mut ascii_last = [false; 128];
         for lead in 0..0x80u8 {
-            let special = lead == b' ' || user_lead[usize::from(lead)];
-            let kept = |input: &[u8]| {
-                !special && (!starts_rule(lead) || charsmap.is_none_or(|m| m.keeps_char(input, 1)))
-            };
-            ascii_last_kept[usize::from(lead)] = kept(&[lead]);
+            let to = ascii_output(charsmap, lead)
+                .filter(|_| lead != b' ' && !user_lead[usize::from(lead)]);
+            ascii_to[usize::from(lead)] = to.map_or(lead, |(to, _)| to);
+            ascii_last[usize::from(lead)] = to.is_some();
             for next in 0..=255u8 {
-                if !kept(&[lead, next]) {
+                let goes_on = |&(_, node): &(u8, Option<usize>)| {
+                    node.zip(charsmap)
+                        .is_some_and(|(n, m)| m.step(n, next).is_some())
+                };
+                if to.is_none_or(|t| goes_on(&t)) {
                     ascii_stop[usize::from(lead)][usize::from(next >> 6)] |= 1 << (next & 63);
                 }
             }
         }
         let mut ascii_run = [false; 256];
-        for (stop, run) in ascii_stop.iter().zip(ascii_run.iter_mut()) {
-            *run = stop[0] == 0 && stop[1] == 0;
+        for (lead, run) in ascii_run.iter_mut().enumerate().take(128) {
+            let stop = &ascii_stop[lead];
+            *run = stop[0] == 0 && stop[1] == 0 && usize::from(ascii_to[lead]) == lead;
         }
-        let mut free: BmpSet = Box::new([0; 1024]);
-        let mut alone: BmpSet = Box::new([0; 1024]);
-        let mut continues: BmpSet = Box::new([0; 1024]);
+        let swar = [Swar::Plain, Swar::Capitals].into_iter().find(|&mode| {
+            // The byte alone in the word's low byte: the bit that answers for it is 0x80.
+            (0x21..0x7fu8)
+                .all(|b| ascii_run[usize::from(b)] || mode.stops(u64::from(b)) & 0x80 != 0)
+        });
+        let mut sets: BmpSets = Box::new([Block::default(); 1024]);
         let mut utf8 = [0u8; 4];
         for c in (0x80..0x10000u32).filter_map(char::from_u32) {
             let key = c.encode_utf8(&mut utf8).as_bytes();
@@ -111,7 +166,7 @@ impl PlainChars {
                 continue;
             }
             let Some(map) = charsmap else {
-                insert(&mut free, c as u32);
+                insert(&mut sets, c as u32, |b| &mut b.free);
                 continue;
             };
             let walked = key
@@ -121,21 +176,21 @@ impl PlainChars {
                         .map(|(n, leaf)| (Some(n), leaf))
                 });
             match walked {
-                None => insert(&mut free, c as u32),
+                None => insert(&mut sets, c as u32, |b| &mut b.free),
                 Some((Some(node), false)) => {
-                    insert(&mut alone, c as u32);
-                    add_continuations(map, node, &mut continues);
+                    insert(&mut sets, c as u32, |b| &mut b.alone);
+                    add_continuations(map, node, &mut sets);
                 }
                 Some(_) => {}
             }
         }
         Self {
             ascii_stop,
-            ascii_last_kept,
+            ascii_to,
+            ascii_last,
             ascii_run,
-            free,
-            alone,
-            continues,
+            swar,
+            sets,
             space: !starts_rule(b' '),
             user_lead,
         }
@@ -158,14 +213,59 @@ impl PlainChars {
     /// Whether the ASCII character `lead`, followed by `next` (or nothing), is kept.
     #[inline(always)]
     pub(crate) fn ascii_kept(&self, lead: u8, next: Option<u8>) -> bool {
-        match next {
-            Some(next) => {
-                self.ascii_stop[usize::from(lead & 0x7f)][usize::from(next >> 6)]
-                    & (1 << (next & 63))
-                    == 0
+        self.ascii_out(lead, next) == Some(lead)
+    }
+
+    /// The byte the ASCII character `lead`, followed by `next` (or nothing), is written as,
+    /// when no lookup is needed: itself, or its rule's one byte.
+    #[inline(always)]
+    pub(crate) fn ascii_out(&self, lead: u8, next: Option<u8>) -> Option<u8> {
+        let lead = usize::from(lead & 0x7f);
+        let ok = match next {
+            Some(next) => !self.ascii_breaks(lead as u8, next),
+            None => self.ascii_last[lead],
+        };
+        ok.then_some(self.ascii_to[lead])
+    }
+
+    /// Whether the ASCII character `lead`, followed by the byte `next`, is *not* written as
+    /// [`Self::ascii_out`] gives (a rule goes on with `next`, or it always needs a lookup).
+    #[inline(always)]
+    pub(crate) fn ascii_breaks(&self, lead: u8, next: u8) -> bool {
+        self.ascii_stop[usize::from(lead & 0x7f)][usize::from(next >> 6)] & (1 << (next & 63)) != 0
+    }
+
+    /// The sets' words for code points `64 * index` to `64 * index + 63` (`index` below 1024).
+    #[inline(always)]
+    pub(crate) fn block(&self, index: usize) -> &Block {
+        &self.sets[index & 1023]
+    }
+
+    /// The word-at-a-time scan this model allows, if any.
+    pub(crate) fn swar(&self) -> Option<Swar> {
+        self.swar
+    }
+
+    /// As [`Self::char_len`] for a first character that is not ASCII, with a shortcut for
+    /// two- and three-byte characters no rule starts with: the free set's word is indexed by
+    /// the lead and second bytes, the bit by the last, with no code point built.
+    #[inline(always)]
+    pub(crate) fn wide_len(&self, bytes: &[u8], charsmap: Option<&PrecompiledCharsMap>) -> usize {
+        let bit = |word: u64, last: u8| word >> (last & 63) & 1 != 0;
+        let free = match *bytes {
+            [lead @ 0xe0..=0xef, second, last, ..] => {
+                let word = (usize::from(lead & 0x0f) << 6) | usize::from(second & 0x3f);
+                bit(self.sets[word].free, last).then_some(3)
             }
-            None => self.ascii_last_kept[usize::from(lead & 0x7f)],
+            [lead @ 0xc0..=0xdf, last, ..] => {
+                bit(self.sets[usize::from(lead & 0x1f)].free, last).then_some(2)
+            }
+            _ => None,
+        };
+        if let Some(len) = free {
+            return len;
         }
+        self.char_len(bytes, charsmap)
     }
 
     /// The length of the first character of `bytes` (a non-empty suffix of a `&str`) when it
@@ -182,12 +282,12 @@ impl PlainChars {
             _ => 4,
         };
         if let Some((code, _)) = bmp_code(bytes) {
-            if contains(&self.free, code) {
+            if contains(&self.sets, code, |b| b.free) {
                 return len;
             }
-            if contains(&self.alone, code) {
+            if contains(&self.sets, code, |b| b.alone) {
                 match bmp_code(&bytes[len..]) {
-                    Some((next, _)) if !contains(&self.continues, next) => return len,
+                    Some((next, _)) if !contains(&self.sets, next, |b| b.continues) => return len,
                     None if bytes.len() == len => return len,
                     _ => {}
                 }
@@ -203,22 +303,38 @@ impl PlainChars {
     }
 }
 
+/// What the ASCII character `lead` is written as when the charsmap's walk stops right after
+/// it: itself when no rule is exactly it, the replacement when that is one byte other than a
+/// space, else `None`. Also the trie node after `lead`, when there is one, to tell which next
+/// bytes let the walk go on.
+fn ascii_output(charsmap: Option<&PrecompiledCharsMap>, lead: u8) -> Option<(u8, Option<usize>)> {
+    let Some((map, root)) = charsmap.and_then(|m| Some((m, m.root()?))) else {
+        return Some((lead, None));
+    };
+    match map.step(root, lead) {
+        None => Some((lead, None)),
+        Some((node, false)) => Some((lead, Some(node))),
+        Some((node, true)) => match map.longest_match(&[lead])? {
+            (to, 1) if to.len() == 1 && to != " " => Some((to.as_bytes()[0], Some(node))),
+            _ => None,
+        },
+    }
+}
+
 /// Adds to `continues` every character below U+10000 that some rule goes on with, whole,
 /// from `node` (a character's end).
-fn add_continuations(map: &PrecompiledCharsMap, node: usize, continues: &mut BmpSet) {
+fn add_continuations(map: &PrecompiledCharsMap, node: usize, sets: &mut BmpSets) {
+    let mut insert = |code: u32| insert(sets, code, |b| &mut b.continues);
     let tails = |node: usize| (0x80..=0xbfu8).filter_map(move |b| Some((b, map.step(node, b)?.0)));
     for b1 in 0..=255u8 {
         let Some((n1, _)) = map.step(node, b1) else {
             continue;
         };
         match b1 {
-            0x00..=0x7f => insert(continues, u32::from(b1)),
+            0x00..=0x7f => insert(u32::from(b1)),
             0xc0..=0xdf => {
                 for (b2, _) in tails(n1) {
-                    insert(
-                        continues,
-                        (u32::from(b1 & 0x1f) << 6) | u32::from(b2 & 0x3f),
-                    );
+                    insert((u32::from(b1 & 0x1f) << 6) | u32::from(b2 & 0x3f));
                 }
             }
             0xe0..=0xef => {
@@ -227,7 +343,7 @@ fn add_continuations(map: &PrecompiledCharsMap, node: usize, continues: &mut Bmp
                         let code = (u32::from(b1 & 0x0f) << 12)
                             | (u32::from(b2 & 0x3f) << 6)
                             | u32::from(b3 & 0x3f);
-                        insert(continues, code);
+                        insert(code);
                     }
                 }
             }

@@ -17,6 +17,7 @@
 //! the input, as sentencepiece's `norm_to_orig`.
 
 use super::plain_chars::PlainChars;
+use super::plain_copy::Spaces;
 use super::precompiled::PrecompiledCharsMap;
 use crate::error::Result;
 use crate::formats::sentencepiece_model::NormalizerSpec;
@@ -37,6 +38,8 @@ pub struct SentencePieceNormalizer {
     treat_whitespace_as_suffix: bool,
     /// Which characters are copied as they are, without a lookup.
     plain: PlainChars,
+    /// How the fast path writes spaces.
+    spaces: Spaces,
 }
 
 impl SentencePieceNormalizer {
@@ -60,8 +63,14 @@ impl SentencePieceNormalizer {
             trie
         });
         let plain = PlainChars::new(charsmap.as_ref(), user_defined.as_ref());
+        let mark = if spec.escape_whitespaces {
+            SPACE_SYMBOL
+        } else {
+            " "
+        };
         Ok(Self {
             plain,
+            spaces: Spaces::new(mark, spec.remove_extra_whitespaces),
             charsmap,
             user_defined,
             add_dummy_prefix: spec.add_dummy_prefix,
@@ -94,7 +103,9 @@ impl SentencePieceNormalizer {
 
     /// Normalizes `input` the way `sentencepiece::normalizer::Normalizer::Normalize` does.
     pub fn normalize(&self, input: &str) -> String {
-        let mut text = String::with_capacity(input.len() + 3);
+        // The room the fast path reserves (a space may become 3 bytes), so that it does not
+        // allocate again.
+        let mut text = String::with_capacity(input.len() * 3 + 8);
         self.normalize_to(input, &mut text);
         text
     }
@@ -193,6 +204,11 @@ impl SentencePieceNormalizer {
     fn normalize_into(&self, whole: &str, out: &mut Normalized) {
         let mut input = whole;
         if self.remove_extra_whitespaces {
+            if self.plain.space {
+                // Spaces no rule starts with normalize to themselves.
+                let spaces = input.bytes().take_while(|&b| b == b' ').count();
+                input = &input[spaces..];
+            }
             // A first character that normalizes to itself is no space: no lookup needed.
             while !input.is_empty()
                 && self
@@ -222,7 +238,16 @@ impl SentencePieceNormalizer {
         let mut is_prev_space = self.remove_extra_whitespaces;
         while !input.is_empty() {
             let at = offset_of(input);
-            let copied = self.copy_plain(input, at, out, &mut is_prev_space);
+            let copied = match out.to_orig {
+                None => self.plain.copy_text(
+                    input,
+                    self.charsmap.as_ref(),
+                    &self.spaces,
+                    &mut out.text,
+                    &mut is_prev_space,
+                ),
+                Some(_) => self.copy_plain(input, at, out, &mut is_prev_space),
+            };
             if copied > 0 {
                 input = &input[copied..];
                 continue;
@@ -338,3 +363,7 @@ mod tests {
 #[cfg(test)]
 #[path = "sentencepiece_reference_tests.rs"]
 mod reference_tests;
+
+#[cfg(test)]
+#[path = "plain_copy_tests.rs"]
+mod plain_copy_tests;

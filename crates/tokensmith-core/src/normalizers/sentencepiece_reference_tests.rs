@@ -66,7 +66,8 @@ fn reference(n: &SentencePieceNormalizer, whole: &str) -> String {
     out
 }
 
-fn shipped(name: &str) -> Vec<u8> {
+/// The charsmap of a `.model` in `tests/data/spm`.
+pub(super) fn shipped(name: &str) -> Vec<u8> {
     let path = format!("{}/../../tests/data/spm/{name}", env!("CARGO_MANIFEST_DIR"));
     sentencepiece_model::read(std::path::Path::new(&path))
         .unwrap()

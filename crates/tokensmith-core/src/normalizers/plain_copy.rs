@@ -1,0 +1,252 @@
+//! The normalizer's fast path when no offsets map is asked for: one pass over the bytes that
+//! writes every character [`PlainChars`] settles (kept, or an ASCII character mapped to one
+//! byte) and every space no rule starts with, into room reserved once, and stops at the first
+//! character that needs the charsmap lookup.
+//!
+//! - ASCII goes eight bytes at a time when the model allows it ([`Swar`]): the word is written
+//!   whole, then the output moves on to its first stop byte.
+//! - A space is written as the space mark inline, or dropped right after a space when extra
+//!   whitespace is removed.
+//! - An ASCII character is settled by the ASCII byte after it; when a non-ASCII character
+//!   follows instead, that pair is checked there, and the ASCII character is taken back when a
+//!   rule goes on with it.
+//! - Other characters take [`PlainChars::wide_len`].
+//!
+//! >>> "ab  c" (identity, extra whitespace removed) -> "ab▁c", 5 bytes consumed
+
+use super::plain_chars::{PlainChars, Swar};
+use super::precompiled::PrecompiledCharsMap;
+use std::mem::MaybeUninit;
+
+/// How spaces are written.
+#[derive(Debug, Clone)]
+pub(crate) struct Spaces {
+    /// The space mark (`▁`) or a plain space, padded to 3 bytes so that it is written by an
+    /// inlined copy of 3 bytes.
+    mark: [u8; 3],
+    /// How many bytes of `mark` count.
+    mark_len: usize,
+    /// Whether a space right after a space is dropped.
+    collapse: bool,
+}
+
+impl Spaces {
+    /// `mark` is `▁` or `" "`.
+    pub(crate) fn new(mark: &str, collapse: bool) -> Self {
+        let mut padded = [0u8; 3];
+        let mark_len = mark.len().min(3);
+        padded[..mark_len].copy_from_slice(&mark.as_bytes()[..mark_len]);
+        Self {
+            mark: padded,
+            mark_len,
+            collapse,
+        }
+    }
+}
+
+/// Where the copy stands.
+struct Cursor {
+    /// The input offset.
+    i: usize,
+    /// The output offset (in the room past the output's end).
+    w: usize,
+    /// The input offset just past the last space; the input from there to `i` is in the
+    /// output byte for byte (kept, or mapped by `ascii_out`).
+    after_space: usize,
+    /// Whether a space written at `after_space` (or before the input) joins a next space.
+    space_before: bool,
+}
+
+impl Cursor {
+    /// Writes the space at `i` (as the mark, or nothing when it joins the space before).
+    #[inline(always)]
+    fn space(&mut self, room: &mut [MaybeUninit<u8>], spaces: &Spaces) {
+        let joins = self.space_before && self.after_space == self.i;
+        room[self.w..self.w + 3].write_copy_of_slice(&spaces.mark);
+        self.w += if joins { 0 } else { spaces.mark_len };
+        self.space_before = spaces.collapse;
+        self.i += 1;
+        self.after_space = self.i;
+    }
+
+    /// Takes back the last `len` bytes, copied as they are.
+    #[inline(always)]
+    fn back(&mut self, len: usize) {
+        self.i -= len;
+        self.w -= len;
+    }
+}
+
+impl PlainChars {
+    /// Appends to `out` the normalized form of the longest prefix of `input` that needs no
+    /// charsmap lookup, and returns its length. `is_prev_space` says whether the output ends
+    /// with a space that a following space joins, before and after.
+    pub(crate) fn copy_text(
+        &self,
+        input: &str,
+        charsmap: Option<&PrecompiledCharsMap>,
+        spaces: &Spaces,
+        out: &mut String,
+        is_prev_space: &mut bool,
+    ) -> usize {
+        let bytes = input.as_bytes();
+        // SAFETY: only whole characters are appended (copies of `input`'s characters, ASCII
+        // bytes and the space mark), so `out` stays UTF-8; see `set_len` below.
+        let out = unsafe { out.as_mut_vec() };
+        // Each input byte gives at most 3 output bytes (a space's mark); 8 more take a word
+        // written whole past the end.
+        out.reserve(bytes.len() * 3 + 8);
+        let room = out.spare_capacity_mut();
+        let mut at = Cursor {
+            i: 0,
+            w: 0,
+            after_space: 0,
+            space_before: *is_prev_space,
+        };
+        'text: loop {
+            if let Some(swar) = self.swar() {
+                self.copy_words(bytes, swar, &mut at, room, spaces);
+            }
+            let Some(&lead) = bytes.get(at.i) else {
+                break;
+            };
+            if lead < 0x80 {
+                if lead == b' ' && self.space {
+                    at.space(room, spaces);
+                    continue;
+                }
+                match self.ascii_out(lead, bytes.get(at.i + 1).copied()) {
+                    Some(to) => {
+                        room[at.w].write(to);
+                        at.i += 1;
+                        at.w += 1;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            // The ASCII character before, if it was written here, was settled only by the
+            // ASCII bytes that may follow it.
+            if at.i > at.after_space {
+                let before = bytes[at.i - 1];
+                if before < 0x80 && self.ascii_breaks(before, lead) {
+                    at.back(1);
+                    break;
+                }
+            }
+            loop {
+                self.copy_wide_run(bytes, &mut at, room);
+                match bytes.get(at.i) {
+                    Some(&next) if next >= 0x80 => {}
+                    _ => continue 'text,
+                }
+                // What the run leaves: the last bytes, an `alone` character before a
+                // character that may go on with it or before no two- or three-byte character,
+                // a character with rules, or one outside the BMP.
+                let len = self.wide_len(&bytes[at.i..], charsmap);
+                if len == 0 {
+                    break 'text;
+                }
+                let (i, w) = (at.i, at.w);
+                match bytes.get(i..i + 4) {
+                    Some(four) => room[w..w + 4].write_copy_of_slice(four),
+                    None => room[w..w + len].write_copy_of_slice(&bytes[i..i + len]),
+                };
+                at.i += len;
+                at.w += len;
+                match bytes.get(at.i) {
+                    Some(&next) if next >= 0x80 => {}
+                    _ => continue 'text,
+                }
+            }
+        }
+        *is_prev_space = at.space_before && at.after_space == at.i;
+        let start = out.len();
+        // SAFETY: every byte of `room[..w]` was written: `w` only moves past bytes just
+        // written, or back.
+        unsafe { out.set_len(start + at.w) };
+        debug_assert!(std::str::from_utf8(&out[start..]).is_ok());
+        at.i
+    }
+
+    /// Copies ASCII eight bytes at a time, and the spaces between: each word is written
+    /// whole, and the cursor moves to its first stop byte. The last word of the input is read
+    /// as the input's last eight bytes shifted down, so that zeros (stop bytes) fill it.
+    #[inline(always)]
+    fn copy_words(
+        &self,
+        bytes: &[u8],
+        swar: Swar,
+        at: &mut Cursor,
+        room: &mut [MaybeUninit<u8>],
+        spaces: &Spaces,
+    ) {
+        let n = bytes.len();
+        loop {
+            let x = match bytes.get(at.i..at.i + 8) {
+                Some(word) => word_at(word),
+                None if at.i < n && n >= 8 => word_at(&bytes[n - 8..]) >> (8 * (at.i + 8 - n)),
+                None => return,
+            };
+            room[at.w..at.w + 8].write_copy_of_slice(&x.to_le_bytes());
+            let run = (swar.stops(x).trailing_zeros() / 8) as usize;
+            at.i += run;
+            at.w += run;
+            if run == 8 {
+                continue;
+            }
+            match bytes.get(at.i) {
+                Some(b' ') if self.space => at.space(room, spaces),
+                _ => return,
+            }
+        }
+    }
+
+    /// Copies the two- and three-byte characters from `at.i` on that the sets settle as
+    /// kept: a `free` one, or an `alone` one whose next character is not in `continues`. The
+    /// run is found first, four bytes read per character, and copied in one go. The three
+    /// words come from one block, and they are combined without branches, so that kana, which
+    /// are `alone` and `free` in turn, cost no unpredictable branch. An `alone` character at
+    /// the end of the run goes back: its next character was not checked.
+    #[inline(always)]
+    fn copy_wide_run(&self, bytes: &[u8], at: &mut Cursor, room: &mut [MaybeUninit<u8>]) {
+        let start = at.i;
+        let mut i = start;
+        // All ones when the last character of the run is `alone`, else zero.
+        let mut pending = 0u64;
+        let mut last_len = 0;
+        // Four bytes are read per character: the last three bytes go by the general path.
+        while let Some(&four) = bytes.get(i..).and_then(<[u8]>::first_chunk::<4>) {
+            let x = u32::from_le_bytes(four);
+            let (index, bit, len) = if x & 0xf0 == 0xe0 {
+                (((x & 0x0f) << 6) | ((x >> 8) & 0x3f), (x >> 16) & 0x3f, 3)
+            } else if x & 0xe0 == 0xc0 {
+                (x & 0x1f, (x >> 8) & 0x3f, 2)
+            } else {
+                break;
+            };
+            let block = self.block(index as usize);
+            let kept = (block.free | block.alone) & !(block.continues & pending);
+            if (kept >> bit) & 1 == 0 {
+                break;
+            }
+            pending = 0u64.wrapping_sub((block.alone >> bit) & 1);
+            last_len = len;
+            i += len;
+        }
+        if pending != 0 {
+            i -= last_len;
+        }
+        room[at.w..at.w + (i - start)].write_copy_of_slice(&bytes[start..i]);
+        at.w += i - start;
+        at.i = i;
+    }
+}
+
+/// The eight bytes of `word` as a little-endian word.
+#[inline(always)]
+fn word_at(word: &[u8]) -> u64 {
+    let mut x = [0u8; 8];
+    x.copy_from_slice(&word[..8]);
+    u64::from_le_bytes(x)
+}
