@@ -34,7 +34,7 @@ mod ids;
 #[cfg(test)]
 mod ids_tests;
 
-use ids::{IdSink, Unknowns};
+use ids::{IdSink, Step, Unknowns};
 
 /// One segmentation as `(piece, id)` pairs, with its score.
 pub type Scored = (Vec<(String, u32)>, f32);
@@ -210,27 +210,26 @@ impl SentencePieceProcessor {
         self.segment(&normalized, &mut spans);
         let mut out: Vec<(String, u32, usize, usize)> = Vec::with_capacity(spans.len());
         let mut is_prev_unk = false;
+        let unknowns = self.unknowns();
         for (start, end, id) in spans {
             let w = &normalized[start..end];
             let (begin, finish) = (to_orig[start], to_orig[end]);
-            let is_unk = id == self.unk_id;
-            match &self.byte_ids {
-                Some(table) if is_unk => {
+            match unknowns.step(id, &mut is_prev_unk) {
+                Step::Bytes(table) => {
                     let last = w.len().saturating_sub(1);
                     out.extend(w.bytes().enumerate().map(|(i, b)| {
                         let stop = if i == last { finish } else { begin };
                         (byte_piece(b), table[usize::from(b)], begin, stop)
                     }));
                 }
-                _ if is_unk && is_prev_unk => {
+                Step::JoinPrevious => {
                     if let Some(prev) = out.last_mut() {
                         prev.0.push_str(w);
                         prev.3 = finish;
                     }
                 }
-                _ => out.push((w.to_string(), id, begin, finish)),
+                Step::Piece => out.push((w.to_string(), id, begin, finish)),
             }
-            is_prev_unk = is_unk;
         }
         out
     }
@@ -303,21 +302,20 @@ impl SentencePieceProcessor {
     fn pieces_of(&self, normalized: &str, spans: Vec<Span>) -> Vec<(String, u32)> {
         let mut out: Vec<(String, u32)> = Vec::with_capacity(spans.len());
         let mut is_prev_unk = false;
+        let unknowns = self.unknowns();
         for (start, end, id) in spans {
             let w = &normalized[start..end];
-            let is_unk = id == self.unk_id;
-            match &self.byte_ids {
-                Some(table) if is_unk => {
+            match unknowns.step(id, &mut is_prev_unk) {
+                Step::Bytes(table) => {
                     out.extend(w.bytes().map(|b| (byte_piece(b), table[usize::from(b)])));
                 }
-                _ if is_unk && is_prev_unk => {
+                Step::JoinPrevious => {
                     if let Some(last) = out.last_mut() {
                         last.0.push_str(w);
                     }
                 }
-                _ => out.push((w.to_string(), id)),
+                Step::Piece => out.push((w.to_string(), id)),
             }
-            is_prev_unk = is_unk;
         }
         out
     }

@@ -14,9 +14,33 @@ pub(super) struct Unknowns<'a> {
     pub(super) byte_ids: Option<&'a [u32; 256]>,
 }
 
-impl Unknowns<'_> {
-    /// Appends the ids of the piece `text[start..end]` with model id `id` to `out`;
-    /// `is_prev_unk` says whether the piece before it was unknown, and is updated.
+/// What the processor makes of one model piece ([`Unknowns::step`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Step<'a> {
+    /// A piece of its own, with its model id.
+    Piece,
+    /// An unknown piece right after another: it joins the previous piece.
+    JoinPrevious,
+    /// An unknown piece with byte fallback: one byte piece per byte, with these ids.
+    Bytes(&'a [u32; 256]),
+}
+
+impl<'a> Unknowns<'a> {
+    /// What becomes of a piece with model id `id`; `is_prev_unk` says whether the piece before
+    /// it was unknown, and is updated. The one place the processor's unknown rule is written.
+    #[inline]
+    pub(super) fn step(self, id: u32, is_prev_unk: &mut bool) -> Step<'a> {
+        let is_unk = id == self.unk_id;
+        let was_unk = std::mem::replace(is_prev_unk, is_unk);
+        match self.byte_ids {
+            Some(table) if is_unk => Step::Bytes(table),
+            _ if is_unk && was_unk => Step::JoinPrevious,
+            _ => Step::Piece,
+        }
+    }
+
+    /// Appends the ids of the piece `text[start..end]` with model id `id` to `out` (see
+    /// [`Self::step`]).
     #[inline]
     pub(super) fn push(
         self,
@@ -27,15 +51,13 @@ impl Unknowns<'_> {
         is_prev_unk: &mut bool,
         out: &mut Vec<u32>,
     ) {
-        let is_unk = id == self.unk_id;
-        match self.byte_ids {
-            Some(table) if is_unk => {
+        match self.step(id, is_prev_unk) {
+            Step::Bytes(table) => {
                 out.extend(text[start..end].iter().map(|&b| table[usize::from(b)]));
             }
-            _ if is_unk && *is_prev_unk => {}
-            _ => out.push(id),
+            Step::JoinPrevious => {}
+            Step::Piece => out.push(id),
         }
-        *is_prev_unk = is_unk;
     }
 }
 
