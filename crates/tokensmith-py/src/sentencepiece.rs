@@ -104,7 +104,18 @@ impl CoreSentencePiece {
     /// The ids of `text` as a Python list.
     fn ids_of<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
         if text.len() < DETACH_AT {
-            self.inner.with_ids(text, |ids| self.list(py, ids))
+            // The list comes out of the closure as one pointer (an error waits aside): a
+            // `PyResult` moved out whole was copied through memory in wider loads than the
+            // stores that wrote it, a store-forwarding stall on every call.
+            let mut failed = None;
+            let list = self.inner.with_ids(text, |ids| match self.list(py, ids) {
+                Ok(list) => Some(list),
+                Err(e) => {
+                    failed = Some(e);
+                    None
+                }
+            });
+            list.ok_or_else(|| failed.unwrap_or_else(|| PyErr::fetch(py)))
         } else {
             let ids = py.detach(|| self.inner.encode_ids(text));
             self.list(py, &ids)
