@@ -508,7 +508,8 @@ impl PlainEncode {
             };
         }
         // A new reference, taken under the lock and used after it is released.
-        let Some(slow) = self.slow_lock().as_ref().map(|s| s.clone_ref(py)) else {
+        let slow = self.slow_lock().as_ref().map(|s| s.clone_ref(py));
+        let Some(slow) = slow else {
             return Err(pyo3::exceptions::PyReferenceError::new_err(
                 "the SentencePieceProcessor of this encode method is gone",
             ));
