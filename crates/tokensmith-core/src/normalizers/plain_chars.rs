@@ -9,9 +9,11 @@
 //!   for a space or a user-defined symbol's first byte, always for a rule that gives anything
 //!   but one byte other than a space, and otherwise for each byte some rule goes on with;
 //! - per character below U+10000: whether no rule starts with it (`free`); whether rules
-//!   start with it but none is exactly it (`alone`); and the characters that some rule goes on
-//!   with, whole, after an `alone` character (`continues`), the three words of each 64 code
-//!   points side by side;
+//!   start with it but none is exactly it (`alone`); the characters that some rule goes on
+//!   with, whole, after an `alone` character (`continues`); and the characters whose one rule
+//!   is exactly them and gives one space (`space`: the no-break space, the ideographic space
+//!   and the other spaces of NFKC), which the copy writes as a space; the four words of each
+//!   64 code points side by side;
 //! - which ASCII bytes a scan eight bytes at a time must stop at ([`Swar`]), when the
 //!   printable characters that are not kept before every ASCII byte are all among those.
 //!
@@ -36,6 +38,7 @@ pub(crate) struct Block {
     pub(crate) free: u64,
     pub(crate) alone: u64,
     pub(crate) continues: u64,
+    pub(crate) space: u64,
 }
 
 /// One block per 64 code points below U+10000.
@@ -181,6 +184,9 @@ impl PlainChars {
                     insert(&mut sets, c as u32, |b| &mut b.alone);
                     add_continuations(map, node, &mut sets);
                 }
+                Some((Some(node), true)) if is_one_space_rule(map, key, node) => {
+                    insert(&mut sets, c as u32, |b| &mut b.space);
+                }
                 Some(_) => {}
             }
         }
@@ -244,6 +250,24 @@ impl PlainChars {
     /// The word-at-a-time scan this model allows, if any.
     pub(crate) fn swar(&self) -> Option<Swar> {
         self.swar
+    }
+
+    /// The length of the first character of `bytes` (non-ASCII, a suffix of a `&str`) when it
+    /// is a two- or three-byte character of the `space` set, which normalizes to one space
+    /// whatever follows it.
+    #[inline(always)]
+    pub(crate) fn space_len(&self, bytes: &[u8]) -> Option<usize> {
+        let bit = |word: u64, last: u8| word >> (last & 63) & 1 != 0;
+        match *bytes {
+            [lead @ 0xe0..=0xef, second, last, ..] => {
+                let word = (usize::from(lead & 0x0f) << 6) | usize::from(second & 0x3f);
+                bit(self.sets[word].space, last).then_some(3)
+            }
+            [lead @ 0xc0..=0xdf, last, ..] => {
+                bit(self.sets[usize::from(lead & 0x1f)].space, last).then_some(2)
+            }
+            _ => None,
+        }
     }
 
     /// As [`Self::char_len`] for a first character that is not ASCII, with a shortcut for
@@ -319,6 +343,14 @@ fn ascii_output(charsmap: Option<&PrecompiledCharsMap>, lead: u8) -> Option<(u8,
             _ => None,
         },
     }
+}
+
+/// Whether the rule that ends at `node`, the end of the character `key`, gives exactly one
+/// space and no longer rule goes on from there: then the character normalizes to one space
+/// wherever it stands (the lookup's longest match at it is always this rule).
+fn is_one_space_rule(map: &PrecompiledCharsMap, key: &[u8], node: usize) -> bool {
+    map.longest_match(key) == Some((" ", key.len()))
+        && (0..=255u8).all(|byte| map.step(node, byte).is_none())
 }
 
 /// Adds to `continues` every character below U+10000 that some rule goes on with, whole,

@@ -6,7 +6,7 @@
 //! - ASCII goes eight bytes at a time when the model allows it ([`Swar`]): the word is written
 //!   whole, then the output moves on to its first stop byte.
 //! - A space is written as the space mark inline, or dropped right after a space when extra
-//!   whitespace is removed.
+//!   whitespace is removed; so is a character whose one rule gives a space (U+00A0, U+3000).
 //! - An ASCII character is settled by the ASCII byte after it; when a non-ASCII character
 //!   follows instead, that pair is checked there, and the ASCII character is taken back when a
 //!   rule goes on with it.
@@ -58,14 +58,15 @@ struct Cursor {
 }
 
 impl Cursor {
-    /// Writes the space at `i` (as the mark, or nothing when it joins the space before).
+    /// Writes the space of `len` input bytes at `i` (a space, or a character that normalizes
+    /// to one) as the mark, or as nothing when it joins the space before.
     #[inline(always)]
-    fn space(&mut self, room: &mut [MaybeUninit<u8>], spaces: &Spaces) {
+    fn space(&mut self, room: &mut [MaybeUninit<u8>], spaces: &Spaces, len: usize) {
         let joins = self.space_before && self.after_space == self.i;
         room[self.w..self.w + 3].write_copy_of_slice(&spaces.mark);
         self.w += if joins { 0 } else { spaces.mark_len };
         self.space_before = spaces.collapse;
-        self.i += 1;
+        self.i += len;
         self.after_space = self.i;
     }
 
@@ -112,7 +113,7 @@ impl PlainChars {
             };
             if lead < 0x80 {
                 if lead == b' ' && self.space {
-                    at.space(room, spaces);
+                    at.space(room, spaces, 1);
                     continue;
                 }
                 match self.ascii_out(lead, bytes.get(at.i + 1).copied()) {
@@ -142,7 +143,11 @@ impl PlainChars {
                 }
                 // What the run leaves: the last bytes, an `alone` character before a
                 // character that may go on with it or before no two- or three-byte character,
-                // a character with rules, or one outside the BMP.
+                // a character with rules (a no-break space, say), or one outside the BMP.
+                if let Some(len) = self.space_len(&bytes[at.i..]) {
+                    at.space(room, spaces, len);
+                    continue 'text;
+                }
                 let len = self.wide_len(&bytes[at.i..], charsmap);
                 if len == 0 {
                     break 'text;
@@ -196,7 +201,7 @@ impl PlainChars {
                 continue;
             }
             match bytes.get(at.i) {
-                Some(b' ') if self.space => at.space(room, spaces),
+                Some(b' ') if self.space => at.space(room, spaces, 1),
                 _ => return,
             }
         }

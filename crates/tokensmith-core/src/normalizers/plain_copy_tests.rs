@@ -375,3 +375,29 @@ fn spaces_join_only_when_extra_whitespace_is_removed() {
         ("  a   b ".to_string(), false, 8)
     );
 }
+
+/// Under nmt_nfkc the no-break space and the ideographic space normalize to a space: the copy
+/// writes them as spaces (joining with the spaces around them when extra whitespace is
+/// removed) instead of stopping for the lookup; identity keeps them as they are.
+#[test]
+fn no_break_and_ideographic_spaces_are_copied_as_spaces() {
+    let text = "a\u{a0}\u{a0}b \u{3000}c\u{a0}";
+    let all = normalizers();
+    let (en, kept, identity) = (&all[0], &all[1], &all[6]);
+    assert_eq!(
+        copy(en, text, true),
+        ("a▁b▁c▁".to_string(), true, text.len())
+    );
+    assert_eq!(
+        copy(kept, text, false),
+        ("a  b  c ".to_string(), false, text.len())
+    );
+    assert_eq!(
+        copy(identity, text, true),
+        (
+            "a\u{a0}\u{a0}b▁\u{3000}c\u{a0}".to_string(),
+            false,
+            text.len()
+        )
+    );
+}

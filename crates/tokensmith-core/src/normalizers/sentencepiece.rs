@@ -25,6 +25,9 @@ use crate::models::unigram::PieceTrie;
 
 /// The whitespace marker sentencepiece writes for a space.
 pub const SPACE_SYMBOL: &str = "\u{2581}";
+/// The same marker as a `char`, and as its UTF-8 bytes.
+const SPACE_MARK: char = '\u{2581}';
+const MARK_BYTES: [u8; 3] = [0xe2, 0x96, 0x81];
 
 /// A normalizer built from a `NormalizerSpec`.
 #[derive(Debug, Clone)]
@@ -101,6 +104,28 @@ impl SentencePieceNormalizer {
         (&input[..len], len)
     }
 
+    /// What a space is written as: the mark, or itself when whitespace is not escaped.
+    #[inline(always)]
+    fn space_char(&self) -> char {
+        if self.escape_whitespaces {
+            SPACE_MARK
+        } else {
+            ' '
+        }
+    }
+
+    /// Whether `text` ends with what a space is written as (compared as bytes: a call to
+    /// compare three bytes cost as much as the rest of normalizing a short text).
+    #[inline(always)]
+    fn ends_with_space(&self, text: &str) -> bool {
+        let bytes = text.as_bytes();
+        if self.escape_whitespaces {
+            bytes.last_chunk::<3>() == Some(&MARK_BYTES)
+        } else {
+            bytes.last() == Some(&b' ')
+        }
+    }
+
     /// Normalizes `input` the way `sentencepiece::normalizer::Normalizer::Normalize` does.
     pub fn normalize(&self, input: &str) -> String {
         // The room the fast path reserves (a space may become 3 bytes), so that it does not
@@ -112,14 +137,50 @@ impl SentencePieceNormalizer {
 
     /// Writes the normalized form of `input` into `text` (cleared first), so that a caller
     /// encoding many short texts can keep one buffer.
+    ///
+    /// The same steps as [`Self::normalize_with_offsets`] without the offsets: the fast path
+    /// writes straight into `text`, and only a character that takes the charsmap lookup goes
+    /// through the general output (a short text otherwise costs more in fixed steps than in
+    /// copying).
     pub fn normalize_to(&self, input: &str, text: &mut String) {
         text.clear();
-        let mut out = Normalized {
-            text: std::mem::take(text),
-            to_orig: None,
-        };
-        self.normalize_into(input, &mut out);
-        *text = out.text;
+        let mut input = self.trim_start(input);
+        if input.is_empty() {
+            return;
+        }
+        let mark = self.space_char();
+        if !self.treat_whitespace_as_suffix && self.add_dummy_prefix {
+            text.push(mark);
+        }
+        let mut is_prev_space = self.remove_extra_whitespaces;
+        while !input.is_empty() {
+            let copied = self.plain.copy_text(
+                input,
+                self.charsmap.as_ref(),
+                &self.spaces,
+                text,
+                &mut is_prev_space,
+            );
+            if copied > 0 {
+                input = &input[copied..];
+                continue;
+            }
+            let mut out = Normalized {
+                text: std::mem::take(text),
+                to_orig: None,
+            };
+            let consumed = self.lookup_step(input, 0, &mut out, &mut is_prev_space);
+            *text = out.text;
+            input = &input[consumed..];
+        }
+        if self.remove_extra_whitespaces {
+            while self.ends_with_space(text) {
+                text.truncate(text.len() - mark.len_utf8());
+            }
+        }
+        if self.treat_whitespace_as_suffix && self.add_dummy_prefix {
+            text.push(mark);
+        }
     }
 
     /// The normalized text and, for each of its bytes and one past its end, the byte offset in
@@ -201,8 +262,10 @@ impl SentencePieceNormalizer {
         }
     }
 
-    fn normalize_into(&self, whole: &str, out: &mut Normalized) {
-        let mut input = whole;
+    /// `input` without the leading characters that normalize to exactly `" "`, when extra
+    /// whitespace is removed.
+    #[inline(always)]
+    fn trim_start<'a>(&self, mut input: &'a str) -> &'a str {
         if self.remove_extra_whitespaces {
             if self.plain.space {
                 // Spaces no rule starts with normalize to themselves.
@@ -223,64 +286,71 @@ impl SentencePieceNormalizer {
                 input = &input[consumed..];
             }
         }
+        input
+    }
+
+    /// Writes the normalized form of the longest charsmap rule (or the character) at the
+    /// start of `input` (at byte `at` of the whole input), with sentencepiece's whitespace
+    /// handling; returns the bytes consumed. `is_prev_space` follows along.
+    fn lookup_step(
+        &self,
+        input: &str,
+        at: usize,
+        out: &mut Normalized,
+        is_prev_space: &mut bool,
+    ) -> usize {
+        let (normalized, consumed) = self.normalize_prefix(input);
+        let mut piece = normalized;
+        while *is_prev_space && piece.starts_with(' ') {
+            piece = &piece[1..];
+        }
+        if !piece.is_empty() && !piece.as_bytes().contains(&b' ') {
+            out.push(piece, at);
+            *is_prev_space = false;
+        } else if !piece.is_empty() {
+            for part in piece.split_inclusive(' ') {
+                match part.strip_suffix(' ') {
+                    Some(text) => {
+                        out.push(text, at);
+                        out.push_char(self.space_char(), at);
+                    }
+                    None => out.push(part, at),
+                }
+            }
+            *is_prev_space = piece.ends_with(' ');
+        }
+        if !self.remove_extra_whitespaces {
+            *is_prev_space = false;
+        }
+        consumed
+    }
+
+    /// [`Self::normalize_to`] with the offsets map (`out.to_orig`).
+    fn normalize_into(&self, whole: &str, out: &mut Normalized) {
+        let mut input = self.trim_start(whole);
         if input.is_empty() {
             return;
         }
         let offset_of = |rest: &str| whole.len() - rest.len();
-        let space = if self.escape_whitespaces {
-            SPACE_SYMBOL
-        } else {
-            " "
-        };
+        let mark = self.space_char();
         if !self.treat_whitespace_as_suffix && self.add_dummy_prefix {
-            out.push(space, offset_of(input));
+            out.push_char(mark, offset_of(input));
         }
         let mut is_prev_space = self.remove_extra_whitespaces;
         while !input.is_empty() {
             let at = offset_of(input);
-            let copied = match out.to_orig {
-                None => self.plain.copy_text(
-                    input,
-                    self.charsmap.as_ref(),
-                    &self.spaces,
-                    &mut out.text,
-                    &mut is_prev_space,
-                ),
-                Some(_) => self.copy_plain(input, at, out, &mut is_prev_space),
-            };
+            let copied = self.copy_plain(input, at, out, &mut is_prev_space);
             if copied > 0 {
                 input = &input[copied..];
                 continue;
             }
-            let (normalized, consumed) = self.normalize_prefix(input);
-            let mut piece = normalized;
-            while is_prev_space && piece.starts_with(' ') {
-                piece = &piece[1..];
-            }
-            if !piece.is_empty() && !piece.as_bytes().contains(&b' ') {
-                out.push(piece, at);
-                is_prev_space = false;
-            } else if !piece.is_empty() {
-                for part in piece.split_inclusive(' ') {
-                    match part.strip_suffix(' ') {
-                        Some(text) => {
-                            out.push(text, at);
-                            out.push(space, at);
-                        }
-                        None => out.push(part, at),
-                    }
-                }
-                is_prev_space = piece.ends_with(' ');
-            }
+            let consumed = self.lookup_step(input, at, out, &mut is_prev_space);
             input = &input[consumed..];
-            if !self.remove_extra_whitespaces {
-                is_prev_space = false;
-            }
         }
         let mut end = whole.len();
         if self.remove_extra_whitespaces {
-            while out.text.ends_with(space) {
-                let length = out.text.len() - space.len();
+            while self.ends_with_space(&out.text) {
+                let length = out.text.len() - mark.len_utf8();
                 if let Some(map) = &mut out.to_orig {
                     end = map[length];
                     map.truncate(length);
@@ -289,7 +359,7 @@ impl SentencePieceNormalizer {
             }
         }
         if self.treat_whitespace_as_suffix && self.add_dummy_prefix {
-            out.push(space, end);
+            out.push_char(mark, end);
         }
         if let Some(map) = &mut out.to_orig {
             map.push(end);
@@ -309,6 +379,16 @@ impl Normalized {
         self.text.push_str(s);
         if let Some(map) = &mut self.to_orig {
             map.extend(std::iter::repeat_n(at, s.len()));
+        }
+    }
+
+    /// Appends `c`, every byte of it coming from input offset `at`: the space mark, written
+    /// without a call to copy it.
+    #[inline(always)]
+    fn push_char(&mut self, c: char, at: usize) {
+        self.text.push(c);
+        if let Some(map) = &mut self.to_orig {
+            map.extend(std::iter::repeat_n(at, c.len_utf8()));
         }
     }
 

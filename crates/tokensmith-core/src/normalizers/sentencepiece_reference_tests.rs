@@ -208,6 +208,24 @@ proptest! {
     fn tables_equal_the_plain_loop_on_any_text(text in any::<String>()) {
         check(&text)?;
     }
+
+    /// `normalize_to` into one buffer that keeps whatever the previous text left in it gives
+    /// the reference's text every time (the encoder reuses one buffer per thread).
+    #[test]
+    fn a_reused_buffer_gives_the_plain_loop(
+        texts in prop::collection::vec(
+            prop::collection::vec(tricky(), 0..24).prop_map(|c| c.into_iter().collect::<String>()),
+            1..6,
+        )
+    ) {
+        for (i, n) in normalizers().iter().enumerate() {
+            let mut buffer = String::from("left over from before");
+            for text in &texts {
+                n.normalize_to(text, &mut buffer);
+                prop_assert_eq!(&buffer, &reference(n, text), "normalizer {}, {:?}", i, text);
+            }
+        }
+    }
 }
 
 #[test]
