@@ -244,6 +244,21 @@ impl Cached<'_> {
         has_unk
     }
 
+    /// Calls `f(end, id)` for each of the word's pieces in order, ends in bytes into the word.
+    #[inline]
+    pub fn for_each_piece(&self, mut f: impl FnMut(usize, u32)) {
+        match self {
+            Self::Short(slot) => {
+                let n = usize::from(slot.pieces).min(SHORT_PIECES);
+                (0..n).for_each(|i| f(usize::from(slot.end(i)), slot.id(i)));
+            }
+            Self::Long(slot) => {
+                let n = usize::from(slot.pieces).min(MAX_PIECES);
+                (0..n).for_each(|i| f(usize::from(slot.ends[i]), slot.ids[i]));
+            }
+        }
+    }
+
     /// The word's pieces as `(end, id)`, ends in bytes into the word.
     #[cfg(test)]
     pub fn pieces(&self) -> Vec<(usize, u32)> {
