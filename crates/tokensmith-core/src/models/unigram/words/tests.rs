@@ -121,6 +121,60 @@ fn a_set_keeps_its_most_recently_used_words() {
     });
 }
 
+/// `n` words whose keys fall in the same short set.
+fn colliding_words(n: usize) -> Vec<Vec<u8>> {
+    let target = Probe::new(b"v0", 0, 2).short_set();
+    let words: Vec<Vec<u8>> = (0..1_000_000u32)
+        .map(|i| format!("v{i}").into_bytes())
+        .filter(|w| Probe::new(w, 0, w.len()).short_set() == target)
+        .take(n)
+        .collect();
+    assert_eq!(words.len(), n, "too few colliding words found");
+    words
+}
+
+/// One word more than a set holds, looked up in turn and put when missing, pass after pass
+/// (a text read again): new words enter last, so the first `SHORT_WAYS - 1` words stay and
+/// only the last way turns over, two misses a pass (were new words put first, each word
+/// would leave just before its turn and all five would miss every pass).
+#[test]
+fn words_that_come_back_in_turn_keep_all_ways_but_one() {
+    let words = colliding_words(SHORT_WAYS + 1);
+    with_cache(new_tag(), |c| {
+        let mut misses = Vec::new();
+        for _ in 0..4 {
+            let mut missed = 0;
+            for (i, w) in words.iter().enumerate() {
+                if cached(c, w, 0, w.len()).is_none() {
+                    c.put(w, &[(0, w.len(), i as u32)], 1.0);
+                    missed += 1;
+                }
+            }
+            misses.push(missed);
+        }
+        assert_eq!(misses, [SHORT_WAYS + 1, 2, 2, 2]);
+    });
+}
+
+/// Words put once and never looked up again take turns in the last way: the words put
+/// before them stay, however recent the newcomers are.
+#[test]
+fn words_used_once_leave_before_the_words_before_them() {
+    let words = colliding_words(SHORT_WAYS + 3);
+    with_cache(new_tag(), |c| {
+        for (i, w) in words.iter().enumerate() {
+            c.put(w, &[(0, w.len(), i as u32)], 1.0);
+        }
+        let kept: Vec<bool> = words
+            .iter()
+            .map(|w| c.get(w, 0, w.len()).is_some())
+            .collect();
+        let mut want = vec![true; SHORT_WAYS - 1];
+        want.extend([false, false, false, true]);
+        assert_eq!(kept, want);
+    });
+}
+
 /// The prefetching walk hands `f` the same words, in the same order, as the plain split,
 /// for word counts below, at and past its ring's size, and stops where `f` stops it.
 #[test]
