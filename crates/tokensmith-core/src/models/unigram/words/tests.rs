@@ -37,8 +37,9 @@ fn cache_round_trip_and_collisions_replace() {
 }
 
 /// Words at each size limit land in the slot kind that holds them, and come back whole:
-/// short words with few pieces, short words with too many pieces or large ids (through
-/// the long table), and words of exactly `MAX_WORD` bytes and `MAX_PIECES` pieces.
+/// short words with few pieces, short words with too many pieces (through the long table),
+/// words of exactly `MAX_WORD` bytes and `MAX_PIECES` pieces, and the largest id a slot
+/// holds; one piece too many, or an id of 2^24, and the word is not cached.
 #[test]
 fn every_slot_kind_round_trips_at_its_limits() {
     let cases: Vec<(Vec<u8>, Vec<Span>)> = vec![
@@ -47,14 +48,14 @@ fn every_slot_kind_round_trips_at_its_limits() {
             vec![b'y'; SHORT_WORD],
             spans(SHORT_WORD, SHORT_PIECES + 1, 5),
         ),
-        (b"big".to_vec(), vec![(0, 3, SHORT_ID_LIMIT)]),
-        (b"max".to_vec(), vec![(0, 3, SHORT_ID_LIMIT - 1)]),
+        (b"max".to_vec(), vec![(0, 3, (1 << 24) - 1)]),
         (vec![b'z'; SHORT_WORD + 1], spans(SHORT_WORD + 1, 2, 9)),
         (
             vec![b'w'; MAX_WORD],
-            spans(MAX_WORD, MAX_PIECES, 100_000_000),
+            spans(MAX_WORD, MAX_PIECES, (1 << 24) - MAX_PIECES as u32),
         ),
         (b"one".to_vec(), spans(3, MAX_PIECES, 1)),
+        (b"twenty".to_vec(), spans(6, 20, 7)),
     ];
     with_cache(new_tag(), |c| {
         for (word, s) in &cases {
@@ -64,10 +65,14 @@ fn every_slot_kind_round_trips_at_its_limits() {
             let want: Vec<(usize, u32)> = s.iter().map(|&(_, e, id)| (e, id)).collect();
             assert_eq!(cached(c, word, 0, word.len()), Some(want), "{word:?}");
         }
-        // One piece too many: not cached.
+        // One piece too many, or an id too large for three bytes: not cached.
         let word = vec![b'v'; 20];
         c.put(&word, &spans(20, MAX_PIECES + 1, 1), 1.0);
         assert_eq!(cached(c, &word, 0, 20), None);
+        for word in [&b"big"[..], &[b'u'; SHORT_WORD + 1][..]] {
+            c.put(word, &[(0, 1, 3), (1, word.len(), 1 << 24)], 1.0);
+            assert_eq!(cached(c, word, 0, word.len()), None, "{word:?}");
+        }
     });
 }
 
