@@ -35,11 +35,14 @@ pub(crate) fn merge_runs(spans: &[Span], unk: u32, out: &mut Vec<Span>) {
 #[inline]
 pub(crate) fn push_chars(text: &[u8], start: usize, end: usize, unk: u32, out: &mut Vec<Span>) {
     let mut from = start;
-    for at in start + 1..=end {
-        if at == end || (text[at] as i8) >= -0x40 {
-            out.push((from, at, unk));
-            from = at;
+    for (at, &byte) in text[start..end].iter().enumerate().skip(1) {
+        if (byte as i8) >= -0x40 {
+            out.push((from, start + at, unk));
+            from = start + at;
         }
+    }
+    if from < end {
+        out.push((from, end, unk));
     }
 }
 
