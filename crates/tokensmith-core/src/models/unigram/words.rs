@@ -5,7 +5,7 @@
 //! out so that a hit costs one cache line and so that the lines of a text's words load in
 //! parallel:
 //! - most words are short: a word of at most [`SHORT_WORD`] bytes and [`SHORT_PIECES`] pieces
-//!   takes one 64-byte slot, key, ids (three bytes each: a word with an id of 2^24 or more is
+//!   ([`NARROW_PIECES`] when its ids are below 2^16) takes one 64-byte slot, key, ids (three bytes each: a word with an id of 2^24 or more is
 //!   not cached) and ends together, in a set of four slots on aligned lines;
 //! - longer words (up to [`MAX_WORD`] bytes and [`MAX_PIECES`] pieces) take a 128-byte slot of
 //!   a smaller second table, laid out the same way; a short word with too many pieces leaves
@@ -48,8 +48,14 @@ pub const MAX_PIECES: usize = 20;
 const SHORT_KEY: usize = 3;
 /// The longest word a short slot holds.
 pub const SHORT_WORD: usize = 8 * SHORT_KEY;
-/// The most pieces a short slot holds.
+/// The most pieces a short slot holds with three-byte ids.
 pub const SHORT_PIECES: usize = 8;
+/// The most pieces a short slot holds when every id is below 2^16 (two bytes each): an
+/// English word spelled in 9 or 10 pieces under the Japanese 8k model then needs no second
+/// lookup in the long table (4,800 of the benchmark mix's 80,559 words did).
+pub const NARROW_PIECES: usize = 10;
+/// Ids a narrow short slot holds.
+const NARROW_ID_LIMIT: u32 = 1 << 16;
 /// Ids a slot holds (three bytes each); a word with a larger id is not cached.
 const ID_LIMIT: u32 = 1 << 24;
 /// The `pieces` of a short slot whose word is in the long table.
@@ -70,19 +76,22 @@ const TABLES_PER_THREAD: usize = 4;
 pub const AHEAD: usize = 16;
 
 /// One cached word of at most [`SHORT_WORD`] bytes, in one cache line: its key, its pieces'
-/// ids (three little-endian bytes each) and ends (bytes into the word), and the Unigram
-/// margin.
+/// ids (two or three little-endian bytes each) and ends (bytes into the word), and the
+/// Unigram margin.
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
 pub struct ShortSlot {
     key: [u64; SHORT_KEY],
-    /// The ids (`3 * SHORT_PIECES` bytes), then the ends: one array, so that an id is read
-    /// as four bytes and masked (the byte after the last id is an end).
+    /// The ids (`3 * SHORT_PIECES` bytes, or `2 * NARROW_PIECES` when narrow), then the
+    /// ends: one array, so that a three-byte id is read as four bytes and masked (the byte
+    /// after the last id is an end).
     pieces_data: [u8; SHORT_DATA],
     /// Word length in bytes; 0 marks an empty slot.
     len: u8,
     /// The number of pieces, or [`IN_LONG`].
     pieces: u8,
+    /// Whether the ids take two bytes each.
+    narrow: bool,
     margin: f32,
 }
 
@@ -132,8 +141,10 @@ type LongSet = Set<LongSlot, LONG_WAYS>;
 
 /// Bytes of a short slot's ids and ends.
 const SHORT_DATA: usize = 4 * SHORT_PIECES;
-/// Where a short slot's ends start in its data.
+/// Where a short slot's ends start in its data, with three-byte and with two-byte ids.
 const SHORT_ENDS: usize = 3 * SHORT_PIECES;
+const NARROW_ENDS: usize = 2 * NARROW_PIECES;
+const _: () = assert!(NARROW_ENDS + NARROW_PIECES <= SHORT_DATA);
 /// Bytes of a long slot's ids and ends, and where its ends start.
 const LONG_DATA: usize = 4 * MAX_PIECES;
 const LONG_ENDS: usize = 3 * MAX_PIECES;
@@ -183,17 +194,39 @@ fn write_pieces(data: &mut [u8], ends_at: usize, spans: &[Span]) {
 }
 
 impl ShortSlot {
-    /// The id of piece `i` (below [`SHORT_PIECES`]).
+    /// The number of pieces (not [`IN_LONG`]), bounded by what the slot's format holds.
     #[inline(always)]
-    fn id(&self, i: usize) -> u32 {
-        id_in(&self.pieces_data, i)
+    fn count(&self) -> usize {
+        let most = if self.narrow {
+            NARROW_PIECES
+        } else {
+            SHORT_PIECES
+        };
+        usize::from(self.pieces).min(most)
     }
 
-    /// The end of piece `i` (below [`SHORT_PIECES`]), in bytes into the word.
+    /// The id of piece `i` (below [`Self::count`]).
+    #[inline(always)]
+    fn id(&self, i: usize) -> u32 {
+        if self.narrow {
+            narrow_id_in(&self.pieces_data, i)
+        } else {
+            id_in(&self.pieces_data, i)
+        }
+    }
+
+    /// The end of piece `i` (below [`Self::count`]), in bytes into the word.
     #[inline(always)]
     fn end(&self, i: usize) -> u8 {
-        self.pieces_data[SHORT_ENDS + i]
+        let ends = if self.narrow { NARROW_ENDS } else { SHORT_ENDS };
+        self.pieces_data[ends + i]
     }
+}
+
+/// The id of piece `i` in a narrow slot's data: two bytes.
+#[inline(always)]
+fn narrow_id_in(data: &[u8], i: usize) -> u32 {
+    u32::from(u16::from_le_bytes([data[2 * i], data[2 * i + 1]]))
 }
 
 impl LongSlot {
@@ -282,10 +315,19 @@ impl Cached<'_> {
         let mut has_unk = false;
         // Ranges mapped to ids have an exact length: `extend` reserves once.
         match self {
+            // One loop per format, so that the format is not tested per piece.
+            Self::Short(slot) if slot.narrow => {
+                let n = usize::from(slot.pieces).min(NARROW_PIECES);
+                out.extend((0..n).map(|i| {
+                    let id = narrow_id_in(&slot.pieces_data, i);
+                    has_unk |= id == unk;
+                    id
+                }));
+            }
             Self::Short(slot) => {
                 let n = usize::from(slot.pieces).min(SHORT_PIECES);
                 out.extend((0..n).map(|i| {
-                    let id = slot.id(i);
+                    let id = id_in(&slot.pieces_data, i);
                     has_unk |= id == unk;
                     id
                 }));
@@ -307,8 +349,7 @@ impl Cached<'_> {
     pub fn for_each_piece(&self, mut f: impl FnMut(usize, u32)) {
         match self {
             Self::Short(slot) => {
-                let n = usize::from(slot.pieces).min(SHORT_PIECES);
-                (0..n).for_each(|i| f(usize::from(slot.end(i)), slot.id(i)));
+                (0..slot.count()).for_each(|i| f(usize::from(slot.end(i)), slot.id(i)));
             }
             Self::Long(slot) => {
                 let n = usize::from(slot.pieces).min(MAX_PIECES);
@@ -564,7 +605,8 @@ impl WordCache {
         {
             return;
         }
-        let fits_short = spans.len() <= SHORT_PIECES;
+        let narrow = spans.iter().all(|&(_, _, id)| id < NARROW_ID_LIMIT);
+        let fits_short = spans.len() <= if narrow { NARROW_PIECES } else { SHORT_PIECES };
         if len <= SHORT_WORD {
             let mut slot = ShortSlot {
                 len: len as u8,
@@ -575,7 +617,15 @@ impl WordCache {
             slot.key.copy_from_slice(&probe.key[..SHORT_KEY]);
             if fits_short {
                 slot.pieces = spans.len() as u8;
-                write_pieces(&mut slot.pieces_data, SHORT_ENDS, spans);
+                slot.narrow = narrow;
+                if narrow {
+                    for (i, &(_, end, id)) in spans.iter().enumerate() {
+                        slot.pieces_data[NARROW_ENDS + i] = end as u8;
+                        slot.pieces_data[2 * i..2 * i + 2].copy_from_slice(&id.to_le_bytes()[..2]);
+                    }
+                } else {
+                    write_pieces(&mut slot.pieces_data, SHORT_ENDS, spans);
+                }
             }
             self.short[probe.short_set()].insert(slot, len as u8, &probe.key);
             if fits_short {
@@ -607,8 +657,7 @@ pub fn push_cached(hit: &Cached<'_>, offset: usize, out: &mut Vec<Span>) {
     // Ranges mapped to spans have an exact length: `extend` reserves once.
     match hit {
         Cached::Short(slot) => {
-            let n = usize::from(slot.pieces).min(SHORT_PIECES);
-            out.extend((0..n).map(|i| span(slot.end(i), slot.id(i))));
+            out.extend((0..slot.count()).map(|i| span(slot.end(i), slot.id(i))));
         }
         Cached::Long(slot) => {
             let n = usize::from(slot.pieces).min(MAX_PIECES);

@@ -76,6 +76,51 @@ fn every_slot_kind_round_trips_at_its_limits() {
     });
 }
 
+/// A short word takes a short slot with up to `NARROW_PIECES` pieces when all its ids are
+/// below 2^16, else with up to `SHORT_PIECES`; past that it goes through the long table.
+/// Every case comes back whole, ids and ends, at the edges of both formats.
+#[test]
+fn narrow_and_wide_short_slots_round_trip() {
+    let with_ids = |len: usize, ids: &[u32]| -> Vec<Span> {
+        let mut s = spans(len, ids.len(), 0);
+        for (span, &id) in s.iter_mut().zip(ids) {
+            span.2 = id;
+        }
+        s
+    };
+    let narrow_max: Vec<u32> = (0..NARROW_PIECES as u32).map(|i| 65_535 - 7 * i).collect();
+    let mut wide_max: Vec<u32> = (0..SHORT_PIECES as u32).map(|i| 3 * i).collect();
+    wide_max[SHORT_PIECES - 1] = 65_536;
+    let mut wide_over: Vec<u32> = (0..SHORT_PIECES as u32 + 1).collect();
+    wide_over[0] = (1 << 24) - 1;
+    let cases: Vec<(Vec<u8>, Vec<Span>, bool)> = vec![
+        (b"narrow ten".to_vec(), with_ids(10, &narrow_max), true),
+        (
+            vec![b'n'; SHORT_WORD],
+            with_ids(SHORT_WORD, &narrow_max),
+            true,
+        ),
+        (
+            b"narrow eleven".to_vec(),
+            spans(13, NARROW_PIECES + 1, 1),
+            false,
+        ),
+        (b"wide eight".to_vec(), with_ids(10, &wide_max), true),
+        (b"wide nine!".to_vec(), with_ids(10, &wide_over), false),
+    ];
+    with_cache(new_tag(), |c| {
+        for (word, s, _) in &cases {
+            c.put(word, s, 2.5);
+        }
+        for (word, s, short) in &cases {
+            let want: Vec<(usize, u32)> = s.iter().map(|&(_, e, id)| (e, id)).collect();
+            let hit = c.get(word, 0, word.len());
+            assert_eq!(matches!(hit, Some(Cached::Short(_))), *short, "{word:?}");
+            assert_eq!(hit.map(|h| h.pieces()), Some(want), "{word:?}");
+        }
+    });
+}
+
 /// The words whose keys fall in one short set: the most recently used ones stay, a hit
 /// moves a word first, and one word too many pushes out the least recently used one.
 #[test]
