@@ -2,6 +2,7 @@
 //! ([`Unknowns`]), either after the model has written spans or, for a Unigram model that
 //! segments word by word, straight from its word cache ([`IdSink`]), with no spans at all.
 
+use crate::models::unigram::unknown_runs::chars_in;
 use crate::models::unigram::word_sink::WordSink;
 use crate::models::unigram::words::{push_cached, Cached};
 use crate::models::unigram::{Span, Unigram};
@@ -63,80 +64,125 @@ impl<'a> Unknowns<'a> {
 
 /// The processor's ids written straight from the Unigram word path, without spans.
 ///
-/// A word with no unknown piece is copied as the model's ids. A word with one has its
-/// unknown runs merged in place (or, with byte fallback, goes through [`Unknowns::push`]),
-/// and the score of every piece up to its end is summed first: past it, `out` no longer
-/// holds the model's ids (see [`WordSink::score`]).
+/// A word with no unknown piece is copied as the model's ids. Without byte fallback, a cached
+/// word already holds each run of its unknown pieces as one unknown id (see
+/// [`crate::models::unigram::unknown_runs`]), and a word segmented here has its runs merged as
+/// it is copied; either way the sink joins a word's first run to a run that ends the word
+/// before, and notes the text of each unknown id's run, so that [`WordSink::score`] can still
+/// count one unknown piece per character when a word segmented in context asks for the score.
+/// With byte fallback a word with an unknown piece goes through [`Unknowns::push`], and the
+/// score of every piece up to its end is summed first: past it, `out` no longer holds the
+/// model's ids.
 pub(super) struct IdSink<'a> {
     unknowns: Unknowns<'a>,
     text: &'a [u8],
     out: &'a mut Vec<u32>,
-    /// The pieces of a cached word with an unknown one, as spans into the word.
-    word: &'a mut Vec<Span>,
-    /// The score of the pieces before `out[summed..]`; from `summed` on, `out` holds model ids.
+    /// Without byte fallback: the run of unknown pieces each unknown id in `out` stands for,
+    /// as a span of the text, in order. With byte fallback: the pieces of a cached word with
+    /// an unknown one, for a moment.
+    runs: &'a mut Vec<Span>,
+    /// The score of the pieces before `out[summed..]`.
     score: f32,
     summed: usize,
+    /// How many of `runs` the score counts, and where the last of them ended when counted:
+    /// the next word's first unknown pieces may join it later.
+    runs_summed: usize,
+    summed_run_end: usize,
     is_prev_unk: bool,
 }
 
 impl<'a> IdSink<'a> {
-    /// Writes the ids of `text` into `out`; `word` is a buffer for the sink's own use.
+    /// Writes the ids of `text` into `out`; `scratch` is a buffer for the sink's own use.
     pub(super) fn new(
         unknowns: Unknowns<'a>,
         text: &'a [u8],
         out: &'a mut Vec<u32>,
-        word: &'a mut Vec<Span>,
+        scratch: &'a mut Vec<Span>,
     ) -> Self {
+        scratch.clear();
         Self {
             unknowns,
             text,
             out,
-            word,
+            runs: scratch,
             score: 0.0,
             summed: 0,
+            runs_summed: 0,
+            summed_run_end: 0,
             is_prev_unk: false,
         }
     }
 
-    /// Takes back the model ids from `at` on, which hold an unknown, and writes the word's
-    /// `pieces` (spans into the word, which starts at byte `start` of the text) through the
-    /// unknown rule instead.
+    /// With byte fallback: takes back the model ids from `at` on, which hold an unknown, and
+    /// writes the word's `pieces` (spans into the word, which starts at byte `start` of the
+    /// text; an unknown span may be a merged run) through the unknown rule instead.
     #[inline(never)]
     fn push_with_unknowns(&mut self, at: usize, model: &Unigram, pieces: &[Span], start: usize) {
         self.out.truncate(at);
         self.score(model);
+        let unk = self.unknowns.unk_id;
         for &(s, e, id) in pieces {
-            self.score += model.node_score(id);
-            self.unknowns.push(
-                self.text,
-                s + start,
-                e + start,
-                id,
-                &mut self.is_prev_unk,
-                self.out,
-            );
+            let (s, e) = (s + start, e + start);
+            let count = if id == unk {
+                chars_in(&self.text[s..e])
+            } else {
+                1
+            };
+            for _ in 0..count {
+                self.score += model.node_score(id);
+            }
+            self.unknowns
+                .push(self.text, s, e, id, &mut self.is_prev_unk, self.out);
         }
         self.summed = self.out.len();
     }
 
-    /// Without byte fallback: merges the runs of unknown ids among the model ids from `at` on
-    /// (the last word's, which holds an unknown one), in place, once their scores are summed.
+    /// Without byte fallback: notes the runs of the cached word whose ids (runs merged) are
+    /// `out[at..]`, and joins its first run to the previous word's last one.
     #[inline(never)]
-    fn merge_unknowns(&mut self, at: usize, model: &Unigram) {
-        self.score(model);
+    fn note_runs(&mut self, hit: &Cached<'_>, at: usize, start: usize) {
         let unk = self.unknowns.unk_id;
-        let mut kept = at;
-        for read in at..self.out.len() {
-            let id = self.out[read];
-            let is_unk = id == unk;
-            if !(is_unk && self.is_prev_unk) {
-                self.out[kept] = id;
-                kept += 1;
+        let mut from = start;
+        let mut joins = false;
+        hit.for_each_piece(|end, id| {
+            let end = start + end;
+            if id == unk {
+                match self.runs.last_mut() {
+                    Some(last) if from == start && self.is_prev_unk => {
+                        last.1 = end;
+                        joins = true;
+                    }
+                    _ => self.runs.push((from, end, unk)),
+                }
             }
-            self.is_prev_unk = is_unk;
+            from = end;
+        });
+        if joins {
+            self.out.remove(at);
         }
-        self.out.truncate(kept);
-        self.summed = kept;
+        self.is_prev_unk = self.out.last() == Some(&unk);
+    }
+
+    /// Without byte fallback: appends the ids of a word's `spans` (into the word, which
+    /// starts at byte `start`), each run of unknown pieces as one id, noting the runs.
+    #[inline(never)]
+    fn push_merged(&mut self, spans: &[Span], start: usize) {
+        let unk = self.unknowns.unk_id;
+        for &(s, e, id) in spans {
+            if id != unk {
+                self.out.push(id);
+                self.is_prev_unk = false;
+                continue;
+            }
+            match self.runs.last_mut() {
+                Some(last) if self.is_prev_unk => last.1 = start + e,
+                _ => {
+                    self.out.push(unk);
+                    self.runs.push((start + s, start + e, unk));
+                }
+            }
+            self.is_prev_unk = true;
+        }
     }
 }
 
@@ -146,13 +192,13 @@ impl WordSink for IdSink<'_> {
         let at = self.out.len();
         if hit.push_ids(self.out, self.unknowns.unk_id) {
             if self.unknowns.byte_ids.is_none() {
-                return self.merge_unknowns(at, model);
+                return self.note_runs(hit, at, start);
             }
-            let mut word = std::mem::take(self.word);
+            let mut word = std::mem::take(self.runs);
             word.clear();
             push_cached(hit, 0, &mut word);
             self.push_with_unknowns(at, model, &word, start);
-            *self.word = word;
+            *self.runs = word;
         } else {
             self.is_prev_unk = false;
         }
@@ -167,7 +213,8 @@ impl WordSink for IdSink<'_> {
             id
         }));
         if has_unk && self.unknowns.byte_ids.is_none() {
-            self.merge_unknowns(at, model);
+            self.out.truncate(at);
+            self.push_merged(spans, start);
         } else if has_unk {
             self.push_with_unknowns(at, model, spans, start);
         } else if !spans.is_empty() {
@@ -175,9 +222,29 @@ impl WordSink for IdSink<'_> {
         }
     }
 
+    /// Sums the pieces written since the last call, one unknown piece per character of each
+    /// unknown id's run (with byte fallback `out[summed..]` holds no unknown id).
     fn score(&mut self, model: &Unigram) -> f32 {
+        let unk = self.unknowns.unk_id;
+        let unk_score = model.node_score(unk);
+        // Characters that joined the last counted run since: they come before `out[summed..]`.
+        if let Some(&(_, end, _)) = self.runs_summed.checked_sub(1).map(|i| &self.runs[i]) {
+            for _ in 0..chars_in(&self.text[self.summed_run_end..end]) {
+                self.score += unk_score;
+            }
+            self.summed_run_end = end;
+        }
         for &id in &self.out[self.summed..] {
-            self.score += model.node_score(id);
+            if id != unk {
+                self.score += model.node_score(id);
+                continue;
+            }
+            let (s, e, _) = self.runs[self.runs_summed];
+            self.runs_summed += 1;
+            for _ in 0..chars_in(&self.text[s..e]) {
+                self.score += unk_score;
+            }
+            self.summed_run_end = e;
         }
         self.summed = self.out.len();
         self.score

@@ -6,10 +6,12 @@
 
 use proptest::prelude::*;
 
+use super::ids::IdSink;
 use super::{Model, SentencePieceProcessor};
 use crate::formats::sentencepiece_model::{ModelProto, NormalizerSpec, Piece, PieceType};
 use crate::formats::sentencepiece_model::{ModelType, TrainerSpec};
 use crate::models::unigram::test_pieces::piece;
+use crate::models::unigram::word_sink::WordSink;
 
 /// A processor over `pieces` (after `<unk>` at id 0, and the 256 byte pieces when
 /// `byte_fallback`), with identity normalization and the dummy prefix.
@@ -164,6 +166,99 @@ proptest! {
         let long = format!("{} {text}", text.repeat(3));
         for t in [&text, &long, &text] {
             prop_assert_eq!(sp.encode_ids(t), reference_ids(&sp, t));
+        }
+    }
+}
+
+/// Words of up to 30 characters, most of them unknown to most vocabularies (`z`, `я`, `😀`):
+/// runs of unknown pieces inside and across words, and words over the cache's longest (40
+/// bytes), which are segmented in context from the score of every piece before them.
+fn text_with_long_unknown_runs() -> impl Strategy<Value = String> {
+    let alphabet = prop::sample::select(vec!['a', 'é', '語', 'z', 'я', '😀']);
+    let length = prop_oneof![3 => 1..6usize, 1 => 12..31usize];
+    let word = (
+        prop::sample::select(vec![" ", "  "]),
+        length.prop_flat_map(move |n| prop::collection::vec(alphabet.clone(), n)),
+    );
+    prop::collection::vec(word, 0..40).prop_map(|words| {
+        words
+            .into_iter()
+            .map(|(space, cs)| format!("{space}{}", cs.into_iter().collect::<String>()))
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// Cached words keep their unknown runs merged; the ids, and the score that words
+    /// segmented in context start from, still count every unknown character.
+    #[test]
+    fn merged_unknown_runs_give_the_pieces_path_ids(
+        pieces in vocabulary(),
+        byte_fallback in any::<bool>(),
+        text in text_with_long_unknown_runs(),
+    ) {
+        let pieces: Vec<(&str, f32, PieceType)> =
+            pieces.iter().map(|(p, s, k)| (p.as_str(), *s, *k)).collect();
+        let sp = processor(&pieces, byte_fallback);
+        let long = format!("{} {text}", text.repeat(4));
+        for t in [&text, &long, &text, &long] {
+            prop_assert_eq!(sp.encode_ids(t), reference_ids(&sp, t));
+        }
+    }
+}
+
+/// Hand-derived: under a vocabulary of "▁a" and "a" only, "я" is unknown, so "яя яяя" is one
+/// unknown run over both words (the mark between them is unknown too), cached as one span per
+/// word; a word over 40 bytes after it is segmented in context and its first run joins it.
+#[test]
+fn a_run_spans_cached_words_and_a_word_in_context() {
+    let sp = processor(
+        &[
+            ("▁a", -1.0, PieceType::Normal),
+            ("a", -2.0, PieceType::Normal),
+        ],
+        false,
+    );
+    let a = id(&sp, "▁a");
+    let plain_a = id(&sp, "a");
+    let long = format!("{}a", "я".repeat(25));
+    let text = format!("a яя яяя {long} a");
+    for _ in 0..3 {
+        assert_eq!(sp.encode_ids(&text), vec![a, 0, plain_a, a]);
+        assert_eq!(sp.encode_ids(&text), reference_ids(&sp, &text));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+    /// After a whole text, the sink's score (what a word segmented in context starts from) is
+    /// the `f32` sum, left to right, of the node scores of the whole-text Viterbi's pieces,
+    /// one unknown piece per character, however the sink merged and joined unknown runs and
+    /// whenever words in context asked for it before.
+    #[test]
+    fn the_sink_score_counts_every_unknown_character(
+        pieces in vocabulary(),
+        byte_fallback in any::<bool>(),
+        text in text_with_long_unknown_runs(),
+    ) {
+        let pieces: Vec<(&str, f32, PieceType)> =
+            pieces.iter().map(|(p, s, k)| (p.as_str(), *s, *k)).collect();
+        let sp = processor(&pieces, byte_fallback);
+        let Model::Unigram(m) = &sp.model else {
+            panic!("a Unigram model")
+        };
+        let normalized = sp.normalize(&text);
+        let want = m
+            .encode(&normalized)
+            .iter()
+            .fold(0.0f32, |score, &(_, _, id)| score + m.node_score(id));
+        for _ in 0..2 {
+            let (mut out, mut scratch) = (Vec::new(), Vec::new());
+            let mut sink = IdSink::new(sp.unknowns(), normalized.as_bytes(), &mut out, &mut scratch);
+            if m.segment_with(&normalized, &mut sink).is_some() {
+                prop_assert_eq!(sink.score(m).to_bits(), want.to_bits());
+            }
         }
     }
 }

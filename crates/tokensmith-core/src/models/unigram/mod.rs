@@ -13,6 +13,7 @@ mod sample;
 #[cfg(test)]
 pub(crate) mod test_pieces;
 mod trie;
+pub(crate) mod unknown_runs;
 #[cfg(test)]
 mod viterbi_tests;
 pub(crate) mod word_sink;

@@ -28,6 +28,7 @@ use super::lattice::Lattice;
 use super::nbest::nbest;
 use super::sample::{sample_path, SplitMix64};
 use super::trie::PieceTrie;
+use super::unknown_runs::merge_runs;
 use super::word_sink::{SpanSink, WordSink};
 use super::word_split::WordSplit;
 use super::words::{self, MAX_WORD};
@@ -270,7 +271,10 @@ impl Unigram {
     /// Viterbi's additions and comparisons inside the word.
     pub fn segment_into(&self, normalized: &str, spans: &mut Vec<Span>) {
         if self
-            .segment_with(normalized, &mut SpanSink::new(spans))
+            .segment_with(
+                normalized,
+                &mut SpanSink::new(spans, normalized.as_bytes(), self.unk_id),
+            )
             .is_none()
         {
             self.encode_into(normalized, spans);
@@ -282,7 +286,10 @@ impl Unigram {
     /// model or the text does not allow word by word.
     #[cfg(test)]
     pub(super) fn segment_words(&self, normalized: &str, spans: &mut Vec<Span>) -> Option<usize> {
-        self.segment_with(normalized, &mut SpanSink::new(spans))
+        self.segment_with(
+            normalized,
+            &mut SpanSink::new(spans, normalized.as_bytes(), self.unk_id),
+        )
     }
 
     /// [`Self::segment_into`] word by word, written into `sink`: the number of words segmented
@@ -303,6 +310,7 @@ impl Unigram {
             let mut tables = cell.try_borrow_mut().ok()?;
             words::with_cache(self.cache_tag, |cache| {
                 let mut word_spans = Vec::new();
+                let mut merged = Vec::new();
                 let mut in_context = 0;
                 // At least every word's bound (it grows with the word's start and length).
                 let text_bound = self.margin_bound(0, bytes.len());
@@ -319,7 +327,12 @@ impl Unigram {
                         None if word.len() <= MAX_WORD => {
                             let (_, margin) =
                                 self.viterbi_with::<true>(word, 0.0, &mut tables, &mut word_spans);
-                            cache.put_probe(probe, &word_spans, margin);
+                            if word_spans.iter().any(|s| s.2 == self.unk_id) {
+                                merge_runs(&word_spans, self.unk_id, &mut merged);
+                                cache.put_probe(probe, &merged, margin);
+                            } else {
+                                cache.put_probe(probe, &word_spans, margin);
+                            }
                             margin > bound()
                         }
                         None => false,

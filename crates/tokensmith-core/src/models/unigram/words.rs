@@ -5,15 +5,22 @@
 //! out so that a hit costs one cache line and so that the lines of a text's words load in
 //! parallel:
 //! - most words are short: a word of at most [`SHORT_WORD`] bytes and [`SHORT_PIECES`] pieces
-//!   (ids below 2^24) takes one 64-byte slot, key, ids and ends together, in a set of four
-//!   slots on aligned lines;
+//!   ([`NARROW_PIECES`] when its ids are below 2^16) takes one 64-byte slot, key, ids (three bytes each: a word with an id of 2^24 or more is
+//!   not cached) and ends together, in a set of four slots on aligned lines;
 //! - longer words (up to [`MAX_WORD`] bytes and [`MAX_PIECES`] pieces) take a 128-byte slot of
-//!   a smaller second table; a short word with too many pieces leaves a pointer to it (its key
-//!   with no pieces) in the short table;
-//! - a set keeps its most recently used words in order: a hit moves its word first, and a new
-//!   word goes first and pushes out the least recently used one. On the benchmark's mix of
-//!   English, multilingual and Japanese text (26,000 distinct words a megabyte), sets of two
-//!   64-byte slots re-segmented 14% of the words every pass, sets of four 2.8%;
+//!   a smaller second table, laid out the same way; a short word with too many pieces leaves
+//!   a pointer to it (its key with no pieces) in the short table;
+//! - a set keeps its words in order of last use: a hit moves its word first, and a new word
+//!   takes the place of the least recently used one, last, until a hit moves it up. Were new
+//!   words put first, a set with one word too many among words that come back in turn (a
+//!   text read again, or any five words that recur in the same order) would lose each word
+//!   just before it comes back, and miss on every one of them; entering last, they only
+//!   take turns in the last way, and a word used once leaves before any word used twice.
+//!   On the benchmark's mix of English, multilingual and Japanese text (26,000 distinct
+//!   words a megabyte), sets of two 64-byte slots re-segmented 14% of the words every
+//!   pass, sets of four 2.8%; on its 0.75 MB of lines (80,559 words), new words put last
+//!   instead of first cut the words re-segmented every pass (words over [`MAX_WORD`] bytes
+//!   aside) from 2.5% to 1.4% (English model) and from 6.9% to 4.3% (Japanese model);
 //! - [`WordCache::for_each_word`] finds the words of a text [`AHEAD`] at a time and prefetches
 //!   their sets before it looks them up.
 //!
@@ -32,26 +39,36 @@ use crate::models::bpe::prefetch;
 pub const MAX_WORD: usize = 8 * LONG_KEY;
 /// The key of a long slot, in 8-byte words.
 const LONG_KEY: usize = 5;
-/// The most pieces a word may have to be cached (a word that an English model spells out in
-/// single letters has many).
-pub const MAX_PIECES: usize = 14;
+/// The most pieces a word may have to be cached (a word that a model spells out in single
+/// letters has many: an English word under the Japanese 8k model, say). Under that model,
+/// 611 of the benchmark mix's 80,559 words had too many to be cached with a limit of 14,
+/// and 129 with 20. Twenty three-byte ids and their ends fill a long slot.
+pub const MAX_PIECES: usize = 20;
 /// The key of a short slot, in 8-byte words.
 const SHORT_KEY: usize = 3;
 /// The longest word a short slot holds.
 pub const SHORT_WORD: usize = 8 * SHORT_KEY;
-/// The most pieces a short slot holds.
+/// The most pieces a short slot holds with three-byte ids.
 pub const SHORT_PIECES: usize = 8;
-/// Ids a short slot holds (three bytes each).
-const SHORT_ID_LIMIT: u32 = 1 << 24;
+/// The most pieces a short slot holds when every id is below 2^16 (two bytes each): an
+/// English word spelled in 9 or 10 pieces under the Japanese 8k model then needs no second
+/// lookup in the long table (4,800 of the benchmark mix's 80,559 words did).
+pub const NARROW_PIECES: usize = 10;
+/// Ids a narrow short slot holds.
+const NARROW_ID_LIMIT: u32 = 1 << 16;
+/// Ids a slot holds (three bytes each); a word with a larger id is not cached.
+const ID_LIMIT: u32 = 1 << 24;
 /// The `pieces` of a short slot whose word is in the long table.
 const IN_LONG: u8 = u8::MAX;
 /// Sets of the short table (a power of two) and slots per set: 16,384 sets of four 64-byte
 /// slots, 4 MiB.
 const SHORT_SETS: usize = 16384;
 const SHORT_WAYS: usize = 4;
-/// Sets of the long table (a power of two) and slots per set: 4,096 sets of two 128-byte
-/// slots, 1 MiB.
-const LONG_SETS: usize = 2048;
+/// Sets of the long table (a power of two) and slots per set: 4,096 sets of four 128-byte
+/// slots, 2 MiB (with 2,048 sets, the Japanese model's letter-by-letter spellings of
+/// English words filled it: 2,250 of the benchmark mix's 80,559 words re-segmented every
+/// pass, against 1,000 with 4,096).
+const LONG_SETS: usize = 4096;
 const LONG_WAYS: usize = 4;
 /// Models a thread keeps tables for.
 const TABLES_PER_THREAD: usize = 4;
@@ -59,33 +76,49 @@ const TABLES_PER_THREAD: usize = 4;
 pub const AHEAD: usize = 16;
 
 /// One cached word of at most [`SHORT_WORD`] bytes, in one cache line: its key, its pieces'
-/// ids (three little-endian bytes each) and ends (bytes into the word), and the Unigram
-/// margin.
+/// ids (two or three little-endian bytes each) and ends (bytes into the word), and the
+/// Unigram margin.
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
 pub struct ShortSlot {
     key: [u64; SHORT_KEY],
-    /// The ids (`3 * SHORT_PIECES` bytes), then the ends: one array, so that an id is read
-    /// as four bytes and masked (the byte after the last id is an end).
+    /// The ids (`3 * SHORT_PIECES` bytes, or `2 * NARROW_PIECES` when narrow), then the
+    /// ends: one array, so that a three-byte id is read as four bytes and masked (the byte
+    /// after the last id is an end).
     pieces_data: [u8; SHORT_DATA],
     /// Word length in bytes; 0 marks an empty slot.
     len: u8,
     /// The number of pieces, or [`IN_LONG`].
     pieces: u8,
+    /// Whether the ids take two bytes each.
+    narrow: bool,
     margin: f32,
 }
 
-/// One cached word of at most [`MAX_WORD`] bytes.
-#[derive(Clone, Copy, Default)]
+/// One cached word of at most [`MAX_WORD`] bytes and [`MAX_PIECES`] pieces, laid out as a
+/// short slot is.
+#[derive(Clone, Copy)]
 #[repr(C, align(128))]
 pub struct LongSlot {
     key: [u64; LONG_KEY],
-    ids: [u32; MAX_PIECES],
-    ends: [u8; MAX_PIECES],
+    /// The ids (`3 * MAX_PIECES` bytes), then the ends.
+    pieces_data: [u8; LONG_DATA],
     /// Word length in bytes; 0 marks an empty slot.
     len: u8,
     pieces: u8,
     margin: f32,
+}
+
+impl Default for LongSlot {
+    fn default() -> Self {
+        Self {
+            key: [0; LONG_KEY],
+            pieces_data: [0; LONG_DATA],
+            len: 0,
+            pieces: 0,
+            margin: 0.0,
+        }
+    }
 }
 
 /// `W` slots, the most recently used first (a set of short slots fills whole cache lines).
@@ -108,8 +141,13 @@ type LongSet = Set<LongSlot, LONG_WAYS>;
 
 /// Bytes of a short slot's ids and ends.
 const SHORT_DATA: usize = 4 * SHORT_PIECES;
-/// Where a short slot's ends start in its data.
+/// Where a short slot's ends start in its data, with three-byte and with two-byte ids.
 const SHORT_ENDS: usize = 3 * SHORT_PIECES;
+const NARROW_ENDS: usize = 2 * NARROW_PIECES;
+const _: () = assert!(NARROW_ENDS + NARROW_PIECES <= SHORT_DATA);
+/// Bytes of a long slot's ids and ends, and where its ends start.
+const LONG_DATA: usize = 4 * MAX_PIECES;
+const LONG_ENDS: usize = 3 * MAX_PIECES;
 
 const _: () = assert!(std::mem::size_of::<ShortSlot>() == 64);
 const _: () = assert!(std::mem::size_of::<ShortSet>() == 64 * SHORT_WAYS);
@@ -133,23 +171,75 @@ fn same_key<const N: usize>(a: &[u64; N], b: &[u64; LONG_KEY]) -> bool {
     diff == 0
 }
 
+/// The id of piece `i` in a slot's data: three bytes, read as four and masked (the byte
+/// after the last id is an end).
+#[inline(always)]
+fn id_in(data: &[u8], i: usize) -> u32 {
+    let four = [
+        data[3 * i],
+        data[3 * i + 1],
+        data[3 * i + 2],
+        data[3 * i + 3],
+    ];
+    u32::from_le_bytes(four) & (ID_LIMIT - 1)
+}
+
+/// Writes `spans` (at most as many as the data holds, ids below [`ID_LIMIT`]) into a slot's
+/// data, its ends from `ends_at` on.
+fn write_pieces(data: &mut [u8], ends_at: usize, spans: &[Span]) {
+    for (i, &(_, end, id)) in spans.iter().enumerate() {
+        data[ends_at + i] = end as u8;
+        data[3 * i..3 * i + 3].copy_from_slice(&id.to_le_bytes()[..3]);
+    }
+}
+
 impl ShortSlot {
-    /// The id of piece `i` (below [`SHORT_PIECES`]).
+    /// The number of pieces (not [`IN_LONG`]), bounded by what the slot's format holds.
     #[inline(always)]
-    fn id(&self, i: usize) -> u32 {
-        let four = [
-            self.pieces_data[3 * i],
-            self.pieces_data[3 * i + 1],
-            self.pieces_data[3 * i + 2],
-            self.pieces_data[3 * i + 3],
-        ];
-        u32::from_le_bytes(four) & (SHORT_ID_LIMIT - 1)
+    fn count(&self) -> usize {
+        let most = if self.narrow {
+            NARROW_PIECES
+        } else {
+            SHORT_PIECES
+        };
+        usize::from(self.pieces).min(most)
     }
 
-    /// The end of piece `i` (below [`SHORT_PIECES`]), in bytes into the word.
+    /// The id of piece `i` (below [`Self::count`]).
+    #[inline(always)]
+    fn id(&self, i: usize) -> u32 {
+        if self.narrow {
+            narrow_id_in(&self.pieces_data, i)
+        } else {
+            id_in(&self.pieces_data, i)
+        }
+    }
+
+    /// The end of piece `i` (below [`Self::count`]), in bytes into the word.
     #[inline(always)]
     fn end(&self, i: usize) -> u8 {
-        self.pieces_data[SHORT_ENDS + i]
+        let ends = if self.narrow { NARROW_ENDS } else { SHORT_ENDS };
+        self.pieces_data[ends + i]
+    }
+}
+
+/// The id of piece `i` in a narrow slot's data: two bytes.
+#[inline(always)]
+fn narrow_id_in(data: &[u8], i: usize) -> u32 {
+    u32::from(u16::from_le_bytes([data[2 * i], data[2 * i + 1]]))
+}
+
+impl LongSlot {
+    /// The id of piece `i` (below [`MAX_PIECES`]).
+    #[inline(always)]
+    fn id(&self, i: usize) -> u32 {
+        id_in(&self.pieces_data, i)
+    }
+
+    /// The end of piece `i` (below [`MAX_PIECES`]), in bytes into the word.
+    #[inline(always)]
+    fn end(&self, i: usize) -> u8 {
+        self.pieces_data[LONG_ENDS + i]
     }
 }
 
@@ -189,16 +279,16 @@ impl<S: Keyed, const W: usize> Set<S, W> {
         Some(&self.ways[0])
     }
 
-    /// Puts `slot` first. The others move back by one, down to the way that held this same
-    /// word, or else the last way, whose word leaves the set.
+    /// Puts `slot` in the way that holds this same word, or else in the first empty way, or
+    /// else in the last way, whose word leaves the set. A new word thus enters behind the
+    /// words already used, and only a hit ([`Self::find`]) moves it first.
     fn insert(&mut self, slot: S, len: u8, key: &[u64; LONG_KEY]) {
         let way = self
             .ways
             .iter()
             .position(|s| s.holds(len, key) || s.is_empty())
             .unwrap_or(W - 1);
-        self.ways[..=way].rotate_right(1);
-        self.ways[0] = slot;
+        self.ways[way] = slot;
     }
 }
 
@@ -225,23 +315,47 @@ impl Cached<'_> {
         let mut has_unk = false;
         // Ranges mapped to ids have an exact length: `extend` reserves once.
         match self {
+            // One loop per format, so that the format is not tested per piece.
+            Self::Short(slot) if slot.narrow => {
+                let n = usize::from(slot.pieces).min(NARROW_PIECES);
+                out.extend((0..n).map(|i| {
+                    let id = narrow_id_in(&slot.pieces_data, i);
+                    has_unk |= id == unk;
+                    id
+                }));
+            }
             Self::Short(slot) => {
                 let n = usize::from(slot.pieces).min(SHORT_PIECES);
                 out.extend((0..n).map(|i| {
-                    let id = slot.id(i);
+                    let id = id_in(&slot.pieces_data, i);
                     has_unk |= id == unk;
                     id
                 }));
             }
             Self::Long(slot) => {
                 let n = usize::from(slot.pieces).min(MAX_PIECES);
-                out.extend(slot.ids[..n].iter().map(|&id| {
+                out.extend((0..n).map(|i| {
+                    let id = slot.id(i);
                     has_unk |= id == unk;
                     id
                 }));
             }
         }
         has_unk
+    }
+
+    /// Calls `f(end, id)` for each of the word's pieces in order, ends in bytes into the word.
+    #[inline]
+    pub fn for_each_piece(&self, mut f: impl FnMut(usize, u32)) {
+        match self {
+            Self::Short(slot) => {
+                (0..slot.count()).for_each(|i| f(usize::from(slot.end(i)), slot.id(i)));
+            }
+            Self::Long(slot) => {
+                let n = usize::from(slot.pieces).min(MAX_PIECES);
+                (0..n).for_each(|i| f(usize::from(slot.end(i)), slot.id(i)));
+            }
+        }
     }
 
     /// The word's pieces as `(end, id)`, ends in bytes into the word.
@@ -484,11 +598,15 @@ impl WordCache {
     /// [`Self::put`] for the word of `probe` (its text is not needed again).
     pub fn put_probe(&mut self, probe: &Probe, spans: &[Span], margin: f32) {
         let len = probe.len();
-        if len == 0 || len > MAX_WORD || spans.len() > MAX_PIECES {
+        if len == 0
+            || len > MAX_WORD
+            || spans.len() > MAX_PIECES
+            || spans.iter().any(|&(_, _, id)| id >= ID_LIMIT)
+        {
             return;
         }
-        let fits_short =
-            spans.len() <= SHORT_PIECES && spans.iter().all(|&(_, _, id)| id < SHORT_ID_LIMIT);
+        let narrow = spans.iter().all(|&(_, _, id)| id < NARROW_ID_LIMIT);
+        let fits_short = spans.len() <= if narrow { NARROW_PIECES } else { SHORT_PIECES };
         if len <= SHORT_WORD {
             let mut slot = ShortSlot {
                 len: len as u8,
@@ -499,9 +617,14 @@ impl WordCache {
             slot.key.copy_from_slice(&probe.key[..SHORT_KEY]);
             if fits_short {
                 slot.pieces = spans.len() as u8;
-                for (i, &(_, end, id)) in spans.iter().enumerate() {
-                    slot.pieces_data[SHORT_ENDS + i] = end as u8;
-                    slot.pieces_data[3 * i..3 * i + 3].copy_from_slice(&id.to_le_bytes()[..3]);
+                slot.narrow = narrow;
+                if narrow {
+                    for (i, &(_, end, id)) in spans.iter().enumerate() {
+                        slot.pieces_data[NARROW_ENDS + i] = end as u8;
+                        slot.pieces_data[2 * i..2 * i + 2].copy_from_slice(&id.to_le_bytes()[..2]);
+                    }
+                } else {
+                    write_pieces(&mut slot.pieces_data, SHORT_ENDS, spans);
                 }
             }
             self.short[probe.short_set()].insert(slot, len as u8, &probe.key);
@@ -516,10 +639,7 @@ impl WordCache {
             margin,
             ..LongSlot::default()
         };
-        for (i, &(_, end, id)) in spans.iter().enumerate() {
-            slot.ends[i] = end as u8;
-            slot.ids[i] = id;
-        }
+        write_pieces(&mut slot.pieces_data, LONG_ENDS, spans);
         self.long[probe.long_set()].insert(slot, len as u8, &probe.key);
     }
 }
@@ -537,12 +657,11 @@ pub fn push_cached(hit: &Cached<'_>, offset: usize, out: &mut Vec<Span>) {
     // Ranges mapped to spans have an exact length: `extend` reserves once.
     match hit {
         Cached::Short(slot) => {
-            let n = usize::from(slot.pieces).min(SHORT_PIECES);
-            out.extend((0..n).map(|i| span(slot.end(i), slot.id(i))));
+            out.extend((0..slot.count()).map(|i| span(slot.end(i), slot.id(i))));
         }
         Cached::Long(slot) => {
             let n = usize::from(slot.pieces).min(MAX_PIECES);
-            out.extend((0..n).map(|i| span(slot.ends[i], slot.ids[i])));
+            out.extend((0..n).map(|i| span(slot.end(i), slot.id(i))));
         }
     }
 }

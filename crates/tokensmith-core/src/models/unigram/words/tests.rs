@@ -37,8 +37,9 @@ fn cache_round_trip_and_collisions_replace() {
 }
 
 /// Words at each size limit land in the slot kind that holds them, and come back whole:
-/// short words with few pieces, short words with too many pieces or large ids (through
-/// the long table), and words of exactly `MAX_WORD` bytes and `MAX_PIECES` pieces.
+/// short words with few pieces, short words with too many pieces (through the long table),
+/// words of exactly `MAX_WORD` bytes and `MAX_PIECES` pieces, and the largest id a slot
+/// holds; one piece too many, or an id of 2^24, and the word is not cached.
 #[test]
 fn every_slot_kind_round_trips_at_its_limits() {
     let cases: Vec<(Vec<u8>, Vec<Span>)> = vec![
@@ -47,14 +48,14 @@ fn every_slot_kind_round_trips_at_its_limits() {
             vec![b'y'; SHORT_WORD],
             spans(SHORT_WORD, SHORT_PIECES + 1, 5),
         ),
-        (b"big".to_vec(), vec![(0, 3, SHORT_ID_LIMIT)]),
-        (b"max".to_vec(), vec![(0, 3, SHORT_ID_LIMIT - 1)]),
+        (b"max".to_vec(), vec![(0, 3, (1 << 24) - 1)]),
         (vec![b'z'; SHORT_WORD + 1], spans(SHORT_WORD + 1, 2, 9)),
         (
             vec![b'w'; MAX_WORD],
-            spans(MAX_WORD, MAX_PIECES, 100_000_000),
+            spans(MAX_WORD, MAX_PIECES, (1 << 24) - MAX_PIECES as u32),
         ),
         (b"one".to_vec(), spans(3, MAX_PIECES, 1)),
+        (b"twenty".to_vec(), spans(6, 20, 7)),
     ];
     with_cache(new_tag(), |c| {
         for (word, s) in &cases {
@@ -64,10 +65,59 @@ fn every_slot_kind_round_trips_at_its_limits() {
             let want: Vec<(usize, u32)> = s.iter().map(|&(_, e, id)| (e, id)).collect();
             assert_eq!(cached(c, word, 0, word.len()), Some(want), "{word:?}");
         }
-        // One piece too many: not cached.
+        // One piece too many, or an id too large for three bytes: not cached.
         let word = vec![b'v'; 20];
         c.put(&word, &spans(20, MAX_PIECES + 1, 1), 1.0);
         assert_eq!(cached(c, &word, 0, 20), None);
+        for word in [&b"big"[..], &[b'u'; SHORT_WORD + 1][..]] {
+            c.put(word, &[(0, 1, 3), (1, word.len(), 1 << 24)], 1.0);
+            assert_eq!(cached(c, word, 0, word.len()), None, "{word:?}");
+        }
+    });
+}
+
+/// A short word takes a short slot with up to `NARROW_PIECES` pieces when all its ids are
+/// below 2^16, else with up to `SHORT_PIECES`; past that it goes through the long table.
+/// Every case comes back whole, ids and ends, at the edges of both formats.
+#[test]
+fn narrow_and_wide_short_slots_round_trip() {
+    let with_ids = |len: usize, ids: &[u32]| -> Vec<Span> {
+        let mut s = spans(len, ids.len(), 0);
+        for (span, &id) in s.iter_mut().zip(ids) {
+            span.2 = id;
+        }
+        s
+    };
+    let narrow_max: Vec<u32> = (0..NARROW_PIECES as u32).map(|i| 65_535 - 7 * i).collect();
+    let mut wide_max: Vec<u32> = (0..SHORT_PIECES as u32).map(|i| 3 * i).collect();
+    wide_max[SHORT_PIECES - 1] = 65_536;
+    let mut wide_over: Vec<u32> = (0..SHORT_PIECES as u32 + 1).collect();
+    wide_over[0] = (1 << 24) - 1;
+    let cases: Vec<(Vec<u8>, Vec<Span>, bool)> = vec![
+        (b"narrow ten".to_vec(), with_ids(10, &narrow_max), true),
+        (
+            vec![b'n'; SHORT_WORD],
+            with_ids(SHORT_WORD, &narrow_max),
+            true,
+        ),
+        (
+            b"narrow eleven".to_vec(),
+            spans(13, NARROW_PIECES + 1, 1),
+            false,
+        ),
+        (b"wide eight".to_vec(), with_ids(10, &wide_max), true),
+        (b"wide nine!".to_vec(), with_ids(10, &wide_over), false),
+    ];
+    with_cache(new_tag(), |c| {
+        for (word, s, _) in &cases {
+            c.put(word, s, 2.5);
+        }
+        for (word, s, short) in &cases {
+            let want: Vec<(usize, u32)> = s.iter().map(|&(_, e, id)| (e, id)).collect();
+            let hit = c.get(word, 0, word.len());
+            assert_eq!(matches!(hit, Some(Cached::Short(_))), *short, "{word:?}");
+            assert_eq!(hit.map(|h| h.pieces()), Some(want), "{word:?}");
+        }
     });
 }
 
@@ -118,6 +168,60 @@ fn a_set_keeps_its_most_recently_used_words() {
                 "word {i}"
             );
         }
+    });
+}
+
+/// `n` words whose keys fall in the same short set.
+fn colliding_words(n: usize) -> Vec<Vec<u8>> {
+    let target = Probe::new(b"v0", 0, 2).short_set();
+    let words: Vec<Vec<u8>> = (0..1_000_000u32)
+        .map(|i| format!("v{i}").into_bytes())
+        .filter(|w| Probe::new(w, 0, w.len()).short_set() == target)
+        .take(n)
+        .collect();
+    assert_eq!(words.len(), n, "too few colliding words found");
+    words
+}
+
+/// One word more than a set holds, looked up in turn and put when missing, pass after pass
+/// (a text read again): new words enter last, so the first `SHORT_WAYS - 1` words stay and
+/// only the last way turns over, two misses a pass (were new words put first, each word
+/// would leave just before its turn and all five would miss every pass).
+#[test]
+fn words_that_come_back_in_turn_keep_all_ways_but_one() {
+    let words = colliding_words(SHORT_WAYS + 1);
+    with_cache(new_tag(), |c| {
+        let mut misses = Vec::new();
+        for _ in 0..4 {
+            let mut missed = 0;
+            for (i, w) in words.iter().enumerate() {
+                if cached(c, w, 0, w.len()).is_none() {
+                    c.put(w, &[(0, w.len(), i as u32)], 1.0);
+                    missed += 1;
+                }
+            }
+            misses.push(missed);
+        }
+        assert_eq!(misses, [SHORT_WAYS + 1, 2, 2, 2]);
+    });
+}
+
+/// Words put once and never looked up again take turns in the last way: the words put
+/// before them stay, however recent the newcomers are.
+#[test]
+fn words_used_once_leave_before_the_words_before_them() {
+    let words = colliding_words(SHORT_WAYS + 3);
+    with_cache(new_tag(), |c| {
+        for (i, w) in words.iter().enumerate() {
+            c.put(w, &[(0, w.len(), i as u32)], 1.0);
+        }
+        let kept: Vec<bool> = words
+            .iter()
+            .map(|w| c.get(w, 0, w.len()).is_some())
+            .collect();
+        let mut want = vec![true; SHORT_WAYS - 1];
+        want.extend([false, false, false, true]);
+        assert_eq!(kept, want);
     });
 }
 
