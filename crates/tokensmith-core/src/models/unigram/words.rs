@@ -504,11 +504,23 @@ fn eight_bytes_at(text: &[u8], from: usize) -> u64 {
             let eight = u64::from_le_bytes(text[last..].try_into().unwrap_or_default());
             eight >> (8 * (8 - tail))
         }
-        None => {
-            let mut eight = [0u8; 8];
-            eight[..tail].copy_from_slice(&text[from..]);
-            u64::from_le_bytes(eight)
-        }
+        // A text of under eight bytes: two overlapping loads, no copy through the stack (a
+        // `memcpy` of a variable length, read back at once, stalls on every short text).
+        None => short_tail(&text[from..]),
+    }
+}
+
+/// The bytes of `tail` (1 to 7 of them) as a little-endian word, zero past its end.
+#[inline(always)]
+fn short_tail(tail: &[u8]) -> u64 {
+    let n = tail.len();
+    if n >= 4 {
+        let first = u32::from_le_bytes(tail[..4].try_into().unwrap_or_default());
+        let last = u32::from_le_bytes(tail[n - 4..].try_into().unwrap_or_default());
+        u64::from(first) | u64::from(last) << (8 * (n - 4))
+    } else {
+        let (first, middle, last) = (tail[0], tail[n / 2], tail[n - 1]);
+        u64::from(first) | u64::from(middle) << (8 * (n / 2)) | u64::from(last) << (8 * (n - 1))
     }
 }
 

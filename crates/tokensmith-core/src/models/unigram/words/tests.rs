@@ -260,3 +260,24 @@ fn for_each_word_with_prefetch_matches_the_split() {
         }
     }
 }
+
+#[test]
+fn eight_bytes_at_reads_every_position_of_every_short_text() {
+    // The reference: byte i of the word is text[from + i], zero past the text's end.
+    for len in 1..=20usize {
+        let text: Vec<u8> = (0..len)
+            .map(|i| 0x11u8.wrapping_mul(i as u8 + 1) | 0x80)
+            .collect();
+        for from in 0..len {
+            let mut want = [0u8; 8];
+            for (i, b) in want.iter_mut().enumerate() {
+                *b = text.get(from + i).copied().unwrap_or(0);
+            }
+            assert_eq!(
+                eight_bytes_at(&text, from),
+                u64::from_le_bytes(want),
+                "text of {len} bytes from {from}"
+            );
+        }
+    }
+}
