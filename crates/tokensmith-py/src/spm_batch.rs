@@ -4,7 +4,7 @@
 //! other code can reach it, so no string in it can be dropped while the GIL is released) and
 //! reads each string's UTF-8 in place. Texts are encoded in groups whose ids share one buffer,
 //! and the calling thread builds the Python lists of finished groups while the other threads
-//! encode later ones (see [`parallel::map_streamed`]).
+//! encode later ones, one group at a time (see [`parallel::map_streamed_each`]).
 
 use std::ops::Range;
 
@@ -174,7 +174,7 @@ pub(crate) fn ids_batch<'py>(
     let groups = groups(texts, target);
     // The first failure in input order, whichever thread finished first.
     let mut failure: Option<(usize, PyErr)> = None;
-    parallel::map_streamed(
+    parallel::map_streamed_each(
         &groups,
         threads,
         |range| {
