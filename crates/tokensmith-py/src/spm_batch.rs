@@ -34,7 +34,8 @@ const SERIAL_GROUP_BYTES: usize = 64 * 1024;
 const PARALLEL_AT: usize = 32 * 1024;
 
 /// Calls `f` with the UTF-8 of every string in the iterable `texts`, borrowed from a private
-/// list of them. A `str` itself, or an item that is not a `str`, is a `TypeError` naming it.
+/// list of them (which the garbage collector does not walk). A `str` itself, or an item that is
+/// not a `str`, is a `TypeError` naming it.
 pub(crate) fn with_texts<R>(texts: &Bound<'_, PyAny>, f: impl FnOnce(&[&str]) -> R) -> PyResult<R> {
     let py = texts.py();
     if texts.is_instance_of::<pyo3::types::PyString>() {
@@ -45,6 +46,12 @@ pub(crate) fn with_texts<R>(texts: &Bound<'_, PyAny>, f: impl FnOnce(&[&str]) ->
     // SAFETY: PySequence_List returns a new reference (or NULL with an exception set).
     let list = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PySequence_List(texts.as_ptr()))? };
     let list = list.cast_into::<PyList>()?;
+    // The copy is hidden from the garbage collector: the lists this call makes trigger
+    // collections, and each would otherwise walk the copy's texts (tens of thousands of
+    // scattered objects) as well. Nothing else can reach the copy, so it cannot be part of a
+    // cycle, and it is freed before this function returns.
+    // SAFETY: untracking a tracked list is allowed, and so is freeing an untracked one.
+    unsafe { ffi::PyObject_GC_UnTrack(list.as_ptr().cast()) };
     let mut strs = Vec::with_capacity(list.len());
     for index in 0..list.len() {
         // SAFETY: `index` is in bounds of a list only this function can reach; the item is a
