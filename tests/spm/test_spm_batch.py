@@ -199,3 +199,51 @@ def test_the_result_list_is_hidden_from_other_threads_until_complete(texts: list
         walker.join()
     assert all(r == want for r in results)
     assert all(gc.is_tracked(r) for r in results)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_collector_does_not_walk_the_private_copy_of_the_texts(
+    texts: list[str], threads: int
+) -> None:
+    # The lists a batch makes trigger collections during the call; each collection would walk
+    # every text again if the batch's own copy of the input list were known to the collector.
+    # At every collection the call triggers, no tracked list but the caller's holds the texts.
+    ours, ref = shipped_pair("test_model.model")
+    batch = texts * 2  # enough lists for several collections
+    first = batch[0]
+    collections = 0
+    copies: list[int] = []
+
+    def look(phase: str, info: dict[str, int]) -> None:
+        nonlocal collections
+        if phase != "start":
+            return
+        collections += 1
+        copies.extend(
+            id(obj)
+            for obj in gc.get_objects()
+            if type(obj) is list and obj is not batch and len(obj) == len(batch) and obj[0] is first
+        )
+
+    gc.callbacks.append(look)
+    try:
+        got = ours.encode(batch, num_threads=threads)
+    finally:
+        gc.callbacks.remove(look)
+    assert collections > 0
+    assert copies == []
+    assert got == ref.encode(batch)
+
+
+def test_every_returned_list_is_tracked_and_a_cycle_through_one_is_collected(
+    texts: list[str],
+) -> None:
+    ours, _ = shipped_pair("test_model.model")
+    got = ours.encode(texts, num_threads=2)
+    assert gc.is_tracked(got)
+    assert all(gc.is_tracked(ids) for ids in got)
+    gc.collect()
+    looped = got[len(got) // 2]
+    looped.append(looped)
+    del got, looped
+    assert gc.collect() >= 1
