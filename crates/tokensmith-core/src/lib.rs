@@ -11,6 +11,7 @@ pub mod models;
 pub mod normalizers;
 pub mod parallel;
 pub mod pre_tokenizers;
+pub mod scratch;
 pub mod sentencepiece;
 pub mod special_tokens;
 pub mod trainers;

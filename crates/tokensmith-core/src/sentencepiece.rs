@@ -29,10 +29,13 @@ use crate::formats::sentencepiece_model::{self, ModelProto, ModelType, PieceType
 use crate::models::sentencepiece_bpe::SentencePieceBpe;
 use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram};
 use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
+use crate::scratch::{release_if_large, release_text_if_large};
 
 mod ids;
 #[cfg(test)]
 mod ids_tests;
+#[cfg(test)]
+mod scratch_tests;
 
 use ids::{IdSink, Step, Unknowns};
 
@@ -45,6 +48,17 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = const {
         RefCell::new(Scratch { normalized: String::new(), spans: Vec::new(), ids: Vec::new() })
     };
+}
+
+/// Bytes this thread's encode buffers hold between calls (for tests of [`crate::scratch`]).
+#[cfg(test)]
+fn kept_bytes() -> usize {
+    SCRATCH.with(|cell| {
+        let s = cell.borrow();
+        s.normalized.capacity()
+            + s.spans.capacity() * std::mem::size_of::<Span>()
+            + s.ids.capacity() * std::mem::size_of::<u32>()
+    })
 }
 
 /// Buffers of one thread's last encode.
@@ -375,7 +389,11 @@ impl SentencePieceProcessor {
                 } = &mut *scratch;
                 self.normalizer.normalize_to(text, normalized);
                 self.ids_into(normalized, spans, ids);
-                f(ids)
+                let result = f(ids);
+                release_text_if_large(normalized);
+                release_if_large(spans);
+                release_if_large(ids);
+                result
             }
             // `f` encoding again on this thread: fresh buffers.
             Err(_) => {

@@ -216,6 +216,8 @@ impl HfUnigram {
         if let Some(ue) = unk_end {
             spans.push((end, ue, None));
         }
+        // A long word's table is freed, not kept (see `crate::scratch`).
+        crate::scratch::release_if_large(&mut best);
         BEST.set(best);
         spans.reverse();
         spans

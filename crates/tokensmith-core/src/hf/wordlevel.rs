@@ -54,7 +54,10 @@ impl WordLevel {
         let id = KEY.with_borrow_mut(|key| {
             key.clear();
             key.extend(word);
-            self.vocab.get(key.as_str()).copied()
+            let id = self.vocab.get(key.as_str()).copied();
+            // A long word's copy is freed, not kept (see `crate::scratch`).
+            crate::scratch::release_text_if_large(key);
+            id
         });
         out.push((id.unwrap_or(self.unk_id), 0, word.len()));
     }

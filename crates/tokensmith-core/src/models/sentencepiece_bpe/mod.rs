@@ -24,4 +24,6 @@ mod model;
 #[cfg(test)]
 mod reference;
 
+#[cfg(test)]
+pub(crate) use model::kept_bytes;
 pub use model::SentencePieceBpe;

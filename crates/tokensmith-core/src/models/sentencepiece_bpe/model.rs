@@ -16,6 +16,7 @@ use crate::formats::sentencepiece_model::PieceType;
 use crate::models::unigram::words::{self, MAX_WORD};
 use crate::models::unigram::WordSplit;
 use crate::models::unigram::{PieceTrie, Span, SplitMix64};
+use crate::scratch::release_if_large;
 
 /// The symbol id of a character that is in no piece.
 const NONE: u32 = u32::MAX;
@@ -83,6 +84,15 @@ const PAIR_CACHE: usize = 1024;
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Bytes this thread's merge buffers hold between calls (for tests of [`crate::scratch`]).
+#[cfg(test)]
+pub(crate) fn kept_bytes() -> usize {
+    SCRATCH.with(|cell| {
+        let s = cell.borrow();
+        s.symbols.capacity() * std::mem::size_of::<Symbol>() + s.agenda.capacity() * 8
+    })
 }
 
 /// Orders `score` (higher first) then `left` (lower first) as one integer.
@@ -256,7 +266,12 @@ impl SentencePieceBpe {
     ) {
         out.clear();
         SCRATCH.with(|cell| match cell.try_borrow_mut() {
-            Ok(mut scratch) => self.segment_with(normalized, alpha, rng, out, &mut scratch),
+            Ok(mut scratch) => {
+                self.segment_with(normalized, alpha, rng, out, &mut scratch);
+                // Frees what a long text left (see `crate::scratch`).
+                release_if_large(&mut scratch.symbols);
+                release_if_large(&mut scratch.agenda);
+            }
             Err(_) => self.segment_with(normalized, alpha, rng, out, &mut Scratch::default()),
         });
     }

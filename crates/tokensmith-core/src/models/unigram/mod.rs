@@ -23,6 +23,8 @@ pub(crate) mod words;
 mod words_tests;
 
 pub use lattice::{Lattice, Node};
+#[cfg(test)]
+pub(crate) use model::kept_table_bytes;
 pub use model::{Span, Unigram, UnigramPiece};
 pub use nbest::nbest;
 pub use sample::{pick_scored, sample_path, SplitMix64};

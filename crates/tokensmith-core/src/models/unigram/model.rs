@@ -33,6 +33,7 @@ use super::word_sink::{SpanSink, WordSink};
 use super::word_split::WordSplit;
 use super::words::{self, MAX_WORD};
 use crate::formats::sentencepiece_model::PieceType;
+use crate::scratch::release_if_large;
 
 pub(super) const UNK_PENALTY: f32 = 10.0;
 
@@ -89,6 +90,28 @@ struct Tables {
     /// The text's character codes, and each character's byte offset (then the text's length).
     codes: Vec<u32>,
     offsets: Vec<usize>,
+}
+
+/// Bytes this thread's Viterbi tables hold between calls (for tests of [`crate::scratch`]).
+#[cfg(test)]
+pub(crate) fn kept_table_bytes() -> usize {
+    BEST.with(|cell| {
+        let t = cell.borrow();
+        t.best.capacity() * std::mem::size_of::<BestPath>()
+            + t.second.capacity() * 4
+            + t.codes.capacity() * 4
+            + t.offsets.capacity() * std::mem::size_of::<usize>()
+    })
+}
+
+impl Tables {
+    /// Frees the tables a long text left (see [`crate::scratch`]).
+    fn release_if_large(&mut self) {
+        release_if_large(&mut self.best);
+        release_if_large(&mut self.second);
+        release_if_large(&mut self.codes);
+        release_if_large(&mut self.offsets);
+    }
 }
 
 thread_local! {
@@ -224,8 +247,11 @@ impl Unigram {
         }
         BEST.with(|cell| match cell.try_borrow_mut() {
             Ok(mut best) => {
-                self.viterbi_with::<false>(normalized.as_bytes(), 0.0, &mut best, spans)
-                    .0
+                let score = self
+                    .viterbi_with::<false>(normalized.as_bytes(), 0.0, &mut best, spans)
+                    .0;
+                best.release_if_large();
+                score
             }
             // Only reachable if `f` of a trie walk re-entered Viterbi on this thread.
             Err(_) => {
@@ -308,7 +334,7 @@ impl Unigram {
             .filter(|_| clear_of_rebase && !bytes.is_empty())?;
         BEST.with(|cell| {
             let mut tables = cell.try_borrow_mut().ok()?;
-            words::with_cache(self.cache_tag, |cache| {
+            let found = words::with_cache(self.cache_tag, |cache| {
                 let mut word_spans = Vec::new();
                 let mut merged = Vec::new();
                 let mut in_context = 0;
@@ -346,7 +372,9 @@ impl Unigram {
                     true
                 });
                 in_context
-            })
+            });
+            tables.release_if_large();
+            found
         })
     }
 
