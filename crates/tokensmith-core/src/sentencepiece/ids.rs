@@ -28,7 +28,9 @@ pub(super) enum Step<'a> {
 
 impl<'a> Unknowns<'a> {
     /// What becomes of a piece with model id `id`; `is_prev_unk` says whether the piece before
-    /// it was unknown, and is updated. The one place the processor's unknown rule is written.
+    /// it was unknown, and is updated. The one place the processor's unknown rule is written
+    /// (the model's word cache merges runs the same way, in
+    /// [`crate::models::unigram::unknown_runs`], before the processor sees them).
     #[inline]
     pub(super) fn step(self, id: u32, is_prev_unk: &mut bool) -> Step<'a> {
         let is_unk = id == self.unk_id;
@@ -128,60 +130,53 @@ impl<'a> IdSink<'a> {
             } else {
                 1
             };
-            for _ in 0..count {
-                self.score += model.node_score(id);
-            }
+            add_times(&mut self.score, model.node_score(id), count);
             self.unknowns
                 .push(self.text, s, e, id, &mut self.is_prev_unk, self.out);
         }
         self.summed = self.out.len();
     }
 
-    /// Without byte fallback: notes the runs of the cached word whose ids (runs merged) are
-    /// `out[at..]`, and joins its first run to the previous word's last one.
+    /// Without byte fallback: takes back the ids of the cached word from `at` on (its runs
+    /// already merged) and writes them again through [`Self::push_merged_piece`], which joins
+    /// its first run to the previous word's last one and notes the runs.
     #[inline(never)]
     fn note_runs(&mut self, hit: &Cached<'_>, at: usize, start: usize) {
-        let unk = self.unknowns.unk_id;
+        self.out.truncate(at);
         let mut from = start;
-        let mut joins = false;
         hit.for_each_piece(|end, id| {
             let end = start + end;
-            if id == unk {
-                match self.runs.last_mut() {
-                    Some(last) if from == start && self.is_prev_unk => {
-                        last.1 = end;
-                        joins = true;
-                    }
-                    _ => self.runs.push((from, end, unk)),
-                }
-            }
+            self.push_merged_piece(from, end, id);
             from = end;
         });
-        if joins {
-            self.out.remove(at);
-        }
-        self.is_prev_unk = self.out.last() == Some(&unk);
     }
 
     /// Without byte fallback: appends the ids of a word's `spans` (into the word, which
     /// starts at byte `start`), each run of unknown pieces as one id, noting the runs.
     #[inline(never)]
     fn push_merged(&mut self, spans: &[Span], start: usize) {
-        let unk = self.unknowns.unk_id;
         for &(s, e, id) in spans {
-            if id != unk {
+            self.push_merged_piece(start + s, start + e, id);
+        }
+    }
+
+    /// Without byte fallback: the processor's rule ([`Unknowns::step`]) for the piece
+    /// `text[s..e]` with model id `id`, noting the run of text each unknown id stands for.
+    #[inline]
+    fn push_merged_piece(&mut self, s: usize, e: usize, id: u32) {
+        match self.unknowns.step(id, &mut self.is_prev_unk) {
+            Step::Piece => {
                 self.out.push(id);
-                self.is_prev_unk = false;
-                continue;
-            }
-            match self.runs.last_mut() {
-                Some(last) if self.is_prev_unk => last.1 = start + e,
-                _ => {
-                    self.out.push(unk);
-                    self.runs.push((start + s, start + e, unk));
+                if id == self.unknowns.unk_id {
+                    self.runs.push((s, e, id));
                 }
             }
-            self.is_prev_unk = true;
+            Step::JoinPrevious => {
+                if let Some(last) = self.runs.last_mut() {
+                    last.1 = e;
+                }
+            }
+            Step::Bytes(_) => unreachable!("unknown runs are merged only without byte fallback"),
         }
     }
 }
@@ -229,9 +224,8 @@ impl WordSink for IdSink<'_> {
         let unk_score = model.node_score(unk);
         // Characters that joined the last counted run since: they come before `out[summed..]`.
         if let Some(&(_, end, _)) = self.runs_summed.checked_sub(1).map(|i| &self.runs[i]) {
-            for _ in 0..chars_in(&self.text[self.summed_run_end..end]) {
-                self.score += unk_score;
-            }
+            let joined = chars_in(&self.text[self.summed_run_end..end]);
+            add_times(&mut self.score, unk_score, joined);
             self.summed_run_end = end;
         }
         for &id in &self.out[self.summed..] {
@@ -241,12 +235,19 @@ impl WordSink for IdSink<'_> {
             }
             let (s, e, _) = self.runs[self.runs_summed];
             self.runs_summed += 1;
-            for _ in 0..chars_in(&self.text[s..e]) {
-                self.score += unk_score;
-            }
+            add_times(&mut self.score, unk_score, chars_in(&self.text[s..e]));
             self.summed_run_end = e;
         }
         self.summed = self.out.len();
         self.score
+    }
+}
+
+/// Adds `value` to `score` `n` times, one addition at a time: the `f32` sum must be the one
+/// the lattice makes, one node per unknown character.
+#[inline]
+fn add_times(score: &mut f32, value: f32, n: usize) {
+    for _ in 0..n {
+        *score += value;
     }
 }
