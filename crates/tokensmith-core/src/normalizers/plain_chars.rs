@@ -257,39 +257,34 @@ impl PlainChars {
     /// whatever follows it.
     #[inline(always)]
     pub(crate) fn space_len(&self, bytes: &[u8]) -> Option<usize> {
+        self.wide_in(bytes, |block| block.space)
+    }
+
+    /// The length of the first character of `bytes` when it is a two- or three-byte character
+    /// of the set `set` picks: the set's word is indexed by the lead and second bytes, the bit
+    /// by the last, with no code point built.
+    #[inline(always)]
+    fn wide_in(&self, bytes: &[u8], set: fn(&Block) -> u64) -> Option<usize> {
         let bit = |word: u64, last: u8| word >> (last & 63) & 1 != 0;
         match *bytes {
             [lead @ 0xe0..=0xef, second, last, ..] => {
                 let word = (usize::from(lead & 0x0f) << 6) | usize::from(second & 0x3f);
-                bit(self.sets[word].space, last).then_some(3)
+                bit(set(&self.sets[word]), last).then_some(3)
             }
             [lead @ 0xc0..=0xdf, last, ..] => {
-                bit(self.sets[usize::from(lead & 0x1f)].space, last).then_some(2)
+                bit(set(&self.sets[usize::from(lead & 0x1f)]), last).then_some(2)
             }
             _ => None,
         }
     }
 
     /// As [`Self::char_len`] for a first character that is not ASCII, with a shortcut for
-    /// two- and three-byte characters no rule starts with: the free set's word is indexed by
-    /// the lead and second bytes, the bit by the last, with no code point built.
+    /// two- and three-byte characters no rule starts with (the free set, read as
+    /// [`Self::wide_in`] reads it).
     #[inline(always)]
     pub(crate) fn wide_len(&self, bytes: &[u8], charsmap: Option<&PrecompiledCharsMap>) -> usize {
-        let bit = |word: u64, last: u8| word >> (last & 63) & 1 != 0;
-        let free = match *bytes {
-            [lead @ 0xe0..=0xef, second, last, ..] => {
-                let word = (usize::from(lead & 0x0f) << 6) | usize::from(second & 0x3f);
-                bit(self.sets[word].free, last).then_some(3)
-            }
-            [lead @ 0xc0..=0xdf, last, ..] => {
-                bit(self.sets[usize::from(lead & 0x1f)].free, last).then_some(2)
-            }
-            _ => None,
-        };
-        if let Some(len) = free {
-            return len;
-        }
-        self.char_len(bytes, charsmap)
+        self.wide_in(bytes, |block| block.free)
+            .unwrap_or_else(|| self.char_len(bytes, charsmap))
     }
 
     /// The length of the first character of `bytes` (a non-empty suffix of a `&str`) when it

@@ -128,9 +128,8 @@ impl SentencePieceNormalizer {
 
     /// Normalizes `input` the way `sentencepiece::normalizer::Normalizer::Normalize` does.
     pub fn normalize(&self, input: &str) -> String {
-        // The room the fast path reserves (a space may become 3 bytes), so that it does not
-        // allocate again.
-        let mut text = String::with_capacity(input.len() * 3 + 8);
+        // The fast copy reserves what it needs itself.
+        let mut text = String::with_capacity(input.len() + 3);
         self.normalize_to(input, &mut text);
         text
     }
