@@ -5,7 +5,7 @@
 //! one long text would pin its working memory to the thread for the rest of the process
 //! (encoding a 50 MB string left 1.8 GB behind). At the end of a call, a buffer larger than
 //! [`KEEP_BYTES`] is freed instead; the next long text allocates again, which costs little
-//! next to encoding it.
+//! next to encoding it. HF's `Tokenizer` keeps or drops its whole encodings by the same rule.
 
 /// The most memory one kept buffer holds on to between calls.
 pub const KEEP_BYTES: usize = 4 << 20;
@@ -23,7 +23,7 @@ pub const KEEP_BYTES: usize = 4 << 20;
 /// ```
 #[inline]
 pub fn release_if_large<T>(buffer: &mut Vec<T>) {
-    if buffer.capacity().saturating_mul(std::mem::size_of::<T>()) > KEEP_BYTES {
+    if !worth_keeping(buffer.capacity().saturating_mul(std::mem::size_of::<T>())) {
         *buffer = Vec::new();
     }
 }
@@ -31,7 +31,14 @@ pub fn release_if_large<T>(buffer: &mut Vec<T>) {
 /// [`release_if_large`] for a `String`.
 #[inline]
 pub fn release_text_if_large(buffer: &mut String) {
-    if buffer.capacity() > KEEP_BYTES {
+    if !worth_keeping(buffer.capacity()) {
         *buffer = String::new();
     }
+}
+
+/// Whether a buffer (or a set of buffers kept together) of `bytes` may be kept for the next
+/// call.
+#[inline]
+pub fn worth_keeping(bytes: usize) -> bool {
+    bytes <= KEEP_BYTES
 }

@@ -581,12 +581,16 @@ thread_local! {
     static PIECE: Cell<NormalizedString> = Cell::new(NormalizedString::default());
 }
 
-/// Buffers above this many tokens are freed rather than kept for the next call.
-const MAX_KEPT_TOKENS: usize = 1 << 16;
+/// Bytes an encoding's buffers hold per token (the vectors with one entry per token).
+const BYTES_PER_TOKEN: usize = 4 * std::mem::size_of::<u32>()
+    + std::mem::size_of::<Option<Box<str>>>()
+    + std::mem::size_of::<(usize, usize)>()
+    + std::mem::size_of::<Option<u32>>();
 
-/// Empties `enc` and keeps its buffers in `scratch` for the next call on this thread.
+/// Empties `enc` and keeps its buffers in `scratch` for the next call on this thread, unless
+/// a long text made them too large to keep (see [`crate::scratch`]).
 fn keep_for_reuse(scratch: &'static LocalKey<Cell<HfEncoding>>, mut enc: HfEncoding) {
-    if enc.ids.capacity() <= MAX_KEPT_TOKENS {
+    if crate::scratch::worth_keeping(enc.ids.capacity().saturating_mul(BYTES_PER_TOKEN)) {
         enc.clear();
         scratch.set(enc);
     }

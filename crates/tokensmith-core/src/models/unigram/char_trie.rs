@@ -127,8 +127,8 @@ impl CharTrie {
     /// Writes the code of each character of `text` to the front of `codes`, and each
     /// character's byte offset, then the text's length, to the front of `offsets`; returns the
     /// number of characters `n`, so that `codes[..n]` and `offsets[..=n]` hold the answer. The
-    /// vectors are scratch space: they only ever grow (to one slot per byte, and one more for
-    /// the offsets), so a caller that keeps them writes each slot once per call and never
+    /// vectors are scratch space: this call only grows them (to one slot per byte, and one more
+    /// for the offsets; the caller frees large ones, see `crate::scratch`), so a caller that keeps them writes each slot once per call and never
     /// fills or checks a capacity per character. Characters are cut as sentencepiece cuts
     /// them (by the lead byte's length); a cut that is not a valid character gets `NONE`.
     pub(super) fn encode_chars(

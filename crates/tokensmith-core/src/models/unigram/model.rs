@@ -98,8 +98,8 @@ pub(crate) fn kept_table_bytes() -> usize {
     BEST.with(|cell| {
         let t = cell.borrow();
         t.best.capacity() * std::mem::size_of::<BestPath>()
-            + t.second.capacity() * 4
-            + t.codes.capacity() * 4
+            + t.second.capacity() * std::mem::size_of::<f32>()
+            + t.codes.capacity() * std::mem::size_of::<u32>()
             + t.offsets.capacity() * std::mem::size_of::<usize>()
     })
 }
