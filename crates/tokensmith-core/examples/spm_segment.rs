@@ -7,7 +7,6 @@
 use std::time::Instant;
 use tokensmith_core::formats::sentencepiece_model::{self, PieceType};
 use tokensmith_core::models::unigram::Unigram;
-use tokensmith_core::normalizers::sentencepiece::SentencePieceNormalizer;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
 
 fn main() {
@@ -27,13 +26,6 @@ fn main() {
         .position(|p| p.kind == PieceType::Unknown)
         .unwrap() as u32;
     let uni = Unigram::from_model_pieces(&proto.pieces, unk);
-    let symbols: Vec<&str> = (proto.pieces.iter())
-        .filter(|p| p.kind == PieceType::UserDefined)
-        .map(|p| p.piece.as_str())
-        .collect();
-    let suffix = proto.trainer_spec.treat_whitespace_as_suffix;
-    let normalizer =
-        SentencePieceNormalizer::new(&proto.normalizer_spec, suffix, &symbols).unwrap();
     let mut buffer = String::new();
     let text = std::fs::read_to_string(file).unwrap();
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -64,7 +56,7 @@ fn main() {
             lines
                 .iter()
                 .map(|l| {
-                    normalizer.normalize_to(l, &mut buffer);
+                    sp.normalize_to(l, &mut buffer);
                     buffer.len()
                 })
                 .sum()

@@ -671,13 +671,7 @@ mod tests {
         map_streamed_each(
             &items,
             2,
-            |&x| {
-                if std::thread::current().id() != caller {
-                    panic!("helper failed");
-                }
-                std::thread::sleep(Duration::from_micros(20));
-                x
-            },
+            |&x| fails_on_a_helper(x, caller),
             |results| while results.next_chunk().is_some() {},
         );
     }
@@ -690,15 +684,18 @@ mod tests {
         map_streamed(
             &items,
             2,
-            |&x| {
-                if std::thread::current().id() != caller {
-                    panic!("helper failed");
-                }
-                // Slow enough that the helper claims a range before the caller took them all.
-                std::thread::sleep(Duration::from_micros(20));
-                x
-            },
+            |&x| fails_on_a_helper(x, caller),
             |results| while results.next_chunk().is_some() {},
         );
+    }
+
+    /// `x`, slowly on the calling thread (so that the helper claims work before the caller
+    /// took it all), and a panic on any other thread.
+    fn fails_on_a_helper(x: u32, caller: std::thread::ThreadId) -> u32 {
+        if std::thread::current().id() != caller {
+            panic!("helper failed");
+        }
+        std::thread::sleep(Duration::from_micros(20));
+        x
     }
 }

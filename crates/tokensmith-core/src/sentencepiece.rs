@@ -196,6 +196,12 @@ impl SentencePieceProcessor {
         self.normalizer.normalize(text)
     }
 
+    /// [`Self::normalize`] into `out` (cleared first), as the encoder does into the buffer it
+    /// reuses.
+    pub fn normalize_to(&self, text: &str, out: &mut String) {
+        self.normalizer.normalize_to(text, out);
+    }
+
     /// Encodes `text` into `(piece, id)` pairs, exactly as `SentencePieceProcessor::Encode`.
     pub fn encode(&self, text: &str) -> Vec<(String, u32)> {
         let normalized = self.normalizer.normalize(text);
