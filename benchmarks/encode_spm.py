@@ -8,6 +8,12 @@ multilingual text and the head of ``wagahaiwa_nekodearu.txt``, repeated to ``--m
 Since tokensmith caches words, repeated text flatters it: ``--distinct`` uses ``--mb`` megabytes
 of lines that are never repeated instead, from the Debian Reference manual in 10 languages
 (``../shared/corpus/docs``, taken in turn from each language, each distinct line once).
+``--corpus`` is the setting issue 4 names: the 50 MB corpus of the training benchmarks
+(``benchmarks/train.py``: 82 languages of UI messages, the Debian manual, Python code, shuffled
+lines), its first ``--mb`` megabytes encoded (``--mb 50`` for all of it) with a Unigram and a BPE
+model of 32,000 pieces that sentencepiece trains on the whole 50 MB with the settings of
+``benchmarks/train_unigram.py`` (nmt_nfkc, 2 threads; trained once, kept under the temporary
+directory).
 
 Rows: single-thread encode (one call per line, ids as a list) and batch encode (one call with
 every line, ``--threads`` threads). Each cell is the median of ``--rounds`` paired rounds, the
@@ -21,6 +27,7 @@ paused" column times the same calls with the collector off during each call, as 
     python benchmarks/encode_spm.py            # print the table
     python benchmarks/encode_spm.py --write    # and append it to benchmarks/RESULTS.md
     python benchmarks/encode_spm.py --distinct # on text that is never repeated
+    python benchmarks/encode_spm.py --corpus --mb 50  # issue 4's corpus and 32k models
 
 What it does not measure: sampling and n-best calls, memory, and load time.
 """
@@ -47,6 +54,7 @@ from _common import (
     read_gzip_text,
 )
 from _timing import paired
+from train import WORK_DIR, build_corpus
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -74,6 +82,49 @@ def models() -> dict[str, bytes]:
         "trained unigram 8k (multilingual)": train("unigram"),
         "trained bpe 8k (multilingual)": train("bpe"),
     }
+
+
+CORPUS_MB = 50.0
+CORPUS_VOCAB = 32_000
+
+
+def corpus_models() -> dict[str, bytes]:
+    """Unigram and BPE models of 32,000 pieces trained by sentencepiece on the 50 MB corpus."""
+    train_file, _ = build_corpus(CORPUS_MB, 0)
+    out = {}
+    for kind in ("unigram", "bpe"):
+        path = WORK_DIR / f"encode-spm-{kind}-{CORPUS_VOCAB}-{CORPUS_MB:g}MB-0.model"
+        if not path.exists():
+            print(f"training the {kind} model on {train_file} (once) ...", file=sys.stderr)
+            written = io.BytesIO()
+            spm.SentencePieceTrainer.train(
+                input=str(train_file),
+                model_writer=written,
+                vocab_size=CORPUS_VOCAB,
+                model_type=kind,
+                normalization_rule_name="nmt_nfkc",
+                num_threads=2,
+                minloglevel=2,
+            )
+            partial = path.with_suffix(".part")
+            partial.write_bytes(written.getvalue())
+            partial.replace(path)
+        out[f"corpus {kind} 32k"] = path.read_bytes()
+    return out
+
+
+def corpus_head(mb: float) -> list[str]:
+    """The first ``mb`` megabytes of lines of the 50 MB training corpus."""
+    train_file, _ = build_corpus(CORPUS_MB, 0)
+    lines: list[str] = []
+    size = 0
+    with open(train_file, encoding="utf-8") as f:
+        for line in f:
+            lines.append(line.rstrip("\n"))
+            size += len(lines[-1].encode())
+            if size >= mb * MB:
+                break
+    return lines
 
 
 def corpus(mb: float) -> list[str]:
@@ -105,13 +156,21 @@ def distinct_corpus(mb: float) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> str:
-    lines = distinct_corpus(args.mb) if args.distinct else corpus(args.mb)
+    if args.corpus:
+        lines, chosen = corpus_head(args.mb), corpus_models()
+        kind = "the head of the 50 MB training corpus"
+    elif args.distinct:
+        lines, chosen = distinct_corpus(args.mb), models()
+        kind = "distinct lines of ../shared/corpus/docs"
+    else:
+        lines, chosen, kind = corpus(args.mb), models(), "repeated"
     size = sum(len(x.encode()) for x in lines) / MB
     rows = []
-    for label, proto in models().items():
+    for label, proto in chosen.items():
         ours = tokensmith.SentencePieceProcessor(model_proto=proto)
         ref = spm.SentencePieceProcessor(model_proto=proto)
-        sample = lines if args.distinct else lines[: len(lines) // max(1, round(args.mb))]
+        repeated = not (args.distinct or args.corpus)
+        sample = lines[: len(lines) // max(1, round(args.mb))] if repeated else lines
         mismatched = sum(ours.encode(x) != ref.encode(x) for x in sample)
         single = paired(
             lambda: [ours.encode(x) for x in lines],  # noqa: B023
@@ -140,7 +199,7 @@ def run(args: argparse.Namespace) -> str:
         f"- machine: {cpu_model()}; Python {platform.python_version()}",
         f"- versions: tokensmith {package_version('tokensmith')}, sentencepiece "
         f"{package_version('sentencepiece')}; tokensmith tree: {git_revision()}",
-        f"- text: {'distinct lines of ../shared/corpus/docs' if args.distinct else 'repeated'}, "
+        f"- text: {kind}, "
         f"{len(lines):,} lines, {size:.2f} MB; rounds: {args.rounds}; "
         f"batch threads: {args.threads}",
         "",
@@ -168,6 +227,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument(
         "--distinct", action="store_true", help="text that is never repeated (see above)"
+    )
+    parser.add_argument(
+        "--corpus", action="store_true", help="issue 4's 50 MB corpus and 32k models (see above)"
     )
     parser.add_argument("--write", action="store_true", help="append to benchmarks/RESULTS.md")
     args = parser.parse_args()
