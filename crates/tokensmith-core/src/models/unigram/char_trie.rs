@@ -144,22 +144,28 @@ impl CharTrie {
             offsets.resize(text.len() + 1, 0);
         }
         let ascii = &self.codes[usize::from(self.pages[0]) * PAGE..][..PAGE];
+        let n = text.len();
+        let (code_slots, at_slots) = (&mut codes[..n], &mut offsets[..n]);
         let mut at = 0;
         let mut found = 0;
-        for (code_slot, at_slot) in codes.iter_mut().zip(offsets.iter_mut()) {
-            let Some(&lead) = text.get(at) else { break };
-            let len = cut_len(lead).min(text.len() - at);
-            *code_slot = if lead < 0x80 {
-                ascii[usize::from(lead)]
-            } else if !self.leads[usize::from(lead)] {
+        while let Some(&lead) = text.get(at) {
+            // Not past `at`, so inside the slots.
+            let (code_slot, at_slot) = (&mut code_slots[found], &mut at_slots[found]);
+            *at_slot = at;
+            found += 1;
+            if lead < 0x80 {
+                // The common case first, with nothing else to compute: one byte, one table read.
+                *code_slot = ascii[usize::from(lead)];
+                at += 1;
+                continue;
+            }
+            *code_slot = if !self.leads[usize::from(lead)] {
                 // A script the model lacks: the cut's length is all that is needed.
                 NONE
             } else {
                 self.code_at(text, at, lead)
             };
-            *at_slot = at;
-            at += len;
-            found += 1;
+            at += cut_len(lead).min(n - at);
         }
         offsets[found] = text.len();
         found
@@ -500,6 +506,51 @@ mod tests {
         // The valid characters have codes.
         let (codes, _) = encoded(&trie, "吾の輩\u{FFFD}".as_bytes());
         assert!(codes.iter().all(|&c| c != NONE));
+    }
+
+    /// On random bytes made of ASCII runs, characters of every length (with and without a
+    /// code), stray continuation bytes and lead bytes cut short, the codes and offsets are
+    /// those the plain one-character-at-a-time [`decode`] gives, after a longer text has left
+    /// its codes in the scratch vectors.
+    #[test]
+    fn random_bytes_cut_and_code_as_decode() {
+        let trie = CharTrie::build(
+            ALPHABET
+                .iter()
+                .enumerate()
+                .map(|(id, k)| (k.as_bytes(), id as u32, 0.0)),
+        );
+        let parts: [&[u8]; 12] = [
+            b"a",
+            b"b",
+            b"xyz",
+            b" ",
+            "é".as_bytes(),
+            "吾".as_bytes(),
+            "ぬ".as_bytes(),
+            "😀".as_bytes(),
+            "\u{10FFFF}".as_bytes(),
+            &[0x80],
+            &[0xE5, 0x90],
+            &[0xF0],
+        ];
+        let mut rng = SplitMix64::new(23);
+        let (mut codes, mut offsets) = (Vec::new(), Vec::new());
+        trie.encode_chars("吾輩".repeat(40).as_bytes(), &mut codes, &mut offsets);
+        for _ in 0..3000 {
+            let count = (rng.next_u64() % 12) as usize;
+            let text: Vec<u8> = (0..count)
+                .flat_map(|_| {
+                    parts[(rng.next_u64() % parts.len() as u64) as usize]
+                        .iter()
+                        .copied()
+                })
+                .collect();
+            let n = trie.encode_chars(&text, &mut codes, &mut offsets);
+            let (want_codes, want_offsets) = decoded(&trie, &text);
+            assert_eq!(codes[..n], want_codes, "{text:x?}");
+            assert_eq!(offsets[..=n], want_offsets, "{text:x?}");
+        }
     }
 
     #[test]
