@@ -247,3 +247,41 @@ def test_every_returned_list_is_tracked_and_a_cycle_through_one_is_collected(
     looped.append(looped)
     del got, looped
     assert gc.collect() >= 1
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_collector_does_not_walk_the_lists_the_call_is_still_making(
+    texts: list[str], threads: int
+) -> None:
+    # Each collection the call triggers would otherwise walk every list of ids made so far in
+    # the call (none of which can be garbage yet). At every collection during the call, the
+    # collector knows no list of ints that it did not know before the call; afterwards, it
+    # knows every returned list.
+    ours, ref = shipped_pair("test_model.model")
+    batch = texts * 2  # enough lists for several collections
+
+    during: list[int] = []
+
+    def id_lists() -> int:
+        return sum(
+            1
+            for obj in gc.get_objects()
+            if type(obj) is list and obj is not during and obj and type(obj[0]) is int
+        )
+
+    before = id_lists()
+
+    def look(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            during.append(id_lists())
+
+    gc.callbacks.append(look)
+    try:
+        got = ours.encode(batch, num_threads=threads)
+    finally:
+        gc.callbacks.remove(look)
+    assert during, "the call triggered no collection"
+    assert max(during) <= before
+    assert got == ref.encode(batch)
+    assert all(gc.is_tracked(ids) for ids in got)
+    assert id_lists() >= before + sum(1 for ids in got if ids)

@@ -119,7 +119,11 @@ fn encode_group(
 ///
 /// Until every slot is set the list is hidden from the garbage collector, so that no other
 /// Python thread can reach it (through `gc.get_objects()`) while the GIL is released and see
-/// an empty slot.
+/// an empty slot. Its items, the new lists of ids, are hidden too until then: the collections
+/// that the call's own allocations trigger (one per 700 lists) would otherwise walk every list
+/// made so far in the call, again and again, although none can be garbage yet. On the first
+/// 8 MB of the 50 MB benchmark corpus (159,432 lists a call), the 2-thread batch ran at 17–19
+/// MB/s with the collector running and at 24–29 MB/s with it paused during the call.
 struct OutList<'py> {
     list: Bound<'py, PyList>,
     filled: usize,
@@ -139,9 +143,14 @@ impl<'py> OutList<'py> {
         Ok(Self { list, filled: 0 })
     }
 
-    /// Puts `item` in slot `i`, which no call has set before.
+    /// Puts `item`, a new list that nothing else refers to, in slot `i`, which no call has set
+    /// before.
     fn set(&mut self, i: usize, item: Bound<'py, PyList>) {
         debug_assert!(i < self.list.len());
+        // SAFETY: untracking a tracked list is allowed; from here on only this (untracked)
+        // list refers to the item, so it cannot join a cycle, and `finish` tracks it again
+        // before anyone else can reach it (freeing it untracked, on an error, is allowed).
+        unsafe { ffi::PyObject_GC_UnTrack(item.as_ptr().cast()) };
         // SAFETY: `i` is in bounds and its slot is still NULL (every index is set once), so
         // stealing the reference leaks nothing.
         unsafe { ffi::PyList_SET_ITEM(self.list.as_ptr(), i as ffi::Py_ssize_t, item.into_ptr()) };
@@ -156,6 +165,14 @@ impl<'py> OutList<'py> {
                 self.filled,
                 self.list.len()
             )));
+        }
+        for i in 0..self.filled {
+            // SAFETY: `i` is in bounds and every slot is set; each item is a distinct list,
+            // untracked in `set`, so tracking it once is allowed.
+            unsafe {
+                let item = ffi::PyList_GET_ITEM(self.list.as_ptr(), i as ffi::Py_ssize_t);
+                ffi::PyObject_GC_Track(item.cast());
+            }
         }
         // SAFETY: the list is complete and untracked (see `new`).
         unsafe { ffi::PyObject_GC_Track(self.list.as_ptr().cast()) };

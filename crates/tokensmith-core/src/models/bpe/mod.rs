@@ -3,7 +3,7 @@
 //! (the leftmost such pair on ties).
 
 mod cache;
-mod huge;
+pub(crate) mod huge;
 mod merge;
 mod model;
 mod pair_filter;

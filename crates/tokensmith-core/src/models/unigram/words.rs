@@ -25,14 +25,21 @@
 //!   their sets before it looks them up.
 //!
 //! One cache per model per thread, so that lookups take no lock; a thread keeps caches for its
-//! last [`TABLES_PER_THREAD`] models. Longer words are not cached.
+//! last [`TABLES_PER_THREAD`] models. Longer words are not cached. A cache starts with 6 MiB of
+//! tables and doubles them, up to 24 MiB, when it keeps missing words it had to let go (a
+//! diverse text, or one read again, whose words do not fit: see [`growth`]). The tables are
+//! zeroed memory from the system, on huge pages where it offers them.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::model::Span;
 use super::word_split::WordSplit;
+use crate::models::bpe::huge::{HugeSlice, Zeroable};
 use crate::models::bpe::prefetch;
+#[cfg(test)]
+pub(crate) use growth::double_this_threads_tables;
+use growth::Growth;
 
 /// The longest word (in bytes) the cache holds: 20 two-byte or 13 three-byte characters, so
 /// that most words of Cyrillic, Greek or Arabic text and short runs of CJK text fit.
@@ -60,14 +67,15 @@ const NARROW_ID_LIMIT: u32 = 1 << 16;
 const ID_LIMIT: u32 = 1 << 24;
 /// The `pieces` of a short slot whose word is in the long table.
 const IN_LONG: u8 = u8::MAX;
-/// Sets of the short table (a power of two) and slots per set: 16,384 sets of four 64-byte
-/// slots, 4 MiB.
+/// Sets of the short table when a cache starts (a power of two) and slots per set: 16,384
+/// sets of four 64-byte slots, 4 MiB. The tables double when they prove too small
+/// ([`growth`]).
 const SHORT_SETS: usize = 16384;
 const SHORT_WAYS: usize = 4;
 /// Sets of the long table (a power of two) and slots per set: 4,096 sets of four 128-byte
 /// slots, 2 MiB (with 2,048 sets, the Japanese model's letter-by-letter spellings of
 /// English words filled it: 2,250 of the benchmark mix's 80,559 words re-segmented every
-/// pass, against 1,000 with 4,096).
+/// pass, against 1,000 with 4,096). It doubles with the short table.
 const LONG_SETS: usize = 4096;
 const LONG_WAYS: usize = 4;
 /// Models a thread keeps tables for.
@@ -139,6 +147,12 @@ impl<S: Default + Copy, const W: usize> Default for Set<S, W> {
 type ShortSet = Set<ShortSlot, SHORT_WAYS>;
 type LongSet = Set<LongSlot, LONG_WAYS>;
 
+// SAFETY: integers, byte arrays, a `bool` and an `f32`, all valid as zero bytes; an all-zero
+// slot is an empty one (`len` 0), as `Default` makes it.
+unsafe impl Zeroable for ShortSet {}
+// SAFETY: as for `ShortSet`, without the `bool`.
+unsafe impl Zeroable for LongSet {}
+
 /// Bytes of a short slot's ids and ends.
 const SHORT_DATA: usize = 4 * SHORT_PIECES;
 /// Where a short slot's ends start in its data, with three-byte and with two-byte ids.
@@ -159,6 +173,8 @@ trait Keyed: Copy {
     /// word; the slot compares as many key words as it holds).
     fn holds(&self, len: u8, key: &[u64; LONG_KEY]) -> bool;
     fn is_empty(&self) -> bool;
+    /// The slot's word length and key, zero-padded to a long key (what its hash is made of).
+    fn word(&self) -> (u8, [u64; LONG_KEY]);
 }
 
 /// Whether the first `N` words of `b` equal `a`, compared as integers (no call).
@@ -251,6 +267,11 @@ impl Keyed for ShortSlot {
     fn is_empty(&self) -> bool {
         self.len == 0
     }
+    fn word(&self) -> (u8, [u64; LONG_KEY]) {
+        let mut key = [0; LONG_KEY];
+        key[..SHORT_KEY].copy_from_slice(&self.key);
+        (self.len, key)
+    }
 }
 
 impl Keyed for LongSlot {
@@ -260,6 +281,9 @@ impl Keyed for LongSlot {
     }
     fn is_empty(&self) -> bool {
         self.len == 0
+    }
+    fn word(&self) -> (u8, [u64; LONG_KEY]) {
+        (self.len, self.key)
     }
 }
 
@@ -281,14 +305,16 @@ impl<S: Keyed, const W: usize> Set<S, W> {
 
     /// Puts `slot` in the way that holds this same word, or else in the first empty way, or
     /// else in the last way, whose word leaves the set. A new word thus enters behind the
-    /// words already used, and only a hit ([`Self::find`]) moves it first.
-    fn insert(&mut self, slot: S, len: u8, key: &[u64; LONG_KEY]) {
+    /// words already used, and only a hit ([`Self::find`]) moves it first. Returns the word
+    /// that left, if any.
+    fn insert(&mut self, slot: S, len: u8, key: &[u64; LONG_KEY]) -> Option<S> {
         let way = self
             .ways
             .iter()
             .position(|s| s.holds(len, key) || s.is_empty())
             .unwrap_or(W - 1);
-        self.ways[way] = slot;
+        let old = std::mem::replace(&mut self.ways[way], slot);
+        (!old.is_empty() && !old.holds(len, key)).then_some(old)
     }
 }
 
@@ -399,35 +425,60 @@ impl Probe {
         self.end - self.start
     }
 
+    /// The word's set in a short table of `sets` sets (a power of two).
     #[inline(always)]
-    fn short_set(&self) -> usize {
-        (self.hash >> 40) as usize & (SHORT_SETS - 1)
+    fn short_set(&self, sets: usize) -> usize {
+        short_set_of(self.hash, sets)
     }
 
+    /// The word's set in a long table of `sets` sets (a power of two).
     #[inline(always)]
-    fn long_set(&self) -> usize {
-        (self.hash >> 20) as usize & (LONG_SETS - 1)
+    fn long_set(&self, sets: usize) -> usize {
+        long_set_of(self.hash, sets)
     }
+}
+
+/// The set of a word with this hash in a short table of `sets` sets (a power of two).
+#[inline(always)]
+fn short_set_of(hash: u64, sets: usize) -> usize {
+    (hash >> 40) as usize & (sets - 1)
+}
+
+/// The set of a word with this hash in a long table of `sets` sets (a power of two).
+#[inline(always)]
+fn long_set_of(hash: u64, sets: usize) -> usize {
+    (hash >> 20) as usize & (sets - 1)
+}
+
+/// The set at `at` of a table, where `at` is masked to the table's length, a power of two
+/// ([`short_set_of`], [`long_set_of`]): without the bounds check, which the lookup and the
+/// prefetch would otherwise make for every word (1.6% of the instructions of the
+/// `encode_spm.py` mix, where nearly every word is a hit).
+#[inline(always)]
+fn set_at<S: Copy>(table: &HugeSlice<S>, at: usize) -> &S {
+    debug_assert!(table.len().is_power_of_two() && at < table.len());
+    // SAFETY: the tables have a power-of-two length and `at` was masked with `len - 1`.
+    unsafe { table.get_unchecked(at) }
+}
+
+/// [`set_at`], to change the set.
+#[inline(always)]
+fn set_at_mut<S: Copy>(table: &mut HugeSlice<S>, at: usize) -> &mut S {
+    debug_assert!(table.len().is_power_of_two() && at < table.len());
+    // SAFETY: as in `set_at`.
+    unsafe { table.get_unchecked_mut(at) }
 }
 
 /// One model's tables on this thread.
 pub struct WordCache {
-    /// Fixed-size arrays: a set index masked to the table's size needs no bounds check.
-    short: Box<[ShortSet; SHORT_SETS]>,
-    long: Box<[LongSet; LONG_SETS]>,
+    /// Tables of a power of two sets each, zero (empty) until used.
+    short: HugeSlice<ShortSet>,
+    long: HugeSlice<LongSet>,
+    /// When the tables double.
+    growth: Growth,
     /// The words [`Self::for_each_word`] has found and not yet handed on, kept between calls
     /// so that a call fills no fresh buffer.
     batch: Vec<Probe>,
-}
-
-/// A table of `N` empty sets, made on the heap (a 4 MiB array would not fit on the stack).
-fn table<S: Default + Copy, const W: usize, const N: usize>() -> Box<[Set<S, W>; N]> {
-    let sets = vec![Set::default(); N].into_boxed_slice();
-    match sets.try_into() {
-        Ok(sets) => sets,
-        // The vector has exactly `N` sets.
-        Err(_) => unreachable!("a table of {N} sets"),
-    }
 }
 
 /// A new tag for a model's tables; tags are never reused.
@@ -469,7 +520,7 @@ fn key_of(text: &[u8], start: usize, end: usize) -> ([u64; LONG_KEY], u64) {
     if len <= 8 {
         // Most words: one load (the hash is the general one's with four zero words).
         key[0] = eight_bytes_at(text, start) & (u64::MAX >> (64 - 8 * len.max(1)));
-        return (key, (len as u64 ^ key[0]).wrapping_mul(HASH_MUL));
+        return (key, finish_hash(len as u64 ^ key[0]));
     }
     let words = len.div_ceil(8).min(LONG_KEY);
     for (k, slot) in key.iter_mut().enumerate().take(words) {
@@ -480,11 +531,29 @@ fn key_of(text: &[u8], start: usize, end: usize) -> ([u64; LONG_KEY], u64) {
         let keep = len - 8 * last;
         key[last] &= u64::MAX >> (64 - 8 * keep);
     }
-    let mut hash = len as u64;
+    (key, hash_of(len as u8, &key))
+}
+
+/// The hash of the word of `len` bytes with this zero-padded key (as [`key_of`] makes it);
+/// a key of one word hashes to `finish_hash(len ^ key[0])`.
+#[inline(always)]
+fn hash_of(len: u8, key: &[u64; LONG_KEY]) -> u64 {
+    let mut hash = u64::from(len);
     for (k, &word) in key.iter().enumerate() {
         hash ^= word.rotate_left(21 * k as u32);
     }
-    (key, hash.wrapping_mul(HASH_MUL))
+    finish_hash(hash)
+}
+
+/// Spreads every bit of `x` into the hash's high bits (the sets' index) and middle bits (the
+/// filter of [`growth`]): the high half is folded onto the low half before the multiply,
+/// whose bit `i` depends only on the bits of its input up to `i`. Without the fold, words
+/// that differ only in their eighth byte (or the third digit of "again123456" and its
+/// neighbours) shared a set, and words that differ only past their fifth byte shared a
+/// filter bit.
+#[inline(always)]
+fn finish_hash(x: u64) -> u64 {
+    (x ^ (x >> 32)).wrapping_mul(HASH_MUL)
 }
 
 /// The odd multiplier that spreads a key's bits into the hash's high bits.
@@ -527,8 +596,9 @@ fn short_tail(tail: &[u8]) -> u64 {
 impl WordCache {
     fn new() -> Self {
         Self {
-            short: table(),
-            long: table(),
+            short: HugeSlice::zeroed(SHORT_SETS),
+            long: HugeSlice::zeroed(LONG_SETS),
+            growth: Growth::new(),
             batch: Vec::with_capacity(AHEAD),
         }
     }
@@ -538,11 +608,11 @@ impl WordCache {
     pub fn prefetch(&self, probe: &Probe) {
         let len = probe.len();
         if len <= SHORT_WORD {
-            for slot in &self.short[probe.short_set()].ways {
+            for slot in &set_at(&self.short, probe.short_set(self.short.len())).ways {
                 prefetch(slot);
             }
         } else if len <= MAX_WORD {
-            for slot in &self.long[probe.long_set()].ways {
+            for slot in &set_at(&self.long, probe.long_set(self.long.len())).ways {
                 prefetch(slot);
                 prefetch((slot as *const LongSlot).cast::<u8>().wrapping_add(64));
             }
@@ -554,7 +624,8 @@ impl WordCache {
     pub fn find(&mut self, probe: &Probe) -> Option<Cached<'_>> {
         let len = probe.len();
         if len <= SHORT_WORD {
-            let short = &mut self.short[probe.short_set()];
+            let at = probe.short_set(self.short.len());
+            let short = set_at_mut(&mut self.short, at);
             let slot = short.find(len as u8, &probe.key)?;
             if slot.pieces != IN_LONG {
                 return Some(Cached::Short(slot));
@@ -562,7 +633,8 @@ impl WordCache {
         } else if len > MAX_WORD {
             return None;
         }
-        let slot = self.long[probe.long_set()].find(len as u8, &probe.key)?;
+        let at = probe.long_set(self.long.len());
+        let slot = set_at_mut(&mut self.long, at).find(len as u8, &probe.key)?;
         Some(Cached::Long(slot))
     }
 
@@ -607,7 +679,9 @@ impl WordCache {
         self.put_probe(&Probe::new(word, 0, word.len()), spans, margin);
     }
 
-    /// [`Self::put`] for the word of `probe` (its text is not needed again).
+    /// [`Self::put`] for the word of `probe` (its text is not needed again). A put follows a
+    /// miss, so this is also where the cache counts how often it missed a word it had to let
+    /// go ([`Growth`]), and doubles its tables when that is often.
     pub fn put_probe(&mut self, probe: &Probe, spans: &[Span], margin: f32) {
         let len = probe.len();
         if len == 0
@@ -617,6 +691,18 @@ impl WordCache {
         {
             return;
         }
+        let grow = self
+            .growth
+            .count_put(probe.hash, self.short.len() * SHORT_WAYS);
+        self.store(probe, spans, margin);
+        if grow {
+            self.grow();
+        }
+    }
+
+    /// Stores a word that fits (see [`Self::put_probe`]), noting the words that leave.
+    fn store(&mut self, probe: &Probe, spans: &[Span], margin: f32) {
+        let len = probe.len();
         let narrow = spans.iter().all(|&(_, _, id)| id < NARROW_ID_LIMIT);
         let fits_short = spans.len() <= if narrow { NARROW_PIECES } else { SHORT_PIECES };
         if len <= SHORT_WORD {
@@ -639,7 +725,11 @@ impl WordCache {
                     write_pieces(&mut slot.pieces_data, SHORT_ENDS, spans);
                 }
             }
-            self.short[probe.short_set()].insert(slot, len as u8, &probe.key);
+            let at = probe.short_set(self.short.len());
+            let set = &mut self.short[at];
+            if let Some(old) = set.insert(slot, len as u8, &probe.key) {
+                self.growth.note_evicted(&old);
+            }
             if fits_short {
                 return;
             }
@@ -652,7 +742,11 @@ impl WordCache {
             ..LongSlot::default()
         };
         write_pieces(&mut slot.pieces_data, LONG_ENDS, spans);
-        self.long[probe.long_set()].insert(slot, len as u8, &probe.key);
+        let at = probe.long_set(self.long.len());
+        let set = &mut self.long[at];
+        if let Some(old) = set.insert(slot, len as u8, &probe.key) {
+            self.growth.note_evicted(&old);
+        }
     }
 }
 
@@ -678,5 +772,6 @@ pub fn push_cached(hit: &Cached<'_>, offset: usize, out: &mut Vec<Span>) {
     }
 }
 
+mod growth;
 #[cfg(test)]
 mod tests;

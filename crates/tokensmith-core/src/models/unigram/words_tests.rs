@@ -3,6 +3,7 @@
 
 use super::model::{Unigram, UnigramPiece};
 use super::test_pieces::{piece, with_unk_first};
+use super::words::double_this_threads_tables;
 use crate::formats::sentencepiece_model::{self, PieceType};
 use proptest::prelude::*;
 
@@ -62,6 +63,25 @@ proptest! {
             if m.segment_words(&text, &mut words).is_some() {
                 prop_assert_eq!(&words, &want);
             }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+    /// After this thread's word tables have doubled (words moved into new sets), cached words
+    /// still give the whole-text Viterbi's spans.
+    #[test]
+    fn doubled_word_cache_equals_full_viterbi(pieces in vocabulary(), text in text()) {
+        let m = Unigram::new(pieces, 0);
+        let want = m.encode(&text);
+        let mut got = Vec::new();
+        m.segment_into(&text, &mut got);
+        prop_assert_eq!(&got, &want);
+        double_this_threads_tables();
+        for _ in 0..2 {
+            m.segment_into(&text, &mut got);
+            prop_assert_eq!(&got, &want);
         }
     }
 }

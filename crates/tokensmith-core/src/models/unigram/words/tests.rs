@@ -125,10 +125,10 @@ fn narrow_and_wide_short_slots_round_trip() {
 /// moves a word first, and one word too many pushes out the least recently used one.
 #[test]
 fn a_set_keeps_its_most_recently_used_words() {
-    let target = Probe::new(b"w0", 0, 2).short_set();
+    let target = Probe::new(b"w0", 0, 2).short_set(SHORT_SETS);
     let words: Vec<Vec<u8>> = (0..1_000_000u32)
         .map(|i| format!("w{i}").into_bytes())
-        .filter(|w| Probe::new(w, 0, w.len()).short_set() == target)
+        .filter(|w| Probe::new(w, 0, w.len()).short_set(SHORT_SETS) == target)
         .take(SHORT_WAYS + 1)
         .collect();
     assert_eq!(words.len(), SHORT_WAYS + 1, "too few colliding words found");
@@ -173,10 +173,10 @@ fn a_set_keeps_its_most_recently_used_words() {
 
 /// `n` words whose keys fall in the same short set.
 fn colliding_words(n: usize) -> Vec<Vec<u8>> {
-    let target = Probe::new(b"v0", 0, 2).short_set();
+    let target = Probe::new(b"v0", 0, 2).short_set(SHORT_SETS);
     let words: Vec<Vec<u8>> = (0..1_000_000u32)
         .map(|i| format!("v{i}").into_bytes())
-        .filter(|w| Probe::new(w, 0, w.len()).short_set() == target)
+        .filter(|w| Probe::new(w, 0, w.len()).short_set(SHORT_SETS) == target)
         .take(n)
         .collect();
     assert_eq!(words.len(), n, "too few colliding words found");
