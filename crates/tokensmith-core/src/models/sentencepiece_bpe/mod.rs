@@ -21,9 +21,10 @@
 //! encoder that it is tested against.
 
 mod model;
+mod pair_table;
 #[cfg(test)]
 mod reference;
 
 #[cfg(test)]
 pub(crate) use model::kept_bytes;
-pub use model::SentencePieceBpe;
+pub use model::{SentencePieceBpe, WordPieces};
