@@ -26,11 +26,13 @@ use rustc_hash::FxHashMap;
 
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{self, ModelProto, ModelType, PieceType};
-use crate::models::sentencepiece_bpe::SentencePieceBpe;
+use crate::models::sentencepiece_bpe::{SentencePieceBpe, WordPieces};
 use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram};
 use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
 use crate::scratch::{release_if_large, release_text_if_large};
 
+#[cfg(test)]
+mod bpe_ids_tests;
 mod ids;
 #[cfg(test)]
 mod ids_tests;
@@ -419,22 +421,65 @@ impl SentencePieceProcessor {
     }
 
     /// The ids of `normalized` into `out` (cleared first), merging or splitting unknowns: a
-    /// Unigram model that segments word by word writes them straight from its word cache.
+    /// model that segments word by word writes them straight from its word cache.
     fn ids_into(&self, normalized: &str, spans: &mut Vec<Span>, out: &mut Vec<u32>) {
         out.clear();
         let unknowns = self.unknowns();
-        if let Model::Unigram(m) = &self.model {
-            let mut sink = IdSink::new(unknowns, normalized.as_bytes(), out, spans);
-            if m.segment_with(normalized, &mut sink).is_some() {
-                return;
+        match &self.model {
+            Model::Unigram(m) => {
+                let mut sink = IdSink::new(unknowns, normalized.as_bytes(), out, spans);
+                if m.segment_with(normalized, &mut sink).is_some() {
+                    return;
+                }
             }
-            out.clear();
+            Model::Bpe(m) => {
+                if self.bpe_ids_by_words(m, normalized, out).is_some() {
+                    return;
+                }
+            }
         }
+        out.clear();
         self.segment(normalized, spans);
         let mut is_prev_unk = false;
         for &(start, end, id) in spans.iter() {
             unknowns.push(normalized.as_bytes(), start, end, id, &mut is_prev_unk, out);
         }
+    }
+
+    /// The ids of `normalized` from a BPE model's words into `out`: a cached word without an
+    /// unknown piece is copied as its ids; any other word goes piece by piece through the
+    /// unknown rule. `None` (with `out` partly written) when the model merges whole texts.
+    fn bpe_ids_by_words(
+        &self,
+        model: &SentencePieceBpe,
+        normalized: &str,
+        out: &mut Vec<u32>,
+    ) -> Option<()> {
+        let unknowns = self.unknowns();
+        let text = normalized.as_bytes();
+        let mut is_prev_unk = false;
+        model.for_each_word(normalized, |start, pieces| match pieces {
+            WordPieces::Cached(hit) => {
+                let at = out.len();
+                if hit.push_ids(out, self.unk_id) {
+                    out.truncate(at);
+                    let mut from = start;
+                    hit.for_each_piece(|end, id| {
+                        let end = start + end;
+                        unknowns.push(text, from, end, id, &mut is_prev_unk, out);
+                        from = end;
+                    });
+                } else {
+                    // A word has at least one piece, and its last one is known.
+                    is_prev_unk = false;
+                }
+            }
+            WordPieces::Merged(spans) => {
+                for &(s, e, id) in spans {
+                    unknowns.push(text, start + s, start + e, id, &mut is_prev_unk, out);
+                }
+            }
+        })
     }
 
     fn unknowns(&self) -> Unknowns<'_> {

@@ -16,14 +16,15 @@
 //! queue is skipped with probability `alpha`, and a skipped pair is only queued again if a
 //! neighbouring merge recreates it.
 //!
-//! [`SentencePieceBpe`] looks pairs up by symbol ids in a table built once per model, where
-//! sentencepiece hashes the text of every candidate; `reference.rs` keeps the text-keyed
-//! encoder that it is tested against.
+//! [`SentencePieceBpe`] looks pairs up by symbol ids in a table built once per model
+//! (`pair_table.rs`), where sentencepiece hashes the text of every candidate; `reference.rs`
+//! keeps the text-keyed encoder that it is tested against.
 
 mod model;
+mod pair_table;
 #[cfg(test)]
 mod reference;
 
 #[cfg(test)]
 pub(crate) use model::kept_bytes;
-pub use model::SentencePieceBpe;
+pub use model::{SentencePieceBpe, WordPieces};

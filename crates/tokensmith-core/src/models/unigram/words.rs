@@ -638,8 +638,9 @@ impl WordCache {
         Some(Cached::Long(slot))
     }
 
-    /// The cached segmentation of the word `text[start..end]`, if present.
-    #[inline]
+    /// The cached segmentation of the word `text[start..end]`, if present (tests; the
+    /// encoders look words up through [`Self::for_each_word`]).
+    #[cfg(test)]
     pub fn get(&mut self, text: &[u8], start: usize, end: usize) -> Option<Cached<'_>> {
         self.find(&Probe::new(text, start, end))
     }
@@ -674,7 +675,9 @@ impl WordCache {
     }
 
     /// Remembers the segmentation of `word` given as spans relative to the word's start;
-    /// ignored when the word or the segmentation is too long for a slot.
+    /// ignored when the word or the segmentation is too long for a slot (tests; the encoders
+    /// use [`Self::put_probe`]).
+    #[cfg(test)]
     pub fn put(&mut self, word: &[u8], spans: &[Span], margin: f32) {
         self.put_probe(&Probe::new(word, 0, word.len()), spans, margin);
     }
