@@ -5,55 +5,18 @@
 
 use proptest::prelude::*;
 
+use super::ids_tests::test_processor;
 use super::{Model, SentencePieceProcessor};
-use crate::formats::sentencepiece_model::{ModelProto, NormalizerSpec, Piece, PieceType};
-use crate::formats::sentencepiece_model::{ModelType, TrainerSpec};
+use crate::formats::sentencepiece_model::{ModelType, PieceType};
 use crate::models::unigram::test_pieces::piece;
 
-/// A BPE processor over `pieces` (after `<unk>` at id 0, and the 256 byte pieces when
-/// `byte_fallback`), with identity normalization and the dummy prefix.
+/// A BPE processor over `pieces` (see [`test_processor`]).
 fn processor(pieces: &[(String, f32, PieceType)], byte_fallback: bool) -> SentencePieceProcessor {
-    let unk = Piece {
-        piece: "<unk>".into(),
-        score: 0.0,
-        kind: PieceType::Unknown,
-    };
-    let mut all = vec![unk];
-    if byte_fallback {
-        all.extend((0..=255u8).map(|b| Piece {
-            piece: super::byte_piece(b),
-            score: 0.0,
-            kind: PieceType::Byte,
-        }));
-    }
-    let mut seen = std::collections::HashSet::new();
-    for (piece, score, kind) in pieces {
-        if seen.insert(piece.clone()) && piece != "<unk>" {
-            all.push(Piece {
-                piece: piece.clone(),
-                score: *score,
-                kind: *kind,
-            });
-        }
-    }
-    SentencePieceProcessor::from_proto(ModelProto {
-        trainer_spec: TrainerSpec {
-            model_type: ModelType::Bpe,
-            vocab_size: all.len() as i32,
-            byte_fallback,
-            unk_id: 0,
-            ..TrainerSpec::default()
-        },
-        pieces: all,
-        normalizer_spec: NormalizerSpec {
-            name: "identity".into(),
-            remove_extra_whitespaces: false,
-            ..NormalizerSpec::default()
-        },
-        denormalizer_spec: Some(NormalizerSpec::default()),
-        ..ModelProto::default()
-    })
-    .expect("a valid test model")
+    let pieces: Vec<(&str, f32, PieceType)> = pieces
+        .iter()
+        .map(|(p, s, k)| (p.as_str(), *s, *k))
+        .collect();
+    test_processor(ModelType::Bpe, &pieces, byte_fallback)
 }
 
 /// The ids of `text` through the whole-text merge and the pieces path.

@@ -13,9 +13,13 @@ use crate::formats::sentencepiece_model::{ModelType, TrainerSpec};
 use crate::models::unigram::test_pieces::piece;
 use crate::models::unigram::word_sink::WordSink;
 
-/// A processor over `pieces` (after `<unk>` at id 0, and the 256 byte pieces when
+/// A processor of `model_type` over `pieces` (after `<unk>` at id 0, and the 256 byte pieces when
 /// `byte_fallback`), with identity normalization and the dummy prefix.
-fn processor(pieces: &[(&str, f32, PieceType)], byte_fallback: bool) -> SentencePieceProcessor {
+pub(super) fn test_processor(
+    model_type: ModelType,
+    pieces: &[(&str, f32, PieceType)],
+    byte_fallback: bool,
+) -> SentencePieceProcessor {
     let mut all = vec![Piece {
         piece: "<unk>".into(),
         score: 0.0,
@@ -40,7 +44,7 @@ fn processor(pieces: &[(&str, f32, PieceType)], byte_fallback: bool) -> Sentence
     }
     SentencePieceProcessor::from_proto(ModelProto {
         trainer_spec: TrainerSpec {
-            model_type: ModelType::Unigram,
+            model_type,
             vocab_size: all.len() as i32,
             byte_fallback,
             unk_id: 0,
@@ -56,6 +60,11 @@ fn processor(pieces: &[(&str, f32, PieceType)], byte_fallback: bool) -> Sentence
         ..ModelProto::default()
     })
     .expect("a valid test model")
+}
+
+/// A Unigram processor (see [`test_processor`]).
+fn processor(pieces: &[(&str, f32, PieceType)], byte_fallback: bool) -> SentencePieceProcessor {
+    test_processor(ModelType::Unigram, pieces, byte_fallback)
 }
 
 /// The ids of `text` through the whole-text Viterbi and the pieces path.
