@@ -29,7 +29,12 @@ paused" column times the same calls with the collector off during each call, as 
     python benchmarks/encode_spm.py --distinct # on text that is never repeated
     python benchmarks/encode_spm.py --corpus --mb 50  # issue 4's corpus and 32k models
 
-What it does not measure: sampling and n-best calls, memory, and load time.
+``--memory`` (with ``--corpus``) adds peak memory: each library runs in a fresh process per
+model (``--memory-child``), reads the lines, loads the model and encodes every line in one
+2-thread batch call, then reports its own peak RSS (``VmHWM``) after reading and after the call,
+and the held-out bytes per token (the held-out lines of the corpus, one batch call).
+
+What it does not measure: sampling and n-best calls, and load time.
 """
 
 from __future__ import annotations
@@ -38,7 +43,9 @@ import argparse
 import datetime
 import io
 import itertools
+import json
 import platform
+import subprocess
 import sys
 from pathlib import Path
 
@@ -54,7 +61,7 @@ from _common import (
     read_gzip_text,
 )
 from _timing import paired
-from train import WORK_DIR, build_corpus
+from train import WORK_DIR, build_corpus, peak_rss_mib
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -155,6 +162,46 @@ def distinct_corpus(mb: float) -> list[str]:
     return lines
 
 
+def memory_child(library: str, model: Path, mb: float) -> None:
+    """Prints one JSON line: peak RSS after reading the text and after one batch encode."""
+    lines = corpus_head(mb)
+    _, heldout_file = build_corpus(CORPUS_MB, 0)
+    heldout = [x for x in heldout_file.read_text("utf-8").splitlines() if x]
+    read = peak_rss_mib()
+    module = tokensmith if library == "tokensmith" else spm
+    sp = module.SentencePieceProcessor(model_file=str(model))
+    tokens = sum(len(ids) for ids in sp.encode(lines, num_threads=2))
+    held_tokens = sum(len(ids) for ids in sp.encode(heldout, num_threads=2))
+    held_bytes = sum(len(x.encode()) for x in heldout)
+    report = {"read": read, "peak": peak_rss_mib(), "tokens": tokens}
+    report["heldout_bytes_per_token"] = held_bytes / held_tokens
+    print(json.dumps(report))
+
+
+def memory_rows(mb: float) -> list[str]:
+    """Markdown rows: each model and library in its own process (see ``memory_child``)."""
+    rows = []
+    corpus_models()  # trains the models once if needed
+    for kind in ("unigram", "bpe"):
+        model = WORK_DIR / f"encode-spm-{kind}-{CORPUS_VOCAB}-{CORPUS_MB:g}MB-0.model"
+        cells = []
+        for library in ("tokensmith", "sentencepiece"):
+            command = [sys.executable, __file__, "--memory-child", library, str(model)]
+            done = subprocess.run(
+                [*command, "--mb", str(mb)], capture_output=True, text=True, check=True
+            )
+            cells.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        ours, ref = cells
+        rows.append(
+            f"| corpus {kind} 32k | {ours['read']:.0f} / {ref['read']:.0f} "
+            f"| {ours['peak']:.0f} / {ref['peak']:.0f} "
+            f"| {ours['peak'] - ours['read']:.0f} / {ref['peak'] - ref['read']:.0f} "
+            f"| {ours['tokens']:,} / {ref['tokens']:,} "
+            f"| {ours['heldout_bytes_per_token']:.3f} / {ref['heldout_bytes_per_token']:.3f} |"
+        )
+    return rows
+
+
 def run(args: argparse.Namespace) -> str:
     if args.corpus:
         lines, chosen = corpus_head(args.mb), corpus_models()
@@ -217,6 +264,17 @@ def run(args: argparse.Namespace) -> str:
             f"| {size / batch.wall_a:.1f} / {size / batch.wall_b:.1f} "
             f"(**{batch.wall_ratio:.2f}x**) |"
         )
+    if args.memory:
+        out += [
+            "",
+            "Peak RSS, MiB, tokensmith / sentencepiece, each in its own process (one 2-thread batch"
+            " call over all the lines above):",
+            "",
+            "| model | after reading the text | after the call | the call's share "
+            "| tokens | held-out bytes per token |",
+            "|---|---|---|---|---|---|",
+            *memory_rows(args.mb),
+        ]
     return "\n".join(out) + "\n"
 
 
@@ -231,8 +289,17 @@ def main() -> None:
     parser.add_argument(
         "--corpus", action="store_true", help="issue 4's 50 MB corpus and 32k models (see above)"
     )
+    parser.add_argument(
+        "--memory", action="store_true", help="with --corpus: peak RSS per library (see above)"
+    )
+    parser.add_argument("--memory-child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--write", action="store_true", help="append to benchmarks/RESULTS.md")
     args = parser.parse_args()
+    if args.memory_child:
+        memory_child(args.memory_child[0], Path(args.memory_child[1]), args.mb)
+        return
+    if args.memory and not args.corpus:
+        parser.error("--memory needs --corpus")
     publish(run(args), args.write)
 
 
