@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable
 
 import pytest
 import sentencepiece as spm
@@ -201,6 +202,28 @@ def test_the_result_list_is_hidden_from_other_threads_until_complete(texts: list
     assert all(gc.is_tracked(r) for r in results)
 
 
+def encode_watching_collections(
+    sp: tokensmith.SentencePieceProcessor, batch: list[str], threads: int, look: Callable[[], None]
+) -> list[list[int]]:
+    """``sp.encode(batch)``, calling ``look()`` at the start of every collection it triggers;
+    fails when it triggers none (the batch is then too small to show anything)."""
+    seen = 0
+
+    def on_collection(phase: str, info: dict[str, int]) -> None:
+        nonlocal seen
+        if phase == "start":
+            seen += 1
+            look()
+
+    gc.callbacks.append(on_collection)
+    try:
+        got: list[list[int]] = sp.encode(batch, num_threads=threads)
+    finally:
+        gc.callbacks.remove(on_collection)
+    assert seen > 0, "the call triggered no collection"
+    return got
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_the_collector_does_not_walk_the_private_copy_of_the_texts(
     texts: list[str], threads: int
@@ -211,26 +234,16 @@ def test_the_collector_does_not_walk_the_private_copy_of_the_texts(
     ours, ref = shipped_pair("test_model.model")
     batch = texts * 2  # enough lists for several collections
     first = batch[0]
-    collections = 0
     copies: list[int] = []
 
-    def look(phase: str, info: dict[str, int]) -> None:
-        nonlocal collections
-        if phase != "start":
-            return
-        collections += 1
+    def look() -> None:
         copies.extend(
             id(obj)
             for obj in gc.get_objects()
             if type(obj) is list and obj is not batch and len(obj) == len(batch) and obj[0] is first
         )
 
-    gc.callbacks.append(look)
-    try:
-        got = ours.encode(batch, num_threads=threads)
-    finally:
-        gc.callbacks.remove(look)
-    assert collections > 0
+    got = encode_watching_collections(ours, batch, threads, look)
     assert copies == []
     assert got == ref.encode(batch)
 
@@ -270,17 +283,7 @@ def test_the_collector_does_not_walk_the_lists_the_call_is_still_making(
         )
 
     before = id_lists()
-
-    def look(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            during.append(id_lists())
-
-    gc.callbacks.append(look)
-    try:
-        got = ours.encode(batch, num_threads=threads)
-    finally:
-        gc.callbacks.remove(look)
-    assert during, "the call triggered no collection"
+    got = encode_watching_collections(ours, batch, threads, lambda: during.append(id_lists()))
     assert max(during) <= before
     assert got == ref.encode(batch)
     assert all(gc.is_tracked(ids) for ids in got)
