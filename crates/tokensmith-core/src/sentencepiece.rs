@@ -433,7 +433,10 @@ impl SentencePieceProcessor {
                 }
             }
             Model::Bpe(m) => {
-                if self.bpe_ids_by_words(m, normalized, out).is_some() {
+                if self
+                    .bpe_ids_by_words(m, unknowns, normalized, out)
+                    .is_some()
+                {
                     return;
                 }
             }
@@ -452,10 +455,10 @@ impl SentencePieceProcessor {
     fn bpe_ids_by_words(
         &self,
         model: &SentencePieceBpe,
+        unknowns: Unknowns<'_>,
         normalized: &str,
         out: &mut Vec<u32>,
     ) -> Option<()> {
-        let unknowns = self.unknowns();
         let text = normalized.as_bytes();
         let mut is_prev_unk = false;
         model.for_each_word(normalized, |start, pieces| match pieces {

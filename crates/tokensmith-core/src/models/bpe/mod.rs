@@ -6,7 +6,7 @@ mod cache;
 pub(crate) mod huge;
 mod merge;
 mod model;
-mod pair_filter;
+pub(crate) mod pair_filter;
 mod pair_table;
 mod piece_table;
 mod prefetch;

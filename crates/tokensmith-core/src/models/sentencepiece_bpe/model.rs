@@ -37,7 +37,7 @@ pub struct SentencePieceBpe {
     pairs: PairTable,
     /// Piece ids are below this; character-only symbols and [`NONE`] are not.
     piece_count: u32,
-    /// Tells this model's entries in a thread's pair and word caches from other models'
+    /// Tells this model's entries in a thread's word cache from other models'
     /// (never 0; shared by every SentencePiece model kind).
     cache_tag: u64,
     has_unused: bool,

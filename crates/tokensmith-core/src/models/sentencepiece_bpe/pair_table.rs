@@ -8,12 +8,13 @@
 //! fits in 16 bits (models of up to 65,535 symbols), an entry packs into 8 bytes and eight of
 //! them share one 64-byte bucket: a lookup reads one cache line (two when its bucket
 //! overflowed), and the lines of a word's first pairs can be prefetched together. Most pairs
-//! that make no piece are told apart before that by a bit array of the pairs that do (eight
-//! bits a pair, 64 KiB for a 32k model, which stays in the L2 cache where the buckets do not).
-//! Larger models keep a general hash map.
+//! that make no piece are told apart before that by the byte-level BPE's filter
+//! ([`PairFilter`]: about 5 bits a pair, 32 KiB for a 32k model, which stays in the L2 cache
+//! where the buckets do not). Larger models keep a general hash map.
 
 use rustc_hash::FxHashMap;
 
+use crate::models::bpe::pair_filter::PairFilter;
 use crate::models::bpe::prefetch;
 
 /// The piece a pair merges into and the piece's rank (higher merges first).
@@ -45,9 +46,8 @@ enum Kind {
     Narrow {
         buckets: Box<[Bucket]>,
         mask: usize,
-        /// Bit [`filter_bit`] of every key in the table is set.
-        filter: Box<[u64]>,
-        filter_shift: u32,
+        /// Holds every key in the table.
+        filter: PairFilter,
     },
     Wide(FxHashMap<u64, Merge>),
 }
@@ -93,13 +93,6 @@ fn ways_holding(keys: &[u32; WAYS], key: u32) -> u32 {
     found
 }
 
-/// The bit of `filter` (2^(64 - `shift`) bits) that stands for `key`: another hash of the key
-/// than the bucket's.
-#[inline(always)]
-fn filter_bit(key: u32, shift: u32) -> usize {
-    (u64::from(key).wrapping_mul(0xd6e8_feb8_6659_fd93) >> shift) as usize
-}
-
 impl PairTable {
     /// The table of `entries` (`(left, right, merge)`, each pair once); narrow when every id
     /// and rank allows it and `allow_narrow` (false only in tests of the wide form).
@@ -124,14 +117,9 @@ impl PairTable {
         };
         let mut buckets = vec![empty; count].into_boxed_slice();
         let mask = count - 1;
-        // Eight bits an entry (at least 64): about one absent pair in nine passes the filter.
-        let bits = (entries.len() * 8).next_power_of_two().max(64);
-        let filter_shift = 64 - bits.trailing_zeros();
-        let mut filter = vec![0u64; bits / 64].into_boxed_slice();
+        let filter = PairFilter::new(entries.iter().map(|&(l, r, _)| u64::from(l << 16 | r)));
         for &(l, r, m) in entries {
             let key = l << 16 | r;
-            let bit = filter_bit(key, filter_shift);
-            filter[bit / 64] |= 1 << (bit % 64);
             let mut at = spread(key) & mask;
             loop {
                 let bucket = &mut buckets[at];
@@ -148,7 +136,6 @@ impl PairTable {
                 buckets,
                 mask,
                 filter,
-                filter_shift,
             },
         }
     }
@@ -168,14 +155,12 @@ impl PairTable {
                 buckets,
                 mask,
                 filter,
-                filter_shift,
             } => {
                 if left >= NARROW_LIMIT || right >= NARROW_LIMIT {
                     return None;
                 }
                 let key = left << 16 | right;
-                let bit = filter_bit(key, *filter_shift);
-                if filter[bit / 64] & 1 << (bit % 64) == 0 {
+                if !filter.may_contain(u64::from(key)) {
                     return None;
                 }
                 let mut at = spread(key) & mask;
