@@ -48,6 +48,7 @@ import platform
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import sentencepiece as spm
 import tokensmith
@@ -67,27 +68,32 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
 
 
-def train(model_type: str) -> bytes:
-    lines = [x for x in (DATA / "multilingual.txt").read_text("utf-8").splitlines() if x]
+def train(model_type: str, vocab_size: int, **options: Any) -> bytes:
+    """A model sentencepiece trains on 2 threads; ``options`` name the text (``input`` or
+    ``sentence_iterator``) and any other setting."""
     out = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines),
         model_writer=out,
-        vocab_size=8000,
+        vocab_size=vocab_size,
         model_type=model_type,
-        character_coverage=0.9995,
         num_threads=2,
         minloglevel=2,
+        **options,
     )
     return out.getvalue()
+
+
+def train_on_test_text(model_type: str) -> bytes:
+    lines = [x for x in (DATA / "multilingual.txt").read_text("utf-8").splitlines() if x]
+    return train(model_type, 8000, sentence_iterator=iter(lines), character_coverage=0.9995)
 
 
 def models() -> dict[str, bytes]:
     return {
         "shipped unigram 1k (en)": (DATA / "spm" / "test_model.model").read_bytes(),
         "shipped unigram 8k (ja)": (DATA / "spm" / "test_ja_model.model").read_bytes(),
-        "trained unigram 8k (multilingual)": train("unigram"),
-        "trained bpe 8k (multilingual)": train("bpe"),
+        "trained unigram 8k (multilingual)": train_on_test_text("unigram"),
+        "trained bpe 8k (multilingual)": train_on_test_text("bpe"),
     }
 
 
@@ -95,29 +101,22 @@ CORPUS_MB = 50.0
 CORPUS_VOCAB = 32_000
 
 
+def corpus_model(kind: str) -> Path:
+    """The ``kind`` model of 32,000 pieces sentencepiece trains on the 50 MB corpus (once)."""
+    path = WORK_DIR / f"encode-spm-{kind}-{CORPUS_VOCAB}-{CORPUS_MB:g}MB-0.model"
+    if not path.exists():
+        train_file, _ = build_corpus(CORPUS_MB, 0)
+        print(f"training the {kind} model on {train_file} (once) ...", file=sys.stderr)
+        proto = train(kind, CORPUS_VOCAB, input=str(train_file), normalization_rule_name="nmt_nfkc")
+        partial = path.with_suffix(".part")
+        partial.write_bytes(proto)
+        partial.replace(path)
+    return path
+
+
 def corpus_models() -> dict[str, bytes]:
     """Unigram and BPE models of 32,000 pieces trained by sentencepiece on the 50 MB corpus."""
-    train_file, _ = build_corpus(CORPUS_MB, 0)
-    out = {}
-    for kind in ("unigram", "bpe"):
-        path = WORK_DIR / f"encode-spm-{kind}-{CORPUS_VOCAB}-{CORPUS_MB:g}MB-0.model"
-        if not path.exists():
-            print(f"training the {kind} model on {train_file} (once) ...", file=sys.stderr)
-            written = io.BytesIO()
-            spm.SentencePieceTrainer.train(
-                input=str(train_file),
-                model_writer=written,
-                vocab_size=CORPUS_VOCAB,
-                model_type=kind,
-                normalization_rule_name="nmt_nfkc",
-                num_threads=2,
-                minloglevel=2,
-            )
-            partial = path.with_suffix(".part")
-            partial.write_bytes(written.getvalue())
-            partial.replace(path)
-        out[f"corpus {kind} 32k"] = path.read_bytes()
-    return out
+    return {f"corpus {kind} 32k": corpus_model(kind).read_bytes() for kind in ("unigram", "bpe")}
 
 
 def corpus_head(mb: float) -> list[str]:
@@ -181,9 +180,8 @@ def memory_child(library: str, model: Path, mb: float) -> None:
 def memory_rows(mb: float) -> list[str]:
     """Markdown rows: each model and library in its own process (see ``memory_child``)."""
     rows = []
-    corpus_models()  # trains the models once if needed
     for kind in ("unigram", "bpe"):
-        model = WORK_DIR / f"encode-spm-{kind}-{CORPUS_VOCAB}-{CORPUS_MB:g}MB-0.model"
+        model = corpus_model(kind)
         cells = []
         for library in ("tokensmith", "sentencepiece"):
             command = [sys.executable, __file__, "--memory-child", library, str(model)]
