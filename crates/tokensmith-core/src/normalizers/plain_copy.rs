@@ -106,7 +106,12 @@ impl PlainChars {
         };
         'text: loop {
             if let Some(swar) = self.swar() {
-                self.copy_words(bytes, swar, &mut at, room, spaces);
+                // Whether spaces join is a constant in each loop: one step less per word.
+                if spaces.collapse {
+                    self.copy_words::<true>(bytes, swar, &mut at, room, spaces);
+                } else {
+                    self.copy_words::<false>(bytes, swar, &mut at, room, spaces);
+                }
             }
             let Some(&lead) = bytes.get(at.i) else {
                 break;
@@ -175,10 +180,14 @@ impl PlainChars {
     }
 
     /// Copies ASCII eight bytes at a time, and the spaces between: each word is written
-    /// whole, and the cursor moves to its first stop byte. The last word of the input is read
-    /// as the input's last eight bytes shifted down, so that zeros (stop bytes) fill it.
+    /// whole, the cursor moves to its first stop byte, and when that byte starts a row of
+    /// spaces, past the row, which is written as one mark (as nothing when it joins the space
+    /// before; one space a step when spaces do not join). The next word's offset comes from
+    /// the word with few steps (spaces need no branch of their own): the loop's speed is that
+    /// chain. The last word of the input is read as the input's last eight bytes shifted
+    /// down, so that zeros (stop bytes, no spaces) fill it.
     #[inline(always)]
-    fn copy_words(
+    fn copy_words<const COLLAPSE: bool>(
         &self,
         bytes: &[u8],
         swar: Swar,
@@ -187,6 +196,8 @@ impl PlainChars {
         spaces: &Spaces,
     ) {
         let n = bytes.len();
+        // Spaces are written here only when no rule starts with one.
+        let space_bytes = if self.space { HIGH } else { 0 };
         loop {
             let x = match bytes.get(at.i..at.i + 8) {
                 Some(word) => word_at(word),
@@ -194,15 +205,23 @@ impl PlainChars {
                 None => return,
             };
             room[at.w..at.w + 8].write_copy_of_slice(&x.to_le_bytes());
-            let run = (swar.stops(x).trailing_zeros() / 8) as usize;
-            at.i += run;
-            at.w += run;
-            if run == 8 {
-                continue;
+            let stops = swar.stops(x);
+            let run = (stops.trailing_zeros() / 8) as usize;
+            // The first byte from the first stop on that is not a space written here (every
+            // space is a stop byte); with no stop, none (8, as `run`).
+            let others = !(spaces_in(x) & space_bytes) & HIGH;
+            let end = ((others & (stops | stops.wrapping_neg())).trailing_zeros() / 8) as usize;
+            let row = if COLLAPSE { end - run } else { (end - run).min(1) };
+            let joins = at.space_before && run == 0 && at.after_space == at.i;
+            room[at.w + run..at.w + run + 3].write_copy_of_slice(&spaces.mark);
+            at.i += run + row;
+            at.w += run + if row > 0 && !joins { spaces.mark_len } else { 0 };
+            if row > 0 {
+                at.space_before = COLLAPSE;
+                at.after_space = at.i;
             }
-            match bytes.get(at.i) {
-                Some(b' ') if self.space => at.space(room, spaces, 1),
-                _ => return,
+            if run < 8 && row == 0 {
+                return;
             }
         }
     }
@@ -246,6 +265,19 @@ impl PlainChars {
         at.w += i - start;
         at.i = i;
     }
+}
+
+/// The high bit of each byte.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of each byte of `x` that is a space, and no other bit.
+#[inline(always)]
+pub(crate) fn spaces_in(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    // A byte is zero after the XOR exactly when it was a space; adding 0x7f to its low 7 bits
+    // sets the high bit of every other byte (no carry crosses a byte).
+    let y = x ^ (ONES * u64::from(b' '));
+    !((y & !HIGH) + ONES * 0x7f | y) & HIGH
 }
 
 /// The eight bytes of `word` as a little-endian word.

@@ -141,9 +141,18 @@ impl SentencePieceNormalizer {
     /// writes straight into `text`, and only a character that takes the charsmap lookup goes
     /// through the general output (a short text otherwise costs more in fixed steps than in
     /// copying).
+    ///
+    /// Leading whitespace is not trimmed first here (it is, when the mark goes last): with
+    /// extra whitespace removed, the loop starts as after a space, so every leading character
+    /// that normalizes to spaces writes nothing, and text that is only whitespace is left as
+    /// at most the dummy prefix's mark, which the trailing trim takes off.
     pub fn normalize_to(&self, input: &str, text: &mut String) {
         text.clear();
-        let mut input = self.trim_start(input);
+        let mut input = if self.treat_whitespace_as_suffix && self.add_dummy_prefix {
+            self.trim_start(input)
+        } else {
+            input
+        };
         if input.is_empty() {
             return;
         }
