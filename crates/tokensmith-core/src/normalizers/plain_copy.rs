@@ -227,8 +227,9 @@ impl PlainChars {
     }
 
     /// Copies the two- and three-byte characters from `at.i` on that the sets settle as
-    /// kept: a `free` one, or an `alone` one whose next character is not in `continues`. The
-    /// run is found first, four bytes read per character, and copied in one go. The three
+    /// kept: a `free` one, or an `alone` one whose next character is not in `continues`. Four
+    /// bytes are read per character and written as they are (a call to copy the run after
+    /// cost more on short runs; the output past the run is overwritten later). The three
     /// words come from one block, and they are combined without branches, so that kana, which
     /// are `alone` and `free` in turn, cost no unpredictable branch. An `alone` character at
     /// the end of the run goes back: its next character was not checked.
@@ -256,12 +257,14 @@ impl PlainChars {
             }
             pending = 0u64.wrapping_sub((block.alone >> bit) & 1);
             last_len = len;
+            // The four bytes read, written as they are: no copy call for the run after.
+            let w = at.w + (i - start);
+            room[w..w + 4].write_copy_of_slice(&four);
             i += len;
         }
         if pending != 0 {
             i -= last_len;
         }
-        room[at.w..at.w + (i - start)].write_copy_of_slice(&bytes[start..i]);
         at.w += i - start;
         at.i = i;
     }
