@@ -402,3 +402,20 @@ fn no_break_and_ideographic_spaces_are_copied_as_spaces() {
         )
     );
 }
+
+#[test]
+fn each_byte_value_is_a_space_of_the_word_scan_at_each_position_only_when_it_is_a_space() {
+    for byte in 0..=255u8 {
+        for at in 0..8 {
+            let mut word = *b"  a  b  ";
+            word[at] = byte;
+            let found = crate::normalizers::plain_copy::spaces_in(u64::from_le_bytes(word));
+            let want = word
+                .iter()
+                .enumerate()
+                .filter(|&(_, &b)| b == b' ')
+                .fold(0u64, |bits, (k, _)| bits | 0x80 << (8 * k));
+            assert_eq!(found, want, "byte {byte:#x} at {at}");
+        }
+    }
+}

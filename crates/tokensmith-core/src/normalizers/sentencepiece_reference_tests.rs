@@ -75,17 +75,23 @@ pub(super) fn shipped(name: &str) -> Vec<u8> {
         .precompiled_charsmap
 }
 
+/// Every charsmap tokensmith builds, the shipped models' charsmaps, and identity.
+fn maps() -> Vec<Vec<u8>> {
+    let mut maps: Vec<Vec<u8>> = Rule::ALL
+        .iter()
+        .map(|&rule| precompiled_charsmap(rule).unwrap().to_vec())
+        .collect();
+    maps.push(shipped("test_model.model"));
+    maps.push(shipped("test_ja_model.model"));
+    maps.push(Vec::new());
+    maps
+}
+
 /// Normalizers over every charsmap and option set the comparison covers.
 fn normalizers() -> &'static [SentencePieceNormalizer] {
     static ALL: OnceLock<Vec<SentencePieceNormalizer>> = OnceLock::new();
     ALL.get_or_init(|| {
-        let mut maps: Vec<Vec<u8>> = Rule::ALL
-            .iter()
-            .map(|&rule| precompiled_charsmap(rule).unwrap().to_vec())
-            .collect();
-        maps.push(shipped("test_model.model"));
-        maps.push(shipped("test_ja_model.model"));
-        maps.push(Vec::new());
+        let maps = maps();
         let mut all = Vec::new();
         for (i, map) in maps.iter().enumerate() {
             // Each map with the defaults, and with the options and symbols varied in turn.
@@ -104,6 +110,37 @@ fn normalizers() -> &'static [SentencePieceNormalizer] {
                     ..NormalizerSpec::default()
                 };
                 all.push(SentencePieceNormalizer::new(&spec, suffix, symbols).unwrap());
+            }
+        }
+        all
+    })
+}
+
+/// Normalizers with no user-defined symbols (which turn the word scan off), over every
+/// charsmap and each whitespace option: spaces joined or not, the mark or a plain space, the
+/// dummy prefix first, last or not at all.
+fn word_scan_normalizers() -> &'static [SentencePieceNormalizer] {
+    static ALL: OnceLock<Vec<SentencePieceNormalizer>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut all = Vec::new();
+        for map in maps() {
+            let variants = [
+                (true, true, true, false),
+                (true, false, true, false),
+                (false, true, false, false),
+                (false, false, false, false),
+                (true, true, true, true),
+                (true, false, true, true),
+            ];
+            for (dummy, extra, escape, suffix) in variants {
+                let spec = NormalizerSpec {
+                    precompiled_charsmap: map.clone(),
+                    add_dummy_prefix: dummy,
+                    remove_extra_whitespaces: extra,
+                    escape_whitespaces: escape,
+                    ..NormalizerSpec::default()
+                };
+                all.push(SentencePieceNormalizer::new(&spec, suffix, &[]).unwrap());
             }
         }
         all
@@ -194,8 +231,50 @@ fn tricky() -> impl Strategy<Value = char> {
     ])
 }
 
+/// A piece of a line as the corpus has them: an ASCII word (up to 14 bytes, so that words
+/// end anywhere in an eight-byte word and some span two), a row of up to 11 spaces, a control
+/// character, or a character the charsmaps rewrite or keep (no-break and ideographic spaces,
+/// full-width and half-width forms, a ligature, composing marks, capitals, kana, Cyrillic).
+fn corpus_piece() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => "[a-zA-Z0-9.,:;'\"()_=+-]{1,14}",
+        3 => (1..12usize).prop_map(|n| " ".repeat(n)),
+        1 => prop::sample::select(vec!["\t", "\n", "\r", "\u{0}", "\u{7f}", "\u{1b}"])
+            .prop_map(str::to_string),
+        2 => prop::sample::select(vec![
+            "\u{a0}", "\u{3000}", "Ａ", "ｶﾞ", "ﬁ", "e\u{301}", "İ", "か\u{3099}", "①", "\u{200b}",
+            "жук", "日本", "é", "かき", "\u{2581}", "A", "Ω",
+        ])
+        .prop_map(str::to_string),
+    ]
+}
+
+/// A line of up to 40 pieces.
+fn corpus_line() -> impl Strategy<Value = String> {
+    prop::collection::vec(corpus_piece(), 0..40).prop_map(|pieces| pieces.concat())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Lines like the corpus's (words, rows of spaces, controls, rewritten characters), long
+    /// enough for the eight-byte word scan: `normalize_to` into a used buffer and the offsets
+    /// path both give the plain loop's text, under every charsmap and option set.
+    #[test]
+    fn the_word_scan_equals_the_plain_loop_on_corpus_like_lines(
+        lines in prop::collection::vec(corpus_line(), 1..4)
+    ) {
+        let all = normalizers().iter().chain(word_scan_normalizers());
+        for (i, n) in all.enumerate() {
+            let mut buffer = String::from("left over");
+            for line in &lines {
+                let want = reference(n, line);
+                n.normalize_to(line, &mut buffer);
+                prop_assert_eq!(&buffer, &want, "normalizer {}, {:?}", i, line);
+                prop_assert_eq!(n.normalize_with_offsets(line).0, want, "offsets, normalizer {}", i);
+            }
+        }
+    }
 
     #[test]
     fn tables_equal_the_plain_loop_on_tricky_text(
