@@ -4,6 +4,7 @@ pub mod case_fold;
 pub mod charsmap_builder;
 pub mod dawg;
 pub mod double_array;
+mod origins;
 mod plain_chars;
 mod plain_copy;
 pub mod precompiled;

@@ -111,9 +111,6 @@ pub(crate) struct PlainChars {
     ascii_to: [u8; 128],
     /// Per ASCII character: whether it is written as `ascii_to` gives at the end of the input.
     ascii_last: [bool; 128],
-    /// Per byte: whether it is an ASCII character kept before any ASCII byte, so that a run of
-    /// them takes one lookup per byte (only the run's last character needs its next byte).
-    ascii_run: [bool; 256],
     /// Whether the run bytes are every printable ASCII character but the ones `Swar` stops at.
     swar: Option<Swar>,
     /// Per character below U+10000: `free`, `alone` and `continues` (see the module doc).
@@ -151,6 +148,7 @@ impl PlainChars {
                 }
             }
         }
+        // Per ASCII character: whether it is kept before any ASCII byte.
         let mut ascii_run = [false; 256];
         for (lead, run) in ascii_run.iter_mut().enumerate().take(128) {
             let stop = &ascii_stop[lead];
@@ -194,25 +192,10 @@ impl PlainChars {
             ascii_stop,
             ascii_to,
             ascii_last,
-            ascii_run,
             swar,
             sets,
             space: !starts_rule(b' '),
             user_lead,
-        }
-    }
-
-    /// The length of the longest run of ASCII characters at the start of `bytes` that are kept.
-    #[inline(always)]
-    pub(crate) fn ascii_run_len(&self, bytes: &[u8]) -> usize {
-        let run = bytes
-            .iter()
-            .position(|&b| !self.ascii_run[usize::from(b)])
-            .unwrap_or(bytes.len());
-        // Each character of the run but the last is followed by an ASCII byte.
-        match run.checked_sub(1) {
-            Some(last) if !self.ascii_kept(bytes[last], bytes.get(run).copied()) => last,
-            _ => run,
         }
     }
 

@@ -14,6 +14,7 @@
 //!
 //! >>> "ab  c" (identity, extra whitespace removed) -> "ab▁c", 5 bytes consumed
 
+use super::origins::Origins;
 use super::plain_chars::{PlainChars, Swar};
 use super::precompiled::PrecompiledCharsMap;
 use std::mem::MaybeUninit;
@@ -61,10 +62,18 @@ impl Cursor {
     /// Writes the space of `len` input bytes at `i` (a space, or a character that normalizes
     /// to one) as the mark, or as nothing when it joins the space before.
     #[inline(always)]
-    fn space(&mut self, room: &mut [MaybeUninit<u8>], spaces: &Spaces, len: usize) {
+    fn space(
+        &mut self,
+        room: &mut [MaybeUninit<u8>],
+        spaces: &Spaces,
+        len: usize,
+        origins: &mut impl Origins,
+    ) {
         let joins = self.space_before && self.after_space == self.i;
         room[self.w..self.w + 3].write_copy_of_slice(&spaces.mark);
-        self.w += if joins { 0 } else { spaces.mark_len };
+        let written = if joins { 0 } else { spaces.mark_len };
+        origins.all(self.w, self.i, written);
+        self.w += written;
         self.space_before = spaces.collapse;
         self.i += len;
         self.after_space = self.i;
@@ -81,7 +90,8 @@ impl Cursor {
 impl PlainChars {
     /// Appends to `out` the normalized form of the longest prefix of `input` that needs no
     /// charsmap lookup, and returns its length. `is_prev_space` says whether the output ends
-    /// with a space that a following space joins, before and after.
+    /// with a space that a following space joins, before and after. `origins` hears where each
+    /// byte written comes from.
     pub(crate) fn copy_text(
         &self,
         input: &str,
@@ -89,6 +99,7 @@ impl PlainChars {
         spaces: &Spaces,
         out: &mut String,
         is_prev_space: &mut bool,
+        origins: &mut impl Origins,
     ) -> usize {
         let bytes = input.as_bytes();
         // SAFETY: only whole characters are appended (copies of `input`'s characters, ASCII
@@ -108,9 +119,9 @@ impl PlainChars {
             if let Some(swar) = self.swar() {
                 // Whether spaces join is a constant in each loop: one step less per word.
                 if spaces.collapse {
-                    self.copy_words::<true>(bytes, swar, &mut at, room, spaces);
+                    self.copy_words::<true>(bytes, swar, &mut at, room, spaces, origins);
                 } else {
-                    self.copy_words::<false>(bytes, swar, &mut at, room, spaces);
+                    self.copy_words::<false>(bytes, swar, &mut at, room, spaces, origins);
                 }
             }
             let Some(&lead) = bytes.get(at.i) else {
@@ -118,12 +129,13 @@ impl PlainChars {
             };
             if lead < 0x80 {
                 if lead == b' ' && self.space {
-                    at.space(room, spaces, 1);
+                    at.space(room, spaces, 1, origins);
                     continue;
                 }
                 match self.ascii_out(lead, bytes.get(at.i + 1).copied()) {
                     Some(to) => {
                         room[at.w].write(to);
+                        origins.each(at.w, at.i, 1);
                         at.i += 1;
                         at.w += 1;
                         continue;
@@ -141,7 +153,7 @@ impl PlainChars {
                 }
             }
             loop {
-                self.copy_wide_run(bytes, &mut at, room);
+                self.copy_wide_run(bytes, &mut at, room, origins);
                 match bytes.get(at.i) {
                     Some(&next) if next >= 0x80 => {}
                     _ => continue 'text,
@@ -150,7 +162,7 @@ impl PlainChars {
                 // character that may go on with it or before no two- or three-byte character,
                 // a character with rules (a no-break space, say), or one outside the BMP.
                 if let Some(len) = self.space_len(&bytes[at.i..]) {
-                    at.space(room, spaces, len);
+                    at.space(room, spaces, len, origins);
                     continue 'text;
                 }
                 let len = self.wide_len(&bytes[at.i..], charsmap);
@@ -162,6 +174,7 @@ impl PlainChars {
                     Some(four) => room[w..w + 4].write_copy_of_slice(four),
                     None => room[w..w + len].write_copy_of_slice(&bytes[i..i + len]),
                 };
+                origins.all(w, i, len);
                 at.i += len;
                 at.w += len;
                 match bytes.get(at.i) {
@@ -194,6 +207,7 @@ impl PlainChars {
         at: &mut Cursor,
         room: &mut [MaybeUninit<u8>],
         spaces: &Spaces,
+        origins: &mut impl Origins,
     ) {
         let n = bytes.len();
         // Spaces are written here only when no rule starts with one.
@@ -211,11 +225,22 @@ impl PlainChars {
             // space is a stop byte); with no stop, none (8, as `run`).
             let others = !(spaces_in(x) & space_bytes) & HIGH;
             let end = ((others & (stops | stops.wrapping_neg())).trailing_zeros() / 8) as usize;
-            let row = if COLLAPSE { end - run } else { (end - run).min(1) };
+            let row = if COLLAPSE {
+                end - run
+            } else {
+                (end - run).min(1)
+            };
             let joins = at.space_before && run == 0 && at.after_space == at.i;
             room[at.w + run..at.w + run + 3].write_copy_of_slice(&spaces.mark);
+            let mark = if row > 0 && !joins {
+                spaces.mark_len
+            } else {
+                0
+            };
+            origins.each(at.w, at.i, run);
+            origins.all(at.w + run, at.i + run, mark);
             at.i += run + row;
-            at.w += run + if row > 0 && !joins { spaces.mark_len } else { 0 };
+            at.w += run + mark;
             if row > 0 {
                 at.space_before = COLLAPSE;
                 at.after_space = at.i;
@@ -234,7 +259,13 @@ impl PlainChars {
     /// are `alone` and `free` in turn, cost no unpredictable branch. An `alone` character at
     /// the end of the run goes back: its next character was not checked.
     #[inline(always)]
-    fn copy_wide_run(&self, bytes: &[u8], at: &mut Cursor, room: &mut [MaybeUninit<u8>]) {
+    fn copy_wide_run(
+        &self,
+        bytes: &[u8],
+        at: &mut Cursor,
+        room: &mut [MaybeUninit<u8>],
+        origins: &mut impl Origins,
+    ) {
         let start = at.i;
         let mut i = start;
         // All ones when the last character of the run is `alone`, else zero.
@@ -260,6 +291,7 @@ impl PlainChars {
             // The four bytes read, written as they are: no copy call for the run after.
             let w = at.w + (i - start);
             room[w..w + 4].write_copy_of_slice(&four);
+            origins.all(w, i, len);
             i += len;
         }
         if pending != 0 {
@@ -280,7 +312,7 @@ pub(crate) fn spaces_in(x: u64) -> u64 {
     // A byte is zero after the XOR exactly when it was a space; adding 0x7f to its low 7 bits
     // sets the high bit of every other byte (no carry crosses a byte).
     let y = x ^ (ONES * u64::from(b' '));
-    !((y & !HIGH) + ONES * 0x7f | y) & HIGH
+    !(((y & !HIGH) + ONES * 0x7f) | y) & HIGH
 }
 
 /// The eight bytes of `word` as a little-endian word.

@@ -105,6 +105,7 @@ fn copy(n: &SentencePieceNormalizer, input: &str, prev: bool) -> (String, bool, 
         &n.spaces,
         &mut out,
         &mut is_prev_space,
+        &mut crate::normalizers::origins::NoOrigins,
     );
     assert!(
         out.starts_with("kept"),

@@ -16,6 +16,7 @@
 //! [`SentencePieceNormalizer::normalize_with_offsets`] also maps each normalized byte back to
 //! the input, as sentencepiece's `norm_to_orig`.
 
+use super::origins::{NoOrigins, OriginMap};
 use super::plain_chars::PlainChars;
 use super::plain_copy::Spaces;
 use super::precompiled::PrecompiledCharsMap;
@@ -168,6 +169,7 @@ impl SentencePieceNormalizer {
                 &self.spaces,
                 text,
                 &mut is_prev_space,
+                &mut NoOrigins,
             );
             if copied > 0 {
                 input = &input[copied..];
@@ -213,61 +215,39 @@ impl SentencePieceNormalizer {
         (out.text, out.to_orig.unwrap_or_default())
     }
 
-    /// Copies the longest prefix of `input` (at byte `at` of the whole input) that needs no
-    /// charsmap lookup: characters that normalize to themselves, a run at a time, and spaces
-    /// no rule starts with, each written as one space mark (none after a space when extra
-    /// whitespace is removed). Returns the bytes consumed; `is_prev_space` follows along.
-    fn copy_plain(
+    /// The fast copy ([`PlainChars::copy_text`]) of `input`, at byte `at` of the whole input,
+    /// into `out` with the offsets map when it has one. Returns the bytes consumed.
+    fn copy_traced(
         &self,
         input: &str,
         at: usize,
         out: &mut Normalized,
         is_prev_space: &mut bool,
     ) -> usize {
-        let bytes = input.as_bytes();
-        let charsmap = self.charsmap.as_ref();
-        let mut i = 0;
-        loop {
-            let start = i;
-            while let Some(&lead) = bytes.get(i) {
-                // ASCII, the common case, in one table lookup; the rest by the tables'
-                // general path.
-                if lead < 0x80 {
-                    let run = self.plain.ascii_run_len(&bytes[i..]);
-                    if run == 0 {
-                        // One character the run table does not settle (before a
-                        // non-ASCII byte, at the end, or one with rules of its own).
-                        if !self.plain.ascii_kept(lead, bytes.get(i + 1).copied()) {
-                            break;
-                        }
-                        i += 1;
-                    }
-                    i += run;
-                } else {
-                    let len = self.plain.char_len(&bytes[i..], charsmap);
-                    if len == 0 {
-                        break;
-                    }
-                    i += len;
-                }
-            }
-            if i > start {
-                out.push_run(&input[start..i], at + start);
-                *is_prev_space = false;
-            }
-            if !(self.plain.space && bytes.get(i) == Some(&b' ')) {
-                return i;
-            }
-            if !*is_prev_space {
-                if self.escape_whitespaces {
-                    out.push(SPACE_SYMBOL, at + i);
-                } else {
-                    out.push(" ", at + i);
-                }
-                *is_prev_space = self.remove_extra_whitespaces;
-            }
-            i += 1;
-        }
+        let (charsmap, spaces) = (self.charsmap.as_ref(), &self.spaces);
+        let Some(map) = &mut out.to_orig else {
+            let text = &mut out.text;
+            return self.plain.copy_text(
+                input,
+                charsmap,
+                spaces,
+                text,
+                is_prev_space,
+                &mut NoOrigins,
+            );
+        };
+        let base = out.text.len();
+        let mut origins = OriginMap { map, base, at };
+        let copied = self.plain.copy_text(
+            input,
+            charsmap,
+            spaces,
+            &mut out.text,
+            is_prev_space,
+            &mut origins,
+        );
+        origins.map.truncate(out.text.len());
+        copied
     }
 
     /// `input` without the leading characters that normalize to exactly `" "`, when extra
@@ -347,7 +327,7 @@ impl SentencePieceNormalizer {
         let mut is_prev_space = self.remove_extra_whitespaces;
         while !input.is_empty() {
             let at = offset_of(input);
-            let copied = self.copy_plain(input, at, out, &mut is_prev_space);
+            let copied = self.copy_traced(input, at, out, &mut is_prev_space);
             if copied > 0 {
                 input = &input[copied..];
                 continue;
@@ -397,17 +377,6 @@ impl Normalized {
         self.text.push(c);
         if let Some(map) = &mut self.to_orig {
             map.extend(std::iter::repeat_n(at, c.len_utf8()));
-        }
-    }
-
-    /// Appends `s`, copied unchanged from input offset `at` on: each byte maps to the start of
-    /// its character, as sentencepiece maps the bytes of a character it keeps.
-    fn push_run(&mut self, s: &str, at: usize) {
-        self.text.push_str(s);
-        if let Some(map) = &mut self.to_orig {
-            for (i, c) in s.char_indices() {
-                map.extend(std::iter::repeat_n(at + i, c.len_utf8()));
-            }
         }
     }
 }
