@@ -285,7 +285,7 @@ proptest! {
     }
 }
 
-/// In tables doubled as often as they may (48 MiB, which a diverse text such as the 50 MB
+/// In tables doubled as often as they may (24 MiB, which a diverse text such as the 50 MB
 /// corpus reaches), the shipped English and Japanese models give the reference's ids on every
 /// line of the test texts, on the first call and once the words are cached.
 #[test]

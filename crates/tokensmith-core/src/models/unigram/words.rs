@@ -26,7 +26,7 @@
 //!
 //! One cache per model per thread, so that lookups take no lock; a thread keeps caches for its
 //! last [`TABLES_PER_THREAD`] models. Longer words are not cached. A cache starts with 6 MiB of
-//! tables and doubles them, up to 48 MiB, when it keeps missing words it had to let go (a
+//! tables and doubles them, up to 24 MiB, when it keeps missing words it had to let go (a
 //! diverse text, or one read again, whose words do not fit: see [`growth`]). The tables are
 //! zeroed memory from the system, on huge pages where it offers them.
 

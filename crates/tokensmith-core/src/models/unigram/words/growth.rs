@@ -26,16 +26,13 @@
 use super::{hash_of, long_set_of, short_set_of, Keyed, Set, WordCache};
 use crate::models::bpe::huge::HugeSlice;
 
-/// How many times the tables may double: at most 32 MiB of short and 16 MiB of long slots.
-/// One pass of the 50 MB corpus has 833,257 distinct words; at 24 MiB (two doublings) a
-/// second pass re-segmented 0.72 million of its 4.74 million words, at 48 MiB 0.38 million,
-/// which took 19% fewer instructions per pass.
-pub(super) const MAX_DOUBLINGS: u32 = 3;
+/// How many times the tables may double: at most 16 MiB of short and 8 MiB of long slots.
+pub(super) const MAX_DOUBLINGS: u32 = 2;
 /// The tables double when at least one put in this many, over a window, was a return. With
 /// one in four, one pass of the 50 MB corpus doubled the tables once (its windows at 12 MiB
 /// counted 11-20% returns, which the filter undercounts: it forgets some words let go) and
 /// missed 1.06 million of its 4.74 million words in a second pass; with one in eight they
-/// doubled twice (the most they could then), and the second pass missed 0.72 million. False returns stay under one put
+/// double twice, and the second pass misses 0.72 million. False returns stay under one put
 /// in 16 (see the module's doc).
 pub(super) const RETURNS_PER_PUT: usize = 8;
 /// Bits of the filter of words let go (a power of two): 256 KiB.
