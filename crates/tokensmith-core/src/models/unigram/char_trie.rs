@@ -70,28 +70,49 @@ impl CharTrie {
             leads,
             units: Vec::new(),
         };
-        // The trie as nodes with (code, child) edges, then laid out breadth first.
-        let mut edges: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+        // The trie as nodes with (code, child) edges, then laid out breadth first. The root,
+        // which has a child for most codes, finds them by code; every other node keeps its
+        // few edges sorted by code as they come (a search in a short list, cheaper than
+        // hashing every edge).
+        let mut root = vec![NONE; trie.codes.len()];
+        let mut children: Vec<Vec<(u32, u32)>> = vec![Vec::new()];
         let mut values: Vec<Option<(u32, f32)>> = vec![None];
+        let mut new_node = |children: &mut Vec<Vec<(u32, u32)>>| {
+            values.push(None);
+            children.push(Vec::new());
+            (values.len() - 1) as u32
+        };
+        let mut ends = Vec::with_capacity(keys.len());
         for &(key, id, score) in &keys {
-            let mut node = 0u32;
-            for c in key.chars() {
-                let code = trie.code(c as u32);
-                let next = values.len() as u32;
-                node = *edges.entry((node, code)).or_insert(next);
-                if node == next {
-                    values.push(None);
-                }
+            let mut chars = key.chars().map(|c| trie.code(c as u32));
+            // Keys are not empty, and every character of a key has a code.
+            let first = chars.next().expect("keys are not empty") as usize;
+            if root[first] == NONE {
+                root[first] = new_node(&mut children);
             }
+            let mut node = root[first];
+            for code in chars {
+                let at = children[node as usize].binary_search_by_key(&code, |&(c, _)| c);
+                node = match at {
+                    Ok(at) => children[node as usize][at].1,
+                    Err(at) => {
+                        let next = new_node(&mut children);
+                        children[node as usize].insert(at, (code, next));
+                        next
+                    }
+                };
+            }
+            ends.push((node, id, score));
+        }
+        for (node, id, score) in ends {
             values[node as usize].get_or_insert((id, score));
         }
-        let mut children = vec![Vec::new(); values.len()];
-        for (&(from, code), &to) in &edges {
-            children[from as usize].push((code, to));
-        }
-        for list in &mut children {
-            list.sort_unstable();
-        }
+        children[0] = root
+            .iter()
+            .enumerate()
+            .filter(|&(_, &child)| child != NONE)
+            .map(|(code, &child)| (code as u32, child))
+            .collect();
         trie.units = layout(&children, &values);
         trie
     }

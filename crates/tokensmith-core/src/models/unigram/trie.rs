@@ -23,6 +23,11 @@ pub struct PieceTrie {
     edges: FxHashMap<(u32, u8), u32>,
     /// The piece id (and its score) that ends at each node, if any.
     values: Vec<Option<(u32, f32)>>,
+    /// The bytes of every key, one after another, in the order first inserted.
+    key_bytes: Vec<u8>,
+    /// Each key's end in `key_bytes`, id and score: what the character trie is built from
+    /// (walking the byte trie to spell its keys took longer than building the trie itself).
+    keys: Vec<(usize, u32, f32)>,
     compiled: OnceLock<DoubleArray>,
     /// The character-level form, for the Viterbi (built on first use).
     chars: OnceLock<CharTrie>,
@@ -133,6 +138,8 @@ impl PieceTrie {
         Self {
             edges: FxHashMap::default(),
             values: vec![None],
+            key_bytes: Vec::new(),
+            keys: Vec::new(),
             compiled: OnceLock::new(),
             chars: OnceLock::new(),
         }
@@ -158,6 +165,8 @@ impl PieceTrie {
         let slot = &mut self.values[node as usize];
         if slot.is_none() {
             *slot = Some((id, score));
+            self.key_bytes.extend_from_slice(key);
+            self.keys.push((self.key_bytes.len(), id, score));
         }
     }
 
@@ -181,25 +190,12 @@ impl PieceTrie {
     /// The trie over characters, for a Viterbi that walks one unit per character.
     pub(super) fn char_trie(&self) -> &CharTrie {
         self.chars.get_or_init(|| {
-            let children = self.children();
-            let mut keys = Vec::new();
-            // Depth first; `key` holds the bytes on the way to the node just popped, which
-            // came in by `byte` at `depth`.
-            let mut key = Vec::new();
-            let mut stack = vec![(0u32, 0usize, 0u8)];
-            while let Some((node, depth, byte)) = stack.pop() {
-                if depth > 0 {
-                    key.truncate(depth - 1);
-                    key.push(byte);
-                }
-                if let Some((id, score)) = self.values[node as usize] {
-                    keys.push((key.clone(), id, score));
-                }
-                for &(b, child) in children[node as usize].iter().rev() {
-                    stack.push((child, depth + 1, b));
-                }
-            }
-            CharTrie::build(keys.iter().map(|(k, id, s)| (k.as_slice(), *id, *s)))
+            let mut from = 0;
+            CharTrie::build(self.keys.iter().map(|&(end, id, score)| {
+                let key = &self.key_bytes[from..end];
+                from = end;
+                (key, id, score)
+            }))
         })
     }
 
