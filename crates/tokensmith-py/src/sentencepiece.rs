@@ -445,6 +445,12 @@ pub struct PlainEncode {
 
 #[pymethods]
 impl PlainEncode {
+    /// `encode` as a builtin method bound to this object, for the facade to store as its own
+    /// `encode`: a call with one `str` and nothing else skips the parsing of the options.
+    fn method<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        crate::plain_call::bound_encode(slf)
+    }
+
     /// Encodes a text (or a list of texts) as `SentencePieceProcessor.encode` does.
     #[pyo3(signature = (
         input, out_type=None, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None,
@@ -479,15 +485,7 @@ impl PlainEncode {
             _ => None,
         };
         if let (true, Some(as_ids), Ok(text)) = (plain, as_ids, input.cast_exact::<PyString>()) {
-            let core = self.core.get();
-            let text = text.to_str()?;
-            return if as_ids {
-                core.ids_of(py, text).map(Bound::into_any)
-            } else {
-                core.encode_pieces(py, text)
-                    .into_pyobject(py)
-                    .map(Bound::into_any)
-            };
+            return self.encode_as(py, text, as_ids);
         }
         // A list of texts with the default number of threads: the batch, with no Python frame
         // in between (which costs as much as encoding a few short texts).
@@ -547,6 +545,33 @@ impl PlainEncode {
 }
 
 impl PlainEncode {
+    /// One text with no options, as the facade's default `out_type` asks.
+    pub(crate) fn encode_text<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.encode_as(py, text, self.as_ids)
+    }
+
+    /// One text with no options: its ids (`as_ids`) or pieces.
+    fn encode_as<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+        as_ids: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let core = self.core.get();
+        let text = text.to_str()?;
+        if as_ids {
+            core.ids_of(py, text).map(Bound::into_any)
+        } else {
+            core.encode_pieces(py, text)
+                .into_pyobject(py)
+                .map(Bound::into_any)
+        }
+    }
+
     /// The facade's `_encode`, locked (a panic while locked cannot leave it half-written).
     fn slow_lock(&self) -> MutexGuard<'_, Option<Py<PyAny>>> {
         self.slow.lock().unwrap_or_else(PoisonError::into_inner)
