@@ -130,8 +130,9 @@ class Text(str):
     pass
 
 
-# Call shapes that reach the compiled method's own C function: one `str` takes the short way
-# there, every other shape is handed on to the general method with the same arguments.
+# Call shapes that reach the compiled method's own C function: one `str` with at most its output
+# type takes the short way there, every other shape is handed on to the general method with the
+# same arguments.
 SHAPES = [
     ((), {}),
     (("ab cd",), {}),
@@ -146,7 +147,19 @@ SHAPES = [
     ((), {"input": "ab"}),
     (("ab",), {"input": "ab"}),
     (("ab",), {"out_type": str}),
+    (("ab",), {"out_type": int}),
+    (("ab",), {"return_type": str}),
+    (("ab",), {"out_type": None}),
+    (("ab",), {"out_type": bytes}),
+    (("ab",), {"".join(["out", "_type"]): str}),  # a name that is not interned
+    (("ab",), {"add_bos": True}),
+    (("ab",), {"colour": 1}),
+    (("ab", str), {"add_eos": True}),
+    (("ab", str, True), {}),
+    ((Text("ab"),), {"out_type": str}),
+    ((b"ab",), {"out_type": str}),
     ((["a b", "c"],), {}),
+    ((["a b", "c"],), {"out_type": str}),
     ((("a", "b"),), {}),
 ]
 

@@ -11,7 +11,8 @@ use pyo3::ffi;
 use pyo3::impl_::trampoline::get_trampoline_function;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyInt, PyString};
 
 use crate::sentencepiece::PlainEncode;
 
@@ -69,17 +70,118 @@ unsafe fn encode(
 ) -> PyResult<*mut ffi::PyObject> {
     // SAFETY: `slf` is the PlainEncode this method was made for (see `bound_encode`).
     let plain = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<PlainEncode>() };
-    if nargs == 1 && kwnames.is_null() {
-        // SAFETY: there is one positional argument.
-        let input = unsafe { Borrowed::from_ptr(py, *args) };
-        if let Ok(text) = input.cast_exact::<PyString>() {
-            return plain.get().encode_text(py, &text).map(Bound::into_ptr);
-        }
+    // SAFETY: the arguments of a vectorcall, as described above.
+    if let Some((text, as_ids)) = unsafe { one_text(py, plain.get(), args, nargs, kwnames) } {
+        return plain
+            .get()
+            .encode_as(py, &text, as_ids)
+            .map(Bound::into_ptr);
     }
-    let general = plain.getattr(intern!(py, "encode"))?;
-    // SAFETY: the arguments are passed on exactly as they came; `nargs` is a count without
-    // the offset flag, which vectorcall accepts.
-    let out = unsafe { ffi::PyObject_Vectorcall(general.as_ptr(), args, nargs as usize, kwnames) };
+    general(py, slf, args, nargs, kwnames)
+}
+
+/// The text and the output (`true` for ids) of a call with one `str` and at most its output
+/// type: `(text)`, `(text, int|str)`, `(text, out_type=int|str)` or
+/// `(text, return_type=int|str)`; `None` for any other call.
+///
+/// # Safety
+///
+/// As for [`encode`].
+unsafe fn one_text<'py>(
+    py: Python<'py>,
+    plain: &PlainEncode,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> Option<(Bound<'py, PyString>, bool)> {
+    let keywords = if kwnames.is_null() {
+        0
+    } else {
+        // SAFETY: `kwnames` is the tuple of keyword names of a vectorcall.
+        unsafe { ffi::PyTuple_GET_SIZE(kwnames) }
+    };
+    // SAFETY: a vectorcall passes `nargs` positional arguments, then one value per keyword.
+    let arg = |i: usize| unsafe { Borrowed::from_ptr(py, *args.add(i)) };
+    let as_ids = match (nargs, keywords) {
+        (1, 0) => plain.as_ids(),
+        (2, 0) => output_is_ids(py, &arg(1))?,
+        (1, 1) => {
+            // SAFETY: `kwnames` holds one name.
+            let name = unsafe { Borrowed::from_ptr(py, ffi::PyTuple_GET_ITEM(kwnames, 0)) };
+            let known = [intern!(py, "out_type"), intern!(py, "return_type")];
+            // Names in compiled calls are interned: one pointer comparison each, usually.
+            if !known
+                .iter()
+                .any(|k| name.is(k) || name.eq(k).unwrap_or(false))
+            {
+                return None;
+            }
+            output_is_ids(py, &arg(1))?
+        }
+        _ => return None,
+    };
+    let text = arg(0).cast_exact::<PyString>().ok()?.to_owned();
+    Some((text, as_ids))
+}
+
+/// `Some(true)` for `int`, `Some(false)` for `str`, `None` for any other output type.
+fn output_is_ids(py: Python<'_>, kind: &Borrowed<'_, '_, PyAny>) -> Option<bool> {
+    if kind.is(py.get_type::<PyInt>()) {
+        Some(true)
+    } else if kind.is(py.get_type::<PyString>()) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Calls `PlainEncode.encode` (the general method, through its descriptor) with `slf` in
+/// front of the arguments, as a bound call would, without making a bound method each time.
+///
+/// # Safety
+///
+/// As for [`encode`].
+unsafe fn general(
+    py: Python<'_>,
+    slf: *mut ffi::PyObject,
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+) -> PyResult<*mut ffi::PyObject> {
+    static METHOD: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let method = METHOD.get_or_try_init(py, || {
+        py.get_type::<PlainEncode>()
+            .getattr(intern!(py, "encode"))
+            .map(Bound::unbind)
+    })?;
+    let keywords = if kwnames.is_null() {
+        0
+    } else {
+        // SAFETY: `kwnames` is the tuple of keyword names of a vectorcall.
+        unsafe { ffi::PyTuple_GET_SIZE(kwnames) }
+    };
+    let given = (nargs + keywords) as usize;
+    // `slf`, then the positional arguments and the keyword values as they came (borrowed: the
+    // caller keeps them alive during the call). On the stack for any call `encode` accepts
+    // (`self` and eleven parameters).
+    let mut inline = [std::ptr::null_mut(); 12];
+    let mut heap = Vec::new();
+    let all: &mut [*mut ffi::PyObject] = if given < inline.len() {
+        &mut inline[..given + 1]
+    } else {
+        heap.resize(given + 1, std::ptr::null_mut());
+        &mut heap
+    };
+    all[0] = slf;
+    if given > 0 {
+        // SAFETY: a vectorcall passes `nargs` positional arguments, then one value per
+        // keyword name.
+        all[1..].copy_from_slice(unsafe { std::slice::from_raw_parts(args, given) });
+    }
+    // SAFETY: `all` holds `slf` and the arguments; `nargs + 1` of them are positional.
+    let out = unsafe {
+        ffi::PyObject_Vectorcall(method.as_ptr(), all.as_ptr(), nargs as usize + 1, kwnames)
+    };
     if out.is_null() {
         Err(PyErr::fetch(py))
     } else {

@@ -545,17 +545,13 @@ impl PlainEncode {
 }
 
 impl PlainEncode {
-    /// One text with no options, as the facade's default `out_type` asks.
-    pub(crate) fn encode_text<'py>(
-        &self,
-        py: Python<'py>,
-        text: &Bound<'py, PyString>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        self.encode_as(py, text, self.as_ids)
+    /// Whether the facade's default `out_type` is `int`.
+    pub(crate) fn as_ids(&self) -> bool {
+        self.as_ids
     }
 
     /// One text with no options: its ids (`as_ids`) or pieces.
-    fn encode_as<'py>(
+    pub(crate) fn encode_as<'py>(
         &self,
         py: Python<'py>,
         text: &Bound<'py, PyString>,
