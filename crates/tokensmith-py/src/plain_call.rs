@@ -1,11 +1,15 @@
 //! The entry point of a facade's compiled `encode` (a [`PlainEncode`]): a builtin method whose
 //! C function looks at the shape of the call itself.
 //!
-//! Nearly every call is `sp.encode(text)`: one `str`, no keywords. For that call the function
-//! goes straight to the encoder; any other call is handed, with the same arguments, to
-//! [`PlainEncode`]'s own `encode` method, which parses the options. The general method's
-//! parsing of its eleven optional arguments costs about as much again as the rest of the call
-//! glue, which a line of text otherwise pays on every call.
+//! Nearly every call is `sp.encode(text)`: one `str`, no keywords. For that call, and for one
+//! that only names its output type (`int` or `str`, by position or as `out_type=` or
+//! `return_type=`), the function goes straight to the encoder; any other call is handed, with
+//! the same arguments, to [`PlainEncode`]'s own `encode` method, which parses the options.
+//! Parsing eleven optional arguments cost about 175 instructions a call (of ~1,900 for a short
+//! text, ~11,000 for a line of the 50 MB corpus).
+//!
+//! The C function is wrapped in the trampoline pyo3's own methods use (`pyo3::impl_`, not a
+//! stable API: pinned with pyo3 0.30), so that panics and errors are raised as they are there.
 
 use pyo3::ffi;
 use pyo3::impl_::trampoline::get_trampoline_function;
