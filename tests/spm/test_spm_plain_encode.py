@@ -130,6 +130,10 @@ class Text(str):
     pass
 
 
+class Lines(list):
+    pass
+
+
 # Call shapes that reach the compiled method's own C function: one `str` with at most its output
 # type takes the short way there, every other shape is handed on to the general method with the
 # same arguments.
@@ -160,6 +164,11 @@ SHAPES = [
     ((b"ab",), {"out_type": str}),
     ((["a b", "c"],), {}),
     ((["a b", "c"],), {"out_type": str}),
+    ((["a b", "c"], int), {}),
+    ((["a b", "c"],), {"return_type": str}),
+    ((["a b", 1],), {}),
+    (([],), {}),
+    ((Lines(["a b", "c"]),), {}),
     ((("a", "b"),), {}),
 ]
 

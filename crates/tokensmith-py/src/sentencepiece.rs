@@ -495,15 +495,7 @@ impl PlainEncode {
             &num_threads,
             input.is_exact_instance_of::<PyList>(),
         ) {
-            let core = self.core.get();
-            return if as_ids {
-                core.encode_ids_batch(py, &input, self.threads)
-                    .map(Bound::into_any)
-            } else {
-                core.encode_pieces_batch(py, &input, self.threads)?
-                    .into_pyobject(py)
-                    .map(Bound::into_any)
-            };
+            return self.encode_list_as(py, &input, as_ids);
         }
         // A new reference, taken under the lock and used after it is released.
         let slow = self.slow_lock().as_ref().map(|s| s.clone_ref(py));
@@ -563,6 +555,25 @@ impl PlainEncode {
             core.ids_of(py, text).map(Bound::into_any)
         } else {
             core.encode_pieces(py, text)
+                .into_pyobject(py)
+                .map(Bound::into_any)
+        }
+    }
+
+    /// A list of texts with no options, on the facade's default number of threads: their ids
+    /// (`as_ids`) or pieces.
+    pub(crate) fn encode_list_as<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        as_ids: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let core = self.core.get();
+        if as_ids {
+            core.encode_ids_batch(py, texts, self.threads)
+                .map(Bound::into_any)
+        } else {
+            core.encode_pieces_batch(py, texts, self.threads)?
                 .into_pyobject(py)
                 .map(Bound::into_any)
         }
