@@ -219,6 +219,9 @@ class PlainEncode:
         num_threads: object = None,
         return_type: object = None,
     ) -> object: ...
+    def method(self) -> Callable[..., object]:
+        """``encode`` as a builtin method bound to this object; a call with one ``str`` and
+        no other argument skips the parsing of the options."""
 
 class EncodingResult:
     """One encoded sequence (or pair): every list has one entry per token.

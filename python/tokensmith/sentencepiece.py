@@ -145,7 +145,7 @@ class SentencePieceProcessor:
         if self._fast is not None and type(self).encode is SentencePieceProcessor.encode:
             self.__dict__["encode"] = core.plain_encode(
                 self._encode, self._out_type is int, _threads(self._num_threads)
-            ).encode
+            ).method()
 
     @classmethod
     def _wrap(cls, core: CoreSentencePiece) -> SentencePieceProcessor:

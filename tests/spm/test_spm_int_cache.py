@@ -92,3 +92,66 @@ def test_each_list_holds_its_own_reference() -> None:
     assert ids == want
     after_drop = refs()
     assert after_drop == before - 1
+
+
+# A vocabulary above 16,384 pieces, where listing ids looks ahead (prefetches) and most ids are
+# beyond CPython's own ints: piece `▁w<n>` is a whole word, at an id known from its position.
+WORDS = 20_000
+FIRST_WORD_ID = 2  # after <unk> and the fallback character pieces below
+LETTERS = [chr(c) for c in range(ord("0"), ord("9") + 1)] + ["w", "▁"]
+
+
+def large_model() -> tokensmith.SentencePieceProcessor:
+    pieces = [("<unk>", 0.0, "unknown"), ("▁", -50.0, "normal")]
+    pieces += [(f"▁w{n}", -1.0 - n * 1e-6, "normal") for n in range(WORDS)]
+    pieces += [(c, -60.0, "normal") for c in LETTERS if c != "▁"]
+    sp = tokensmith.SentencePieceProcessor.from_pieces(pieces)
+    assert sp.get_piece_size() > 16_384
+    return sp
+
+
+def words_text(numbers: list[int]) -> tuple[str, list[int]]:
+    """A text of the words `w<n>` and the ids it must encode to (known from the piece list)."""
+    return " ".join(f"w{n}" for n in numbers), [FIRST_WORD_ID + n for n in numbers]
+
+
+def test_large_vocabulary_ids_are_the_pieces_ids() -> None:
+    sp = large_model()
+    for numbers in ([WORDS - 1], [3, 19_000, 3, 17_000], list(range(0, WORDS, 7))):
+        text, want = words_text(numbers)
+        assert sp.encode(text) == want
+        assert sp.encode([text, text]) == [want, want]
+
+
+def test_large_vocabulary_lists_share_one_int_and_own_a_reference_each() -> None:
+    sp = large_model()
+    # Short and long lists (the look-ahead reaches past the end of short ones).
+    short, _ = words_text([19_999, 18_000])
+    long, _ = words_text([19_999] + list(range(17_000, 17_400)) + [19_999])
+    big = FIRST_WORD_ID + 19_999
+    first = sp.encode(short)
+
+    def refs() -> int:
+        return sys.getrefcount(first[0])
+
+    before = refs()
+    kept = [sp.encode(short) for _ in range(5)] + [sp.encode(long) for _ in range(5)]
+    kept += sp.encode([short, long] * 5)
+    after = refs()
+    assert all(x is first[0] for ids in kept for x in ids if x == big)
+    assert after - before == sum(ids.count(big) for ids in kept) == 5 + 10 + 5 + 10
+    del kept
+    assert refs() == before
+
+
+def test_large_vocabulary_threads_filling_a_new_cache_agree() -> None:
+    numbers = list(range(16_000, WORDS, 3))
+    texts = [words_text(numbers[k::9])[0] for k in range(9)]
+    want = [words_text(numbers[k::9])[1] for k in range(9)]
+    for _ in range(3):
+        sp = large_model()  # every cell empty
+        got = encode_in_threads(sp, texts, 8)
+        for result in got:
+            assert result == want
+        for a, b in zip(got[0], got[7], strict=True):
+            assert all(x is y for x, y in zip(a, b, strict=True))

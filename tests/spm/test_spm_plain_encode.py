@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import pickle
+import sys
 import weakref
 
 import pytest
@@ -123,3 +124,85 @@ def test_a_kept_method_outlives_its_processor(lines):
     del sp
     gc.collect()
     assert encode(lines[4], out_type=str) == want
+
+
+class Text(str):
+    pass
+
+
+class Lines(list):
+    pass
+
+
+# Call shapes that reach the compiled method's own C function: one `str` with at most its output
+# type takes the short way there, every other shape is handed on to the general method with the
+# same arguments.
+SHAPES = [
+    ((), {}),
+    (("ab cd",), {}),
+    (("",), {}),
+    ((Text("ab cd"),), {}),
+    ((b"ab",), {}),
+    ((None,), {}),
+    ((1,), {}),
+    (("\ud800",), {}),
+    (("ab", int), {}),
+    (("ab", str), {}),
+    ((), {"input": "ab"}),
+    (("ab",), {"input": "ab"}),
+    (("ab",), {"out_type": str}),
+    (("ab",), {"out_type": int}),
+    (("ab",), {"return_type": str}),
+    (("ab",), {"out_type": None}),
+    (("ab",), {"out_type": bytes}),
+    (("ab",), {"".join(["out", "_type"]): str}),  # a name that is not interned
+    (("ab",), {"add_bos": True}),
+    (("ab",), {"colour": 1}),
+    (("ab", str), {"add_eos": True}),
+    (("ab", str, True), {}),
+    ((Text("ab"),), {"out_type": str}),
+    ((b"ab",), {"out_type": str}),
+    ((["a b", "c"],), {}),
+    ((["a b", "c"],), {"out_type": str}),
+    ((["a b", "c"], int), {}),
+    ((["a b", "c"],), {"return_type": str}),
+    ((["a b", 1],), {}),
+    (([],), {}),
+    ((Lines(["a b", "c"]),), {}),
+    ((("a", "b"),), {}),
+]
+
+
+def outcome(call, args, kwargs):
+    try:
+        return ("value", call(*args, **kwargs))
+    except Exception as e:  # noqa: BLE001 - the exception itself is what is compared
+        return (type(e), str(e))
+
+
+@pytest.mark.parametrize("out_type", [int, str])
+def test_one_text_entry_answers_as_the_general_method(out_type):
+    sp = tokensmith.SentencePieceProcessor(model_file=MODEL, out_type=out_type)
+    general = sp.encode.__self__.encode
+    assert sp.encode.__text_signature__ == general.__text_signature__
+    for args, kwargs in SHAPES:
+        assert outcome(sp.encode, args, kwargs) == outcome(general, args, kwargs), (args, kwargs)
+    # And as the facade's Python method, which the instance attribute shadows.
+    python_method = tokensmith.SentencePieceProcessor.encode
+    assert sp.encode("ab cd") == python_method(sp, "ab cd") == general("ab cd")
+
+
+def test_one_text_entry_keeps_reference_counts():
+    sp = tokensmith.SentencePieceProcessor(model_file=MODEL)
+    encode = sp.encode
+    plain = encode.__self__
+    text = "reference counts of a text"
+    bad = "bad \ud800"
+    ids = encode(text)
+    counts = (sys.getrefcount(text), sys.getrefcount(bad), sys.getrefcount(plain))
+    for _ in range(100):
+        assert encode(text) == ids
+        assert encode(text, out_type=int) == ids
+        with pytest.raises(UnicodeEncodeError):
+            encode(bad)
+    assert (sys.getrefcount(text), sys.getrefcount(bad), sys.getrefcount(plain)) == counts

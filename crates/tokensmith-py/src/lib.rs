@@ -8,6 +8,7 @@ mod errors;
 mod hf_encoding;
 mod hf_tokenizer;
 mod int_cache;
+mod plain_call;
 mod sentencepiece;
 mod spm_batch;
 mod train;

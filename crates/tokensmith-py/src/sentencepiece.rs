@@ -445,6 +445,12 @@ pub struct PlainEncode {
 
 #[pymethods]
 impl PlainEncode {
+    /// `encode` as a builtin method bound to this object, for the facade to store as its own
+    /// `encode`: a call with one `str` and nothing else skips the parsing of the options.
+    fn method<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        crate::plain_call::bound_encode(slf)
+    }
+
     /// Encodes a text (or a list of texts) as `SentencePieceProcessor.encode` does.
     #[pyo3(signature = (
         input, out_type=None, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None,
@@ -479,15 +485,7 @@ impl PlainEncode {
             _ => None,
         };
         if let (true, Some(as_ids), Ok(text)) = (plain, as_ids, input.cast_exact::<PyString>()) {
-            let core = self.core.get();
-            let text = text.to_str()?;
-            return if as_ids {
-                core.ids_of(py, text).map(Bound::into_any)
-            } else {
-                core.encode_pieces(py, text)
-                    .into_pyobject(py)
-                    .map(Bound::into_any)
-            };
+            return self.encode_as(py, text, as_ids);
         }
         // A list of texts with the default number of threads: the batch, with no Python frame
         // in between (which costs as much as encoding a few short texts).
@@ -497,15 +495,7 @@ impl PlainEncode {
             &num_threads,
             input.is_exact_instance_of::<PyList>(),
         ) {
-            let core = self.core.get();
-            return if as_ids {
-                core.encode_ids_batch(py, &input, self.threads)
-                    .map(Bound::into_any)
-            } else {
-                core.encode_pieces_batch(py, &input, self.threads)?
-                    .into_pyobject(py)
-                    .map(Bound::into_any)
-            };
+            return self.encode_list_as(py, &input, as_ids);
         }
         // A new reference, taken under the lock and used after it is released.
         let slow = self.slow_lock().as_ref().map(|s| s.clone_ref(py));
@@ -547,6 +537,48 @@ impl PlainEncode {
 }
 
 impl PlainEncode {
+    /// Whether the facade's default `out_type` is `int`.
+    pub(crate) fn as_ids(&self) -> bool {
+        self.as_ids
+    }
+
+    /// One text with no options: its ids (`as_ids`) or pieces.
+    pub(crate) fn encode_as<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+        as_ids: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let core = self.core.get();
+        let text = text.to_str()?;
+        if as_ids {
+            core.ids_of(py, text).map(Bound::into_any)
+        } else {
+            core.encode_pieces(py, text)
+                .into_pyobject(py)
+                .map(Bound::into_any)
+        }
+    }
+
+    /// A list of texts with no options, on the facade's default number of threads: their ids
+    /// (`as_ids`) or pieces.
+    pub(crate) fn encode_list_as<'py>(
+        &self,
+        py: Python<'py>,
+        texts: &Bound<'py, PyAny>,
+        as_ids: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let core = self.core.get();
+        if as_ids {
+            core.encode_ids_batch(py, texts, self.threads)
+                .map(Bound::into_any)
+        } else {
+            core.encode_pieces_batch(py, texts, self.threads)?
+                .into_pyobject(py)
+                .map(Bound::into_any)
+        }
+    }
+
     /// The facade's `_encode`, locked (a panic while locked cannot leave it half-written).
     fn slow_lock(&self) -> MutexGuard<'_, Option<Py<PyAny>>> {
         self.slow.lock().unwrap_or_else(PoisonError::into_inner)
