@@ -106,6 +106,20 @@ fn maps() -> Vec<Vec<u8>> {
     maps
 }
 
+/// The normalizer of `map` with the options `[add_dummy_prefix, remove_extra_whitespaces,
+/// escape_whitespaces, treat_whitespace_as_suffix]` and the user-defined `symbols`.
+fn normalizer(map: &[u8], options: [bool; 4], symbols: &[&str]) -> SentencePieceNormalizer {
+    let [dummy, extra, escape, suffix] = options;
+    let spec = NormalizerSpec {
+        precompiled_charsmap: map.to_vec(),
+        add_dummy_prefix: dummy,
+        remove_extra_whitespaces: extra,
+        escape_whitespaces: escape,
+        ..NormalizerSpec::default()
+    };
+    SentencePieceNormalizer::new(&spec, suffix, symbols).unwrap()
+}
+
 /// Normalizers over every charsmap and option set the comparison covers.
 fn normalizers() -> &'static [SentencePieceNormalizer] {
     static ALL: OnceLock<Vec<SentencePieceNormalizer>> = OnceLock::new();
@@ -121,14 +135,7 @@ fn normalizers() -> &'static [SentencePieceNormalizer] {
                 (i % 2 == 0, true, true, true, &["\u{3099}"]),
             ];
             for (dummy, extra, escape, suffix, symbols) in variants {
-                let spec = NormalizerSpec {
-                    precompiled_charsmap: map.clone(),
-                    add_dummy_prefix: dummy,
-                    remove_extra_whitespaces: extra,
-                    escape_whitespaces: escape,
-                    ..NormalizerSpec::default()
-                };
-                all.push(SentencePieceNormalizer::new(&spec, suffix, symbols).unwrap());
+                all.push(normalizer(map, [dummy, extra, escape, suffix], symbols));
             }
         }
         all
@@ -152,14 +159,7 @@ fn word_scan_normalizers() -> &'static [SentencePieceNormalizer] {
                 (true, false, true, true),
             ];
             for (dummy, extra, escape, suffix) in variants {
-                let spec = NormalizerSpec {
-                    precompiled_charsmap: map.clone(),
-                    add_dummy_prefix: dummy,
-                    remove_extra_whitespaces: extra,
-                    escape_whitespaces: escape,
-                    ..NormalizerSpec::default()
-                };
-                all.push(SentencePieceNormalizer::new(&spec, suffix, &[]).unwrap());
+                all.push(normalizer(&map, [dummy, extra, escape, suffix], &[]));
             }
         }
         all
