@@ -39,7 +39,7 @@ pub struct SentencePieceBpe {
     piece_count: u32,
     /// Tells this model's entries in a thread's word cache from other models'
     /// (never 0; shared by every SentencePiece model kind).
-    cache_tag: u64,
+    cache_tag: std::sync::Arc<words::CacheTag>,
     has_unused: bool,
     unk_id: u32,
     /// User-defined symbols: each match becomes one symbol that never merges.
@@ -255,7 +255,7 @@ impl SentencePieceBpe {
             pairs,
             piece_count,
             // 64 bits never wrap, so no two models built in a process share a tag.
-            cache_tag: words::new_tag(),
+            cache_tag: words::CacheTag::new(),
             unk_id,
             user_defined,
         }
@@ -301,7 +301,7 @@ impl SentencePieceBpe {
         let split = self.split?;
         // Words come [`words::AHEAD`] at a time with their cache slots prefetched: on a text
         // of many distinct words, the slots are in no CPU cache.
-        words::with_cache(self.cache_tag, |cache| {
+        words::with_cache(self.cache_tag.get(), |cache| {
             let mut word_spans = Vec::new();
             cache.for_each_word(split, normalized.as_bytes(), |cache, probe| {
                 let start = probe.start;

@@ -59,7 +59,7 @@ pub struct Unigram {
     /// The largest magnitude of a node score (pieces and unknown); infinite if any is not finite.
     max_abs: f32,
     /// This model's word cache tables.
-    cache_tag: u64,
+    cache_tag: std::sync::Arc<words::CacheTag>,
     /// Each piece's Viterbi node score (see [`Self::node_score`]).
     node_scores: Vec<f32>,
 }
@@ -180,7 +180,7 @@ impl Unigram {
             max_score,
             split,
             max_abs,
-            cache_tag: words::new_tag(),
+            cache_tag: words::CacheTag::new(),
             node_scores,
         }
     }
@@ -334,7 +334,7 @@ impl Unigram {
             .filter(|_| clear_of_rebase && !bytes.is_empty())?;
         BEST.with(|cell| {
             let mut tables = cell.try_borrow_mut().ok()?;
-            let found = words::with_cache(self.cache_tag, |cache| {
+            let found = words::with_cache(self.cache_tag.get(), |cache| {
                 let mut word_spans = Vec::new();
                 let mut merged = Vec::new();
                 let mut in_context = 0;

@@ -25,13 +25,13 @@
 //!   their sets before it looks them up.
 //!
 //! One cache per model per thread, so that lookups take no lock; a thread keeps caches for its
-//! last [`TABLES_PER_THREAD`] models. Longer words are not cached. A cache starts with 6 MiB of
+//! last [`TABLES_PER_THREAD`] models, and frees a dropped model's at its next lookup ([`tag`]).
+//! Longer words are not cached. A cache starts with 6 MiB of
 //! tables and doubles them, up to 24 MiB, when it keeps missing words it had to let go (a
 //! diverse text, or one read again, whose words do not fit: see [`growth`]). The tables are
 //! zeroed memory from the system, on huge pages where it offers them.
 
-use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::{Cell, RefCell};
 
 use super::model::Span;
 use super::word_split::WordSplit;
@@ -43,6 +43,9 @@ use growth::Growth;
 use slot::{id_in, narrow_id_in, write_pieces, Keyed, LongSet, Set, ShortSet};
 pub use slot::{LongSlot, ShortSlot};
 use slot::{LONG_ENDS, NARROW_ENDS, SHORT_ENDS};
+#[cfg(test)]
+use tag::new_tag;
+pub use tag::CacheTag;
 
 /// The longest word (in bytes) the cache holds: 20 two-byte or 13 three-byte characters, so
 /// that most words of Cyrillic, Greek or Arabic text and short runs of CJK text fit.
@@ -249,14 +252,10 @@ pub struct WordCache {
     batch: Vec<Probe>,
 }
 
-/// A new tag for a model's tables; tags are never reused.
-pub fn new_tag() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
-}
-
 thread_local! {
     static TABLES: RefCell<Vec<(u64, WordCache)>> = const { RefCell::new(Vec::new()) };
+    /// How many dropped models this thread has let go of (see [`tag`]).
+    static GONE_SEEN: Cell<u64> = const { Cell::new(0) };
 }
 
 /// Runs `f` with this thread's table for the model tagged `tag` (made on first use); `None`
@@ -264,6 +263,9 @@ thread_local! {
 pub fn with_cache<R>(tag: u64, f: impl FnOnce(&mut WordCache) -> R) -> Option<R> {
     TABLES.with(|cell| {
         let mut tables = cell.try_borrow_mut().ok()?;
+        let mut seen = GONE_SEEN.get();
+        tag::let_go_of_gone(&mut tables, &mut seen);
+        GONE_SEEN.set(seen);
         let at = match tables.iter().position(|(t, _)| *t == tag) {
             Some(at) => at,
             None => {
@@ -545,5 +547,6 @@ pub fn push_cached(hit: &Cached<'_>, offset: usize, out: &mut Vec<Span>) {
 
 mod growth;
 mod slot;
+mod tag;
 #[cfg(test)]
 mod tests;

@@ -281,3 +281,33 @@ fn eight_bytes_at_reads_every_position_of_every_short_text() {
         }
     }
 }
+
+/// Whether this thread holds tables for `tag`.
+fn holds_tables(tag: u64) -> bool {
+    TABLES.with(|cell| cell.borrow().iter().any(|(t, _)| *t == tag))
+}
+
+#[test]
+fn a_dropped_models_tables_go_at_the_next_lookup_and_a_clones_stay() {
+    let tag = CacheTag::new();
+    let clone = std::sync::Arc::clone(&tag);
+    let number = tag.get();
+    let other = CacheTag::new();
+    with_cache(number, |c| c.put(b"\xe2\x96\x81ab", &[(0, 5, 7)], 1.0));
+    with_cache(other.get(), |_| ());
+    assert!(holds_tables(number) && holds_tables(other.get()));
+    // One of two holders dropped: the model is still there, and so are its tables.
+    drop(tag);
+    with_cache(other.get(), |_| ());
+    assert!(holds_tables(number));
+    let kept = with_cache(number, |c| {
+        c.get(b"\xe2\x96\x81ab", 0, 5).map(|h| h.pieces())
+    });
+    assert_eq!(kept, Some(Some(vec![(5, 7)])));
+    // The last holder dropped: the next lookup, for any model, frees its tables only.
+    drop(clone);
+    assert!(holds_tables(number));
+    with_cache(other.get(), |_| ());
+    assert!(!holds_tables(number));
+    assert!(holds_tables(other.get()));
+}

@@ -1,0 +1,60 @@
+//! Which model a thread's word-cache tables belong to, and letting go of the tables of models
+//! that are gone.
+//!
+//! Each thread keeps tables for its last few models, found by the model's tag. A model's
+//! [`CacheTag`] is shared by its clones; when the last one is dropped, its tag is listed as
+//! gone, and every thread frees that model's tables at its next lookup (a check of one atomic
+//! counter per lookup). Before, the tables (up to 24 MiB each) stayed until newer models
+//! pushed them out, so a program that loaded models one after another kept several of them.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// A new tag for a model's tables; tags are never reused.
+pub(super) fn new_tag() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The tags of dropped models (a few bytes each, kept for the life of the process, since a
+/// thread may look up long after the drop).
+static GONE: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+/// How many tags [`GONE`] holds: a thread that has seen this many has nothing to free.
+static GONE_COUNT: AtomicU64 = AtomicU64::new(0);
+
+/// A model's claim on its tables in every thread (see the module's doc).
+#[derive(Debug)]
+pub struct CacheTag(u64);
+
+impl CacheTag {
+    /// A new tag, to be shared by the model and its clones.
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self(new_tag()))
+    }
+
+    /// The tag the tables are found by.
+    pub fn get(&self) -> u64 {
+        self.0
+    }
+}
+
+impl Drop for CacheTag {
+    fn drop(&mut self) {
+        // A poisoned list is still a list of tags.
+        let mut gone = GONE.lock().unwrap_or_else(|e| e.into_inner());
+        gone.push(self.0);
+        GONE_COUNT.store(gone.len() as u64, Ordering::Release);
+    }
+}
+
+/// Drops the tables in `tables` whose model is gone, unless no model was dropped since this
+/// thread last looked (`seen`, updated).
+#[inline]
+pub(super) fn let_go_of_gone<T>(tables: &mut Vec<(u64, T)>, seen: &mut u64) {
+    let count = GONE_COUNT.load(Ordering::Acquire);
+    if count != *seen {
+        let gone = GONE.lock().unwrap_or_else(|e| e.into_inner());
+        tables.retain(|(tag, _)| !gone.contains(tag));
+        *seen = gone.len() as u64;
+    }
+}
