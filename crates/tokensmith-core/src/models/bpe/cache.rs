@@ -16,7 +16,7 @@ use super::model::Rank;
 use super::pair_table::RANK_BITS;
 use super::piece_table::InlineKey;
 use super::prefetch::prefetch;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 /// The most ranks a slot holds; longer results are not cached.
 pub const MAX_TOKENS: usize = 5;
@@ -253,9 +253,12 @@ pub struct ThreadState {
 
 thread_local! {
     static STATES: RefCell<Vec<(u64, ThreadState)>> = const { RefCell::new(Vec::new()) };
+    /// How many dropped vocabularies this thread has let go of (see [`crate::thread_tables`]).
+    static GONE_SEEN: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Runs `f` with this thread's state for the vocabulary `id`.
+/// Runs `f` with this thread's state for the vocabulary `id` (first freeing the states of
+/// vocabularies that were dropped).
 ///
 /// Re-entrant calls (which the encoder never makes) get a fresh, unshared state.
 pub fn with_cache<R>(id: u64, f: impl FnOnce(&mut ThreadState) -> R) -> R {
@@ -263,6 +266,9 @@ pub fn with_cache<R>(id: u64, f: impl FnOnce(&mut ThreadState) -> R) -> R {
         let Ok(mut states) = cell.try_borrow_mut() else {
             return f(&mut ThreadState::default());
         };
+        let mut seen = GONE_SEEN.get();
+        crate::thread_tables::let_go_of_gone(&mut states, &mut seen);
+        GONE_SEEN.set(seen);
         let at = match states.iter().position(|(owner, _)| *owner == id) {
             Some(i) => i,
             None => {
@@ -363,5 +369,35 @@ mod tests {
             with_cache(1, |s| get(&mut s.pieces, k, k.hash())),
             Some(vec![7])
         );
+    }
+
+    /// Whether this thread holds a state for the vocabulary `id`.
+    fn holds_state(id: u64) -> bool {
+        STATES.with(|cell| cell.borrow().iter().any(|(owner, _)| *owner == id))
+    }
+
+    #[test]
+    fn a_dropped_vocabularys_state_goes_at_the_next_lookup_and_a_clones_stays() {
+        let make = || {
+            let ranks = vec![(b"a".to_vec(), 0), (b"b".to_vec(), 1), (b"ab".to_vec(), 2)];
+            super::super::model::Bpe::new(ranks).unwrap()
+        };
+        let (bpe, other) = (make(), make());
+        let clone = bpe.clone();
+        let id = bpe.id();
+        let mut out = Vec::new();
+        bpe.encode_piece(b"ab", &mut out).unwrap();
+        other.encode_piece(b"ab", &mut out).unwrap();
+        assert_eq!(out, [2, 2]);
+        assert!(holds_state(id) && holds_state(other.id()));
+        // One of two holders dropped: its state stays.
+        drop(bpe);
+        other.encode_piece(b"a", &mut out).unwrap();
+        assert!(holds_state(id));
+        // The last holder dropped: the next lookup frees its state only.
+        drop(clone);
+        other.encode_piece(b"b", &mut out).unwrap();
+        assert!(!holds_state(id));
+        assert!(holds_state(other.id()));
     }
 }

@@ -6,8 +6,9 @@ use super::pair_table::{PairTable, RANK_BITS};
 use super::piece_table::{InlineKey, PieceTable, INLINE};
 use super::token_table::TokenTable;
 use crate::error::{Error, Result};
+use crate::thread_tables::CacheTag;
 use rustc_hash::FxHashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// A piece between [`Bpe::prepare`] and [`Bpe::encode_pieces`]: its byte range in the text, and
 /// its cache key and hash.
@@ -31,8 +32,9 @@ pub(crate) const NO_RANK: Rank = Rank::MAX;
 /// A tiktoken-style BPE vocabulary, immutable once built and safe to share across threads.
 #[derive(Debug, Clone)]
 pub struct Bpe {
-    /// Identifies this vocabulary to the per-thread piece caches.
-    id: u64,
+    /// Identifies this vocabulary to the per-thread piece caches, which are let go once the
+    /// vocabulary and its clones are dropped.
+    tag: Arc<CacheTag>,
     encoder: FxHashMap<Vec<u8>, Rank>,
     /// The same map as `encoder`, laid out for fast lookups of whole pieces.
     lookup: PieceTable,
@@ -102,9 +104,8 @@ impl Bpe {
         }
         let pairs = PairTable::new(&find_pairs(&encoder), &byte_rank, decoder.id_bound());
         let lookup = PieceTable::new(encoder.iter().map(|(b, &r)| (b.as_slice(), r)));
-        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         Ok(Self {
-            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            tag: CacheTag::new(),
             encoder,
             lookup,
             pairs,
@@ -147,7 +148,7 @@ impl Bpe {
 
     /// A process-unique id of this vocabulary (shared by clones).
     pub fn id(&self) -> u64 {
-        self.id
+        self.tag.get()
     }
 
     /// Appends the ranks of `text[start..end]` to `out`, consulting and filling `cache`.
@@ -328,7 +329,7 @@ impl Bpe {
 
     /// Appends the ranks of one piece to `out`.
     pub fn encode_piece(&self, piece: &[u8], out: &mut Vec<Rank>) -> Result<()> {
-        super::cache::with_cache(self.id, |state| {
+        super::cache::with_cache(self.id(), |state| {
             self.encode_piece_cached(piece, 0, piece.len(), out, state)
         })
     }

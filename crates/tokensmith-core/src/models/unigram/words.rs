@@ -25,7 +25,8 @@
 //!   their sets before it looks them up.
 //!
 //! One cache per model per thread, so that lookups take no lock; a thread keeps caches for its
-//! last [`TABLES_PER_THREAD`] models, and frees a dropped model's at its next lookup ([`tag`]).
+//! last [`TABLES_PER_THREAD`] models, and frees a dropped model's at its next lookup
+//! ([`crate::thread_tables`]).
 //! Longer words are not cached. A cache starts with 6 MiB of
 //! tables and doubles them, up to 24 MiB, when it keeps missing words it had to let go (a
 //! diverse text, or one read again, whose words do not fit: see [`growth`]). The tables are
@@ -38,14 +39,14 @@ use super::word_split::WordSplit;
 use crate::models::bpe::huge::{HugeSlice, Zeroable};
 use crate::models::bpe::prefetch;
 #[cfg(test)]
+use crate::thread_tables::new_tag;
+pub use crate::thread_tables::CacheTag;
+#[cfg(test)]
 pub(crate) use growth::double_this_threads_tables;
 use growth::Growth;
 use slot::{id_in, narrow_id_in, write_pieces, Keyed, LongSet, Set, ShortSet};
 pub use slot::{LongSlot, ShortSlot};
 use slot::{LONG_ENDS, NARROW_ENDS, SHORT_ENDS};
-#[cfg(test)]
-use tag::new_tag;
-pub use tag::CacheTag;
 
 /// The longest word (in bytes) the cache holds: 20 two-byte or 13 three-byte characters, so
 /// that most words of Cyrillic, Greek or Arabic text and short runs of CJK text fit.
@@ -254,7 +255,7 @@ pub struct WordCache {
 
 thread_local! {
     static TABLES: RefCell<Vec<(u64, WordCache)>> = const { RefCell::new(Vec::new()) };
-    /// How many dropped models this thread has let go of (see [`tag`]).
+    /// How many dropped models this thread has let go of (see [`crate::thread_tables`]).
     static GONE_SEEN: Cell<u64> = const { Cell::new(0) };
 }
 
@@ -264,7 +265,7 @@ pub fn with_cache<R>(tag: u64, f: impl FnOnce(&mut WordCache) -> R) -> Option<R>
     TABLES.with(|cell| {
         let mut tables = cell.try_borrow_mut().ok()?;
         let mut seen = GONE_SEEN.get();
-        tag::let_go_of_gone(&mut tables, &mut seen);
+        crate::thread_tables::let_go_of_gone(&mut tables, &mut seen);
         GONE_SEEN.set(seen);
         let at = match tables.iter().position(|(t, _)| *t == tag) {
             Some(at) => at,
@@ -547,6 +548,5 @@ pub fn push_cached(hit: &Cached<'_>, offset: usize, out: &mut Vec<Span>) {
 
 mod growth;
 mod slot;
-mod tag;
 #[cfg(test)]
 mod tests;

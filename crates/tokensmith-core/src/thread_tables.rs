@@ -1,17 +1,19 @@
-//! Which model a thread's word-cache tables belong to, and letting go of the tables of models
-//! that are gone.
+//! Which model a thread's tables belong to, and letting go of the tables of models that are
+//! gone: the word caches of SentencePiece models (`models/unigram/words.rs`) and the piece
+//! caches of tiktoken-style BPE (`models/bpe/cache.rs`).
 //!
 //! Each thread keeps tables for its last few models, found by the model's tag. A model's
 //! [`CacheTag`] is shared by its clones; when the last one is dropped, its tag is listed as
 //! gone, and every thread frees that model's tables at its next lookup (a check of one atomic
-//! counter per lookup). Before, the tables (up to 24 MiB each) stayed until newer models
-//! pushed them out, so a program that loaded models one after another kept several of them.
+//! counter per lookup). Before, the tables (up to 24 MiB each for a word cache) stayed until
+//! newer models pushed them out, so a program that loaded models one after another kept
+//! several of them.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// A new tag for a model's tables; tags are never reused.
-pub(super) fn new_tag() -> u64 {
+pub fn new_tag() -> u64 {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
@@ -48,9 +50,9 @@ impl Drop for CacheTag {
 }
 
 /// Drops the tables in `tables` whose model is gone, unless no model was dropped since this
-/// thread last looked (`seen`, updated).
+/// list was last checked (`seen`, updated: one counter per list of tables per thread).
 #[inline]
-pub(super) fn let_go_of_gone<T>(tables: &mut Vec<(u64, T)>, seen: &mut u64) {
+pub fn let_go_of_gone<T>(tables: &mut Vec<(u64, T)>, seen: &mut u64) {
     let count = GONE_COUNT.load(Ordering::Acquire);
     if count != *seen {
         let gone = GONE.lock().unwrap_or_else(|e| e.into_inner());
