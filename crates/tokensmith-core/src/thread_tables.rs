@@ -9,6 +9,7 @@
 //! newer models pushed them out, so a program that loaded models one after another kept
 //! several of them.
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -49,14 +50,32 @@ impl Drop for CacheTag {
     }
 }
 
-/// Drops the tables in `tables` whose model is gone, unless no model was dropped since this
-/// list was last checked (`seen`, updated: one counter per list of tables per thread).
-#[inline]
-pub fn let_go_of_gone<T>(tables: &mut Vec<(u64, T)>, seen: &mut u64) {
+/// The table of the model tagged `tag` in one thread's list `tables`, made by `make` on first
+/// use. The list holds at most `most` tables: a new one pushes out the oldest. Tables of
+/// models that are gone are freed first, unless no model was dropped since this list was last
+/// checked (`seen`: one counter per list, kept by its owner next to the list).
+pub fn table_for<'a, T>(
+    tables: &'a mut Vec<(u64, T)>,
+    seen: &Cell<u64>,
+    tag: u64,
+    most: usize,
+    make: impl FnOnce() -> T,
+) -> &'a mut T {
     let count = GONE_COUNT.load(Ordering::Acquire);
-    if count != *seen {
+    if count != seen.get() {
         let gone = GONE.lock().unwrap_or_else(|e| e.into_inner());
-        tables.retain(|(tag, _)| !gone.contains(tag));
-        *seen = gone.len() as u64;
+        tables.retain(|(t, _)| !gone.contains(t));
+        seen.set(gone.len() as u64);
     }
+    let at = match tables.iter().position(|(t, _)| *t == tag) {
+        Some(at) => at,
+        None => {
+            if tables.len() == most {
+                tables.remove(0);
+            }
+            tables.push((tag, make()));
+            tables.len() - 1
+        }
+    };
+    &mut tables[at].1
 }

@@ -16,6 +16,7 @@ use super::model::Rank;
 use super::pair_table::RANK_BITS;
 use super::piece_table::InlineKey;
 use super::prefetch::prefetch;
+use crate::thread_tables::table_for;
 use std::cell::{Cell, RefCell};
 
 /// The most ranks a slot holds; longer results are not cached.
@@ -266,20 +267,16 @@ pub fn with_cache<R>(id: u64, f: impl FnOnce(&mut ThreadState) -> R) -> R {
         let Ok(mut states) = cell.try_borrow_mut() else {
             return f(&mut ThreadState::default());
         };
-        let mut seen = GONE_SEEN.get();
-        crate::thread_tables::let_go_of_gone(&mut states, &mut seen);
-        GONE_SEEN.set(seen);
-        let at = match states.iter().position(|(owner, _)| *owner == id) {
-            Some(i) => i,
-            None => {
-                if states.len() == CACHES_PER_THREAD {
-                    states.remove(0);
-                }
-                states.push((id, ThreadState::default()));
-                states.len() - 1
-            }
-        };
-        f(&mut states[at].1)
+        let state = GONE_SEEN.with(|seen| {
+            table_for(
+                &mut states,
+                seen,
+                id,
+                CACHES_PER_THREAD,
+                ThreadState::default,
+            )
+        });
+        f(state)
     })
 }
 

@@ -19,6 +19,7 @@ use crate::models::unigram::words::{self, Cached, MAX_WORD};
 use crate::models::unigram::WordSplit;
 use crate::models::unigram::{PieceTrie, Span, SplitMix64};
 use crate::scratch::release_if_large;
+use crate::thread_tables::CacheTag;
 
 /// The symbol id of a character that is in no piece.
 const NONE: u32 = u32::MAX;
@@ -39,7 +40,7 @@ pub struct SentencePieceBpe {
     piece_count: u32,
     /// Tells this model's entries in a thread's word cache from other models'
     /// (never 0; shared by every SentencePiece model kind).
-    cache_tag: std::sync::Arc<words::CacheTag>,
+    cache_tag: std::sync::Arc<CacheTag>,
     has_unused: bool,
     unk_id: u32,
     /// User-defined symbols: each match becomes one symbol that never merges.
@@ -255,7 +256,7 @@ impl SentencePieceBpe {
             pairs,
             piece_count,
             // 64 bits never wrap, so no two models built in a process share a tag.
-            cache_tag: words::CacheTag::new(),
+            cache_tag: CacheTag::new(),
             unk_id,
             user_defined,
         }

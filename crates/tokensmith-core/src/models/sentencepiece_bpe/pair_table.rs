@@ -12,6 +12,7 @@
 //! ([`PairFilter`]: about 5 bits a pair, 32 KiB for a 32k model, which stays in the L2 cache
 //! where the buckets do not). Larger models keep a general hash map.
 
+use crate::models::unigram::words::HASH_MUL;
 use rustc_hash::FxHashMap;
 
 use crate::models::bpe::pair_filter::PairFilter;
@@ -61,7 +62,7 @@ pub struct PairTable {
 /// The bucket of a narrow key, before masking.
 #[inline(always)]
 fn spread(key: u32) -> usize {
-    (u64::from(key).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize
+    (u64::from(key).wrapping_mul(HASH_MUL) >> 32) as usize
 }
 
 /// A mask of the ways of `keys` equal to `key`, bit `way` set for each (two SSE2 compares).

@@ -34,6 +34,7 @@ use super::word_split::WordSplit;
 use super::words::{self, MAX_WORD};
 use crate::formats::sentencepiece_model::PieceType;
 use crate::scratch::release_if_large;
+use crate::thread_tables::CacheTag;
 
 pub(super) const UNK_PENALTY: f32 = 10.0;
 
@@ -59,7 +60,7 @@ pub struct Unigram {
     /// The largest magnitude of a node score (pieces and unknown); infinite if any is not finite.
     max_abs: f32,
     /// This model's word cache tables.
-    cache_tag: std::sync::Arc<words::CacheTag>,
+    cache_tag: std::sync::Arc<CacheTag>,
     /// Each piece's Viterbi node score (see [`Self::node_score`]).
     node_scores: Vec<f32>,
 }
@@ -180,7 +181,7 @@ impl Unigram {
             max_score,
             split,
             max_abs,
-            cache_tag: words::CacheTag::new(),
+            cache_tag: CacheTag::new(),
             node_scores,
         }
     }

@@ -38,12 +38,12 @@ use super::model::Span;
 use super::word_split::WordSplit;
 use crate::models::bpe::huge::{HugeSlice, Zeroable};
 use crate::models::bpe::prefetch;
+use crate::thread_tables::table_for;
 #[cfg(test)]
-use crate::thread_tables::new_tag;
-pub use crate::thread_tables::CacheTag;
-#[cfg(test)]
-pub(crate) use growth::double_this_threads_tables;
+use crate::thread_tables::{new_tag, CacheTag};
 use growth::Growth;
+#[cfg(test)]
+pub(crate) use growth::{double_this_threads_tables, MAX_DOUBLINGS};
 use slot::{id_in, narrow_id_in, write_pieces, Keyed, LongSet, Set, ShortSet};
 pub use slot::{LongSlot, ShortSlot};
 use slot::{LONG_ENDS, NARROW_ENDS, SHORT_ENDS};
@@ -264,20 +264,9 @@ thread_local! {
 pub fn with_cache<R>(tag: u64, f: impl FnOnce(&mut WordCache) -> R) -> Option<R> {
     TABLES.with(|cell| {
         let mut tables = cell.try_borrow_mut().ok()?;
-        let mut seen = GONE_SEEN.get();
-        crate::thread_tables::let_go_of_gone(&mut tables, &mut seen);
-        GONE_SEEN.set(seen);
-        let at = match tables.iter().position(|(t, _)| *t == tag) {
-            Some(at) => at,
-            None => {
-                if tables.len() == TABLES_PER_THREAD {
-                    tables.remove(0);
-                }
-                tables.push((tag, WordCache::new()));
-                tables.len() - 1
-            }
-        };
-        Some(f(&mut tables[at].1))
+        let table = GONE_SEEN
+            .with(|seen| table_for(&mut tables, seen, tag, TABLES_PER_THREAD, WordCache::new));
+        Some(f(table))
     })
 }
 
@@ -328,7 +317,7 @@ fn finish_hash(x: u64) -> u64 {
 }
 
 /// The odd multiplier that spreads a key's bits into the hash's high bits.
-const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
+pub(crate) const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The eight bytes of `text` from `from` (below the text's length) as a little-endian word,
 /// zero past the text's end.

@@ -27,7 +27,7 @@ use super::{hash_of, long_set_of, short_set_of, Keyed, Set, WordCache};
 use crate::models::bpe::huge::HugeSlice;
 
 /// How many times the tables may double: at most 16 MiB of short and 8 MiB of long slots.
-pub(super) const MAX_DOUBLINGS: u32 = 2;
+pub(crate) const MAX_DOUBLINGS: u32 = 2;
 /// The tables double when at least one put in this many, over a window, was a return. With
 /// one in four, one pass of the 50 MB corpus doubled the tables once (its windows at 12 MiB
 /// counted 11-20% returns, which the filter undercounts: it forgets some words let go) and
@@ -160,16 +160,19 @@ fn move_set<S: Keyed, const W: usize>(
 }
 
 /// Doubles every table this thread keeps that may still double (for tests: a grown cache
-/// must give the same segmentations as a fresh one).
+/// must give the same segmentations as a fresh one); returns how many it doubled.
 #[cfg(test)]
-pub(crate) fn double_this_threads_tables() {
+pub(crate) fn double_this_threads_tables() -> usize {
     super::TABLES.with(|cell| {
+        let mut doubled = 0;
         for (_, cache) in cell.borrow_mut().iter_mut() {
             if cache.short.len() < super::SHORT_SETS << MAX_DOUBLINGS {
                 cache.grow();
+                doubled += 1;
             }
         }
-    });
+        doubled
+    })
 }
 
 #[cfg(test)]
