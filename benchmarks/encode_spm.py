@@ -65,6 +65,7 @@ from _common import (
     package_version,
     publish,
     read_gzip_text,
+    take_bytes,
 )
 from _timing import paired
 from train import WORK_DIR, build_corpus, peak_rss_mib
@@ -127,15 +128,8 @@ def corpus_models() -> dict[str, bytes]:
 def corpus_head(mb: float) -> list[str]:
     """The first ``mb`` megabytes of lines of the 50 MB training corpus."""
     train_file, _ = build_corpus(CORPUS_MB, 0)
-    lines: list[str] = []
-    size = 0
     with open(train_file, encoding="utf-8") as f:
-        for line in f:
-            lines.append(line.rstrip("\n"))
-            size += len(lines[-1].encode())
-            if size >= mb * MB:
-                break
-    return lines
+        return take_bytes((line.rstrip("\n") for line in f), int(mb * MB))
 
 
 def corpus(mb: float) -> list[str]:

@@ -126,8 +126,8 @@ def test_large_vocabulary_ids_are_the_pieces_ids() -> None:
 def test_large_vocabulary_lists_share_one_int_and_own_a_reference_each() -> None:
     sp = large_model()
     # Short and long lists (the look-ahead reaches past the end of short ones).
-    short, _ = words_text([19_999, 18_000])
-    long, _ = words_text([19_999] + list(range(17_000, 17_400)) + [19_999])
+    short, short_ids = words_text([19_999, 18_000])
+    long, long_ids = words_text([19_999] + list(range(17_000, 17_400)) + [19_999])
     big = FIRST_WORD_ID + 19_999
     first = sp.encode(short)
 
@@ -139,7 +139,9 @@ def test_large_vocabulary_lists_share_one_int_and_own_a_reference_each() -> None
     kept += sp.encode([short, long] * 5)
     after = refs()
     assert all(x is first[0] for ids in kept for x in ids if x == big)
-    assert after - before == sum(ids.count(big) for ids in kept) == 5 + 10 + 5 + 10
+    assert kept == [short_ids] * 5 + [long_ids] * 5 + [short_ids, long_ids] * 5
+    # One new reference per place the id is listed (the wanted ids, from the piece list).
+    assert after - before == 10 * (short_ids.count(big) + long_ids.count(big))
     del kept
     assert refs() == before
 

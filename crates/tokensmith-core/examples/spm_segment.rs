@@ -10,6 +10,7 @@ use std::time::Instant;
 use tokensmith_core::formats::sentencepiece_model::{self, PieceType};
 use tokensmith_core::models::unigram::Unigram;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
+use tokensmith_core::trainers::unigram::split_words;
 
 /// Lines (or, for `words`, words) timed together.
 const CHUNK: usize = 2_000;
@@ -42,11 +43,16 @@ fn main() {
     // each); the reported time is the sum of each chunk's best round. On a shared machine a
     // whole round is rarely uninterrupted, a chunk often is, and the caches still hold what a
     // real pass leaves in them.
-    let chunks: Vec<std::ops::Range<usize>> = (0..lines.len())
-        .step_by(CHUNK)
-        .map(|from| from..lines.len().min(from + CHUNK))
-        .collect();
-    let mut time = |name: &str, f: &mut dyn FnMut(std::ops::Range<usize>) -> usize| {
+    let ranges = |len: usize, step: usize| -> Vec<std::ops::Range<usize>> {
+        (0..len)
+            .step_by(step)
+            .map(|from| from..len.min(from + step))
+            .collect()
+    };
+    let chunks = ranges(lines.len(), CHUNK);
+    let mut time = |name: &str,
+                    chunks: &[std::ops::Range<usize>],
+                    f: &mut dyn FnMut(std::ops::Range<usize>) -> usize| {
         let mut chunk_best = vec![f64::MAX; chunks.len()];
         for _ in 0..rounds {
             for (chunk, best) in chunks.iter().zip(&mut chunk_best) {
@@ -63,12 +69,12 @@ fn main() {
         );
     };
     if stage == "all" || stage == "norm" {
-        time("norm", &mut |r| {
+        time("norm", &chunks, &mut |r| {
             lines[r].iter().map(|l| sp.normalize(l).len()).sum()
         });
     }
     if stage == "all" || stage == "normto" {
-        time("normto", &mut |r| {
+        time("normto", &chunks, &mut |r| {
             lines[r]
                 .iter()
                 .map(|l| {
@@ -79,7 +85,7 @@ fn main() {
         });
     }
     if stage == "all" || stage == "seg" {
-        time("seg", &mut |r| {
+        time("seg", &chunks, &mut |r| {
             normalized[r]
                 .iter()
                 .map(|n| {
@@ -90,38 +96,23 @@ fn main() {
         });
     }
     if stage == "words" {
-        let mut words: Vec<&str> = Vec::new();
-        for n in &normalized {
-            let mut from = 0;
-            for (at, _) in n.match_indices('▁').chain([(n.len(), "")]) {
-                if at > from {
-                    words.push(&n[from..at]);
-                }
-                from = at;
-            }
-        }
-        // Timed in chunks, as the other stages (see `time`).
-        let chunks: Vec<&[&str]> = words.chunks(CHUNK * 10).collect();
-        let mut best = vec![f64::MAX; chunks.len()];
-        for _ in 0..rounds {
-            for (chunk, best) in chunks.iter().zip(&mut best) {
-                let t = Instant::now();
-                for w in *chunk {
+        let words: Vec<&str> = normalized
+            .iter()
+            .flat_map(|n| split_words(n, false))
+            .collect();
+        // Timed in chunks, as the other stages, of ten times as many words as lines.
+        time("words", &ranges(words.len(), CHUNK * 10), &mut |r| {
+            words[r]
+                .iter()
+                .map(|w| {
                     uni.encode_into(w, &mut spans);
-                    std::hint::black_box(spans.len());
-                }
-                *best = best.min(t.elapsed().as_secs_f64());
-            }
-        }
-        let total: f64 = best.iter().sum();
-        println!(
-            "words: {:.3} us/line, {:.1} ns/byte",
-            total * 1e6 / lines.len() as f64,
-            total * 1e9 / (mb * 1e6)
-        );
+                    spans.len()
+                })
+                .sum()
+        });
     }
     if stage == "all" || stage == "ids" {
-        time("ids", &mut |r| {
+        time("ids", &chunks, &mut |r| {
             lines[r]
                 .iter()
                 .map(|l| sp.with_ids(l, |ids| ids.len()))

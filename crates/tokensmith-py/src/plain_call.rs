@@ -10,16 +10,14 @@
 //! text, ~11,000 for a line of the 50 MB corpus).
 //!
 //! The C function is wrapped in the trampoline pyo3's own methods use (`pyo3::impl_`, not a
-//! stable API: pinned with pyo3 0.30), so that panics and errors are raised as they are there.
+//! stable API: pyo3 is pinned to 0.30.1 in Cargo.toml), so that panics and errors are raised as they are there.
 
 use pyo3::ffi;
 use pyo3::impl_::trampoline::get_trampoline_function;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyInt, PyList, PyString};
 
-use crate::sentencepiece::PlainEncode;
+use crate::sentencepiece::{output_is_ids, PlainEncode};
 
 /// The method definition CPython calls through; it never changes.
 struct Definition(ffi::PyMethodDef);
@@ -77,14 +75,8 @@ unsafe fn encode(
     let plain = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<PlainEncode>() };
     // SAFETY: the arguments of a vectorcall, as described above.
     if let Some((input, as_ids)) = unsafe { output_only(py, plain.get(), args, nargs, kwnames) } {
-        if let Ok(text) = input.cast_exact::<PyString>() {
-            return plain.get().encode_as(py, text, as_ids).map(Bound::into_ptr);
-        }
-        if input.is_exact_instance_of::<PyList>() {
-            return plain
-                .get()
-                .encode_list_as(py, &input, as_ids)
-                .map(Bound::into_ptr);
+        if let Some(done) = plain.get().encode_plain(py, &input, as_ids, true) {
+            return done.map(Bound::into_ptr);
         }
     }
     general(py, slf, args, nargs, kwnames)
@@ -133,19 +125,8 @@ unsafe fn output_only<'py>(
     Some((arg(0).to_owned(), as_ids))
 }
 
-/// `Some(true)` for `int`, `Some(false)` for `str`, `None` for any other output type.
-fn output_is_ids(py: Python<'_>, kind: &Borrowed<'_, '_, PyAny>) -> Option<bool> {
-    if kind.is(py.get_type::<PyInt>()) {
-        Some(true)
-    } else if kind.is(py.get_type::<PyString>()) {
-        Some(false)
-    } else {
-        None
-    }
-}
-
-/// Calls `PlainEncode.encode` (the general method, through its descriptor) with `slf` in
-/// front of the arguments, as a bound call would, without making a bound method each time.
+/// Calls `PlainEncode.encode` (the general method, which parses every option) on `slf` with
+/// the same arguments.
 ///
 /// # Safety
 ///
@@ -157,40 +138,10 @@ unsafe fn general(
     nargs: ffi::Py_ssize_t,
     kwnames: *mut ffi::PyObject,
 ) -> PyResult<*mut ffi::PyObject> {
-    static METHOD: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let method = METHOD.get_or_try_init(py, || {
-        py.get_type::<PlainEncode>()
-            .getattr(intern!(py, "encode"))
-            .map(Bound::unbind)
-    })?;
-    let keywords = if kwnames.is_null() {
-        0
-    } else {
-        // SAFETY: `kwnames` is the tuple of keyword names of a vectorcall.
-        unsafe { ffi::PyTuple_GET_SIZE(kwnames) }
-    };
-    let given = (nargs + keywords) as usize;
-    // `slf`, then the positional arguments and the keyword values as they came (borrowed: the
-    // caller keeps them alive during the call). On the stack for any call `encode` accepts
-    // (`self` and eleven parameters).
-    let mut inline = [std::ptr::null_mut(); 12];
-    let mut heap = Vec::new();
-    let all: &mut [*mut ffi::PyObject] = if given < inline.len() {
-        &mut inline[..given + 1]
-    } else {
-        heap.resize(given + 1, std::ptr::null_mut());
-        &mut heap
-    };
-    all[0] = slf;
-    if given > 0 {
-        // SAFETY: a vectorcall passes `nargs` positional arguments, then one value per
-        // keyword name.
-        all[1..].copy_from_slice(unsafe { std::slice::from_raw_parts(args, given) });
-    }
-    // SAFETY: `all` holds `slf` and the arguments; `nargs + 1` of them are positional.
-    let out = unsafe {
-        ffi::PyObject_Vectorcall(method.as_ptr(), all.as_ptr(), nargs as usize + 1, kwnames)
-    };
+    // SAFETY: `slf` is a live PlainEncode (see `encode`).
+    let method = unsafe { Borrowed::from_ptr(py, slf) }.getattr(intern!(py, "encode"))?;
+    // SAFETY: the arguments of a vectorcall, passed on as they came.
+    let out = unsafe { ffi::PyObject_Vectorcall(method.as_ptr(), args, nargs as usize, kwnames) };
     if out.is_null() {
         Err(PyErr::fetch(py))
     } else {

@@ -480,22 +480,15 @@ impl PlainEncode {
         // `out_type` and `return_type` are two names for one option.
         let as_ids = match (&out_type, &return_type) {
             (None, None) => Some(self.as_ids),
-            (Some(t), None) | (None, Some(t)) if t.is(py.get_type::<PyInt>()) => Some(true),
-            (Some(t), None) | (None, Some(t)) if t.is(py.get_type::<PyString>()) => Some(false),
+            (Some(t), None) | (None, Some(t)) => output_is_ids(py, t),
             _ => None,
         };
-        if let (true, Some(as_ids), Ok(text)) = (plain, as_ids, input.cast_exact::<PyString>()) {
-            return self.encode_as(py, text, as_ids);
-        }
-        // A list of texts with the default number of threads: the batch, with no Python frame
-        // in between (which costs as much as encoding a few short texts).
-        if let (true, Some(as_ids), None, true) = (
-            plain,
-            as_ids,
-            &num_threads,
-            input.is_exact_instance_of::<PyList>(),
-        ) {
-            return self.encode_list_as(py, &input, as_ids);
+        // A text, or a list of texts with the default number of threads (the batch, with no
+        // Python frame in between, which costs as much as encoding a few short texts).
+        if let (true, Some(as_ids)) = (plain, as_ids) {
+            if let Some(done) = self.encode_plain(py, &input, as_ids, num_threads.is_none()) {
+                return done;
+            }
         }
         // A new reference, taken under the lock and used after it is released.
         let slow = self.slow_lock().as_ref().map(|s| s.clone_ref(py));
@@ -536,47 +529,55 @@ impl PlainEncode {
     }
 }
 
+/// `Some(true)` for the output type `int`, `Some(false)` for `str`, `None` for any other.
+pub(crate) fn output_is_ids(py: Python<'_>, kind: &Bound<'_, PyAny>) -> Option<bool> {
+    if kind.is(py.get_type::<PyInt>()) {
+        Some(true)
+    } else if kind.is(py.get_type::<PyString>()) {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 impl PlainEncode {
     /// Whether the facade's default `out_type` is `int`.
     pub(crate) fn as_ids(&self) -> bool {
         self.as_ids
     }
 
-    /// One text with no options: its ids (`as_ids`) or pieces.
-    pub(crate) fn encode_as<'py>(
+    /// A call with no options: the ids (`as_ids`) or pieces of one text (an exact `str`), or,
+    /// when `lists`, of a list of texts (an exact `list`) on the facade's default number of
+    /// threads. `None` for any other input, which the general path handles.
+    pub(crate) fn encode_plain<'py>(
         &self,
         py: Python<'py>,
-        text: &Bound<'py, PyString>,
+        input: &Bound<'py, PyAny>,
         as_ids: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
+        lists: bool,
+    ) -> Option<PyResult<Bound<'py, PyAny>>> {
         let core = self.core.get();
-        let text = text.to_str()?;
-        if as_ids {
-            core.ids_of(py, text).map(Bound::into_any)
-        } else {
-            core.encode_pieces(py, text)
-                .into_pyobject(py)
-                .map(Bound::into_any)
+        if let Ok(text) = input.cast_exact::<PyString>() {
+            return Some(text.to_str().and_then(|text| {
+                if as_ids {
+                    core.ids_of(py, text).map(Bound::into_any)
+                } else {
+                    core.encode_pieces(py, text)
+                        .into_pyobject(py)
+                        .map(Bound::into_any)
+                }
+            }));
         }
-    }
-
-    /// A list of texts with no options, on the facade's default number of threads: their ids
-    /// (`as_ids`) or pieces.
-    pub(crate) fn encode_list_as<'py>(
-        &self,
-        py: Python<'py>,
-        texts: &Bound<'py, PyAny>,
-        as_ids: bool,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let core = self.core.get();
-        if as_ids {
-            core.encode_ids_batch(py, texts, self.threads)
+        if !(lists && input.is_exact_instance_of::<PyList>()) {
+            return None;
+        }
+        Some(if as_ids {
+            core.encode_ids_batch(py, input, self.threads)
                 .map(Bound::into_any)
         } else {
-            core.encode_pieces_batch(py, texts, self.threads)?
-                .into_pyobject(py)
-                .map(Bound::into_any)
-        }
+            core.encode_pieces_batch(py, input, self.threads)
+                .and_then(|pieces| pieces.into_pyobject(py).map(Bound::into_any))
+        })
     }
 
     /// The facade's `_encode`, locked (a panic while locked cannot leave it half-written).
