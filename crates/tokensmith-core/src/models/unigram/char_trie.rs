@@ -12,8 +12,7 @@
 //! over characters can use: a key that is not valid UTF-8 either never matches such text or ends
 //! inside a character.
 
-use rustc_hash::FxHashMap;
-
+use super::char_layout::{layout, Keys};
 use super::trie::{walk, Unit};
 
 /// The code of a character that is in no key, and the value of a unit with no key.
@@ -22,19 +21,6 @@ pub(super) const NONE: u32 = u32::MAX;
 const PAGE: usize = 128;
 /// Pages of the code table: every code point up to `char::MAX`.
 const PAGES: usize = char::MAX as usize / PAGE + 1;
-/// How many free slots the layout tries for a node's lowest child before it places the
-/// children after every used slot.
-const GAP_SEARCH: usize = 1 << 16;
-/// Nodes with more children than this are wide (see [`layout`]).
-const WIDE: usize = 32;
-
-const FREE: Unit = Unit {
-    base: 0,
-    check: NONE,
-    value: NONE,
-    score: 0.0,
-};
-
 /// The compiled character trie; state 0 is the root.
 #[derive(Debug, Clone)]
 pub(super) struct CharTrie {
@@ -70,50 +56,11 @@ impl CharTrie {
             leads,
             units: Vec::new(),
         };
-        // The trie as nodes with (code, child) edges, then laid out breadth first. The root,
-        // which has a child for most codes, finds them by code; every other node keeps its
-        // few edges sorted by code as they come (a search in a short list, cheaper than
-        // hashing every edge).
-        let mut root = vec![NONE; trie.codes.len()];
-        let mut children: Vec<Vec<(u32, u32)>> = vec![Vec::new()];
-        let mut values: Vec<Option<(u32, f32)>> = vec![None];
-        let mut new_node = |children: &mut Vec<Vec<(u32, u32)>>| {
-            values.push(None);
-            children.push(Vec::new());
-            (values.len() - 1) as u32
-        };
-        let mut ends = Vec::with_capacity(keys.len());
-        for &(key, id, score) in &keys {
-            let mut chars = key.chars().map(|c| trie.code(c as u32));
-            // Keys are not empty, and every character of a key has a code.
-            let first = chars.next().expect("keys are not empty") as usize;
-            if root[first] == NONE {
-                root[first] = new_node(&mut children);
-            }
-            let mut node = root[first];
-            for code in chars {
-                let at = children[node as usize].binary_search_by_key(&code, |&(c, _)| c);
-                node = match at {
-                    Ok(at) => children[node as usize][at].1,
-                    Err(at) => {
-                        let next = new_node(&mut children);
-                        children[node as usize].insert(at, (code, next));
-                        next
-                    }
-                };
-            }
-            ends.push((node, id, score));
-        }
-        for (node, id, score) in ends {
-            values[node as usize].get_or_insert((id, score));
-        }
-        children[0] = root
-            .iter()
-            .enumerate()
-            .filter(|&(_, &child)| child != NONE)
-            .map(|(code, &child)| (code as u32, child))
-            .collect();
-        trie.units = layout(&children, &values);
+        let keys = Keys::new(keys.iter().map(|&(key, id, score)| {
+            // Every character of a key has a code.
+            (key.chars().map(|c| trie.code(c as u32)), (id, score))
+        }));
+        trie.units = layout(&keys);
         trie
     }
 
@@ -251,18 +198,32 @@ fn cut_len(lead: u8) -> usize {
 /// The two-level code table: codes are given by how often a character occurs in the keys,
 /// most often first, ties by code point.
 fn code_table(keys: &[(&str, u32, f32)]) -> (Box<[u16; PAGES]>, Vec<u32>) {
-    let mut counts: FxHashMap<char, usize> = FxHashMap::default();
+    // Counted in a table of the same two-level shape (pages in order of first use), which
+    // costs a fraction of a hash map's time per character.
+    let mut count_pages = Box::new([0u16; PAGES]);
+    let mut counts = vec![0u32; PAGE];
     for (key, _, _) in keys {
         for c in key.chars() {
-            *counts.entry(c).or_default() += 1;
+            let cp = c as usize;
+            if count_pages[cp / PAGE] == 0 {
+                count_pages[cp / PAGE] = (counts.len() / PAGE) as u16;
+                counts.resize(counts.len() + PAGE, 0);
+            }
+            counts[usize::from(count_pages[cp / PAGE]) * PAGE + cp % PAGE] += 1;
         }
     }
-    let mut chars: Vec<(usize, char)> = counts.into_iter().map(|(c, n)| (n, c)).collect();
+    let mut chars: Vec<(u32, u32)> = Vec::new();
+    for (page, &at) in count_pages.iter().enumerate().filter(|&(_, &at)| at != 0) {
+        let page_counts = &counts[usize::from(at) * PAGE..][..PAGE];
+        for (i, &n) in page_counts.iter().enumerate().filter(|&(_, &n)| n != 0) {
+            chars.push((n, (page * PAGE + i) as u32));
+        }
+    }
     chars.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut pages = Box::new([0u16; PAGES]);
     let mut codes = vec![NONE; PAGE];
-    for (code, &(_, c)) in chars.iter().enumerate() {
-        let cp = c as usize;
+    for (code, &(_, cp)) in chars.iter().enumerate() {
+        let cp = cp as usize;
         if pages[cp / PAGE] == 0 {
             // At most 0x110000 / 128 = 8704 pages, so a page number fits in u16.
             pages[cp / PAGE] = (codes.len() / PAGE) as u16;
@@ -271,93 +232,6 @@ fn code_table(keys: &[(&str, u32, f32)]) -> (Box<[u16; PAGES]>, Vec<u32>) {
         codes[usize::from(pages[cp / PAGE]) * PAGE + cp % PAGE] = code as u32;
     }
     (pages, codes)
-}
-
-/// Lays out the trie given by `children` (each node's `(code, child)` list, sorted by code)
-/// breadth first, each node's children at the first base where all their slots are free,
-/// among the first [`GAP_SEARCH`] free slots tried for the lowest child (past those, after
-/// every used slot, which bounds the build time).
-fn layout(children: &[Vec<(u32, u32)>], values: &[Option<(u32, f32)>]) -> Vec<Unit> {
-    let mut units = vec![FREE; 1];
-    units[0].check = NONE - 1;
-    let mut free = FreeSlots::default();
-    free.take(0);
-    let (mut last_used, mut wide_from) = (0usize, 0usize);
-    let mut queue = std::collections::VecDeque::from([(0u32, 0usize)]);
-    while let Some((node, state)) = queue.pop_front() {
-        let kids = &children[node as usize];
-        let (Some(&(lowest, _)), Some(&(highest, _))) = (kids.first(), kids.last()) else {
-            continue;
-        };
-        let (lowest, highest) = (lowest as usize, highest as usize);
-        let fits = |units: &[Unit], base: usize| {
-            kids.iter()
-                .all(|&(c, _)| units.get(base + c as usize).is_none_or(|u| u.check == NONE))
-        };
-        // Bases start at 1, so no child lands on the root. A wide node (one that begins
-        // many pieces, such as a lead character or `▁`) rarely fits in the packed front, so
-        // wide nodes search from where the last one went, sharing each other's gaps.
-        let wide = kids.len() > WIDE;
-        let mut slot = free.first_from(if wide { wide_from } else { 0 }.max(lowest + 1));
-        let mut base = None;
-        for _ in 0..GAP_SEARCH {
-            if fits(&units, slot - lowest) {
-                base = Some(slot - lowest);
-                break;
-            }
-            slot = free.first_from(slot + 1);
-        }
-        let base = base.unwrap_or_else(|| (last_used + 1).max(lowest + 1) - lowest);
-        if units.len() <= base + highest {
-            units.resize(base + highest + 1, FREE);
-        }
-        units[state].base = base as u32;
-        if wide {
-            wide_from = base + lowest;
-        }
-        for &(code, child) in kids {
-            let slot = base + code as usize;
-            last_used = last_used.max(slot);
-            free.take(slot);
-            units[slot] = Unit::child(state, values[child as usize]);
-            queue.push_back((child, slot));
-        }
-    }
-    units
-}
-
-/// The free slots of the layout, as a union-find "next free slot": `next[i] == i` when slot
-/// `i` is free, and every slot past the end is free.
-#[derive(Default)]
-struct FreeSlots {
-    next: Vec<usize>,
-}
-
-impl FreeSlots {
-    /// The first free slot at or after `at`.
-    fn first_from(&mut self, at: usize) -> usize {
-        let mut root = at;
-        while root < self.next.len() && self.next[root] != root {
-            root = self.next[root];
-        }
-        // Path compression: every slot on the way now points at the answer.
-        let mut i = at;
-        while i < root {
-            let up = self.next[i];
-            self.next[i] = root;
-            i = up;
-        }
-        root
-    }
-
-    /// Marks `slot` used.
-    fn take(&mut self, slot: usize) {
-        if self.next.len() <= slot + 1 {
-            let from = self.next.len();
-            self.next.extend(from..slot + 2);
-        }
-        self.next[slot] = slot + 1;
-    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //!
 //! Not handled here: training (see `trainers/`).
 
+mod char_layout;
 mod char_trie;
 mod lattice;
 mod model;
