@@ -35,8 +35,8 @@ pub(super) struct CharTrie {
 }
 
 impl CharTrie {
-    /// Builds the trie of `keys` (`(key, id, score)`, distinct keys); keys that are not valid
-    /// UTF-8, and the empty key, are left out.
+    /// Builds the trie of `keys` (`(key, id, score)`; of equal keys the first is kept); keys
+    /// that are not valid UTF-8, and the empty key, are left out.
     pub(super) fn build<'a>(keys: impl IntoIterator<Item = (&'a [u8], u32, f32)>) -> Self {
         let keys: Vec<(&str, u32, f32)> = keys
             .into_iter()

@@ -1,15 +1,15 @@
 //! A byte trie of the pieces, to find every piece that starts at a position in one walk.
 //!
-//! Built with a hash map of edges; the first lookup compiles it into a double array: state `s`
-//! has its child for byte `b` at `base(s) + b`, and that slot names its parent in `check`, so a
-//! walk reads one 16-byte unit per byte and never scans a list of labels. Each key may carry a
-//! score, stored in its unit so that a caller needs no second lookup per match. Children are placed
-//! breadth first, so the short pieces that every walk visits sit together near the start.
+//! Inserting only stores the key; the first lookup compiles the keys into a double array:
+//! state `s` has its child for byte `b` at `base(s) + b`, and that slot names its parent in
+//! `check`, so a walk reads one 16-byte unit per byte and never scans a list of labels. Each key
+//! may carry a score, stored in its unit so that a caller needs no second lookup per match.
+//! Children are placed breadth first, so the short pieces that every walk visits sit together
+//! near the start. Loading a model therefore builds no trie at all: a Unigram model's encoder
+//! walks only the character trie ([`CharTrie`]), built from the same stored keys.
 
 use std::collections::VecDeque;
 use std::sync::OnceLock;
-
-use rustc_hash::FxHashMap;
 
 use super::char_trie::CharTrie;
 
@@ -17,16 +17,13 @@ const NONE: u32 = u32::MAX;
 /// How many bases the layout tries among the gaps before it places children at the end.
 const GAP_SEARCH: usize = 32;
 
-/// Each node is a number; an edge is one hash entry keyed by (node, byte).
+/// The keys as inserted, and the tries compiled from them on first use.
 #[derive(Debug, Clone)]
 pub struct PieceTrie {
-    edges: FxHashMap<(u32, u8), u32>,
-    /// The piece id (and its score) that ends at each node, if any.
-    values: Vec<Option<(u32, f32)>>,
-    /// The bytes of every key, one after another, in the order first inserted.
+    /// The bytes of every key, one after another, in the order inserted.
     key_bytes: Vec<u8>,
-    /// Each key's end in `key_bytes`, id and score: what the character trie is built from
-    /// (walking the byte trie to spell its keys took longer than building the trie itself).
+    /// Each key's end in `key_bytes`, id and score, in the order inserted (a repeated key
+    /// too: the compiled tries keep its first id).
     keys: Vec<(usize, u32, f32)>,
     compiled: OnceLock<DoubleArray>,
     /// The character-level form, for the Viterbi (built on first use).
@@ -136,8 +133,6 @@ impl Default for PieceTrie {
 impl PieceTrie {
     pub fn new() -> Self {
         Self {
-            edges: FxHashMap::default(),
-            values: vec![None],
             key_bytes: Vec::new(),
             keys: Vec::new(),
             compiled: OnceLock::new(),
@@ -154,47 +149,60 @@ impl PieceTrie {
     pub fn insert_scored(&mut self, key: &[u8], id: u32, score: f32) {
         self.compiled = OnceLock::new();
         self.chars = OnceLock::new();
-        let mut node = 0u32;
-        for &byte in key {
-            let next = self.values.len() as u32;
-            node = *self.edges.entry((node, byte)).or_insert_with(|| next);
-            if node == next {
-                self.values.push(None);
-            }
-        }
-        let slot = &mut self.values[node as usize];
-        if slot.is_none() {
-            *slot = Some((id, score));
-            self.key_bytes.extend_from_slice(key);
-            self.keys.push((self.key_bytes.len(), id, score));
-        }
+        self.key_bytes.extend_from_slice(key);
+        self.keys.push((self.key_bytes.len(), id, score));
     }
 
-    /// Each node's `(byte, child)` edges, sorted by byte.
-    fn children(&self) -> Vec<Vec<(u8, u32)>> {
-        let mut children = vec![Vec::new(); self.values.len()];
-        for (&(from, b), &to) in &self.edges {
-            children[from as usize].push((b, to));
+    /// The bytes of the key inserted `at`-th.
+    fn key(&self, at: usize) -> &[u8] {
+        let start = at.checked_sub(1).map_or(0, |before| self.keys[before].0);
+        &self.key_bytes[start..self.keys[at].0]
+    }
+
+    /// The trie as nodes (the root is 0): each node's `(byte, child)` edges, sorted by byte,
+    /// and the `(id, score)` of the key that ends at each node, the first inserted of equal
+    /// keys. Built from the keys in byte order: each key adds nodes only past the prefix it
+    /// shares with the key before it, so no edge is ever looked up.
+    fn nodes(&self) -> (Vec<Vec<(u8, u32)>>, Vec<Option<(u32, f32)>>) {
+        let mut order: Vec<usize> = (0..self.keys.len()).collect();
+        // Stable: of equal keys the first inserted comes first.
+        order.sort_by(|&a, &b| self.key(a).cmp(self.key(b)));
+        let mut children: Vec<Vec<(u8, u32)>> = vec![Vec::new()];
+        let mut values: Vec<Option<(u32, f32)>> = vec![None];
+        // The nodes of the previous key's path, from the root.
+        let mut path = vec![0u32];
+        let mut previous: &[u8] = &[];
+        for at in order {
+            let key = self.key(at);
+            let shared = key.iter().zip(previous).take_while(|(a, b)| a == b).count();
+            path.truncate(shared + 1);
+            for &byte in &key[shared..] {
+                let child = children.len() as u32;
+                children.push(Vec::new());
+                values.push(None);
+                children[*path.last().expect("the root") as usize].push((byte, child));
+                path.push(child);
+            }
+            let (_, id, score) = self.keys[at];
+            values[*path.last().expect("the root") as usize].get_or_insert((id, score));
+            previous = key;
         }
-        for list in &mut children {
-            list.sort_unstable();
-        }
-        children
+        (children, values)
     }
 
     fn compiled(&self) -> &DoubleArray {
-        self.compiled
-            .get_or_init(|| DoubleArray::build(&self.children(), &self.values))
+        self.compiled.get_or_init(|| {
+            let (children, values) = self.nodes();
+            DoubleArray::build(&children, &values)
+        })
     }
 
     /// The trie over characters, for a Viterbi that walks one unit per character.
     pub(super) fn char_trie(&self) -> &CharTrie {
         self.chars.get_or_init(|| {
-            let mut from = 0;
-            CharTrie::build(self.keys.iter().map(|&(end, id, score)| {
-                let key = &self.key_bytes[from..end];
-                from = end;
-                (key, id, score)
+            CharTrie::build((0..self.keys.len()).map(|at| {
+                let (_, id, score) = self.keys[at];
+                (self.key(at), id, score)
             }))
         })
     }
@@ -305,12 +313,13 @@ mod tests {
         assert_eq!(trie.longest_prefix(b""), None);
     }
 
-    /// The double array finds exactly the keys a plain scan finds, on many random keys that
-    /// share prefixes and use every byte value.
+    /// The double array finds exactly the keys a plain scan finds, each with the id it was
+    /// first inserted with, on many random keys (many inserted more than once) that share
+    /// prefixes and use every byte value.
     #[test]
     fn double_array_matches_a_scan() {
         let mut rng = super::super::sample::SplitMix64::new(7);
-        let mut keys: Vec<Vec<u8>> = Vec::new();
+        let mut keys: Vec<(Vec<u8>, u32)> = Vec::new();
         let mut trie = PieceTrie::new();
         for id in 0..3000u32 {
             let len = 1 + (rng.next_u64() % 6) as usize;
@@ -319,8 +328,8 @@ mod tests {
                 .map(|_| (rng.next_u64() % alphabet) as u8)
                 .collect();
             trie.insert(&key, id);
-            if !keys.contains(&key) {
-                keys.push(key);
+            if !keys.iter().any(|(k, _)| *k == key) {
+                keys.push((key, id));
             }
         }
         for _ in 0..2000 {
@@ -331,17 +340,17 @@ mod tests {
             };
             let text: Vec<u8> = (0..8).map(|_| (rng.next_u64() % alphabet) as u8).collect();
             let mut found = Vec::new();
-            trie.common_prefixes(&text, |len, _| found.push(len));
-            let mut want: Vec<usize> = keys
+            trie.common_prefixes(&text, |len, id| found.push((len, id)));
+            let mut want: Vec<(usize, u32)> = keys
                 .iter()
-                .filter(|k| text.starts_with(k))
-                .map(|k| k.len())
+                .filter(|(k, _)| text.starts_with(k))
+                .map(|(k, id)| (k.len(), *id))
                 .collect();
             want.sort_unstable();
             assert_eq!(found, want);
             assert_eq!(
                 trie.has_key_starting_with(text[0]),
-                keys.iter().any(|k| k[0] == text[0])
+                keys.iter().any(|(k, _)| k[0] == text[0])
             );
         }
     }
