@@ -180,11 +180,14 @@ impl SentencePieceBpe {
     /// assert_eq!(m.encode("abc"), vec![(0, 2, 3), (2, 3, 0)]);
     /// ```
     pub fn new<'a>(pieces: impl Iterator<Item = (&'a str, f32, PieceType)>, unk_id: u32) -> Self {
-        let mut ids = FxHashMap::default();
-        let mut info = Vec::new();
-        let mut scores = Vec::new();
+        let pieces = pieces.collect::<Vec<_>>();
+        let mut ids = FxHashMap::with_capacity_and_hasher(pieces.len(), rustc_hash::FxBuildHasher);
+        // The pieces that merge or are merged, each text once (its first id), in id order.
+        let mut merged: Vec<(&str, u32)> = Vec::with_capacity(pieces.len());
+        let mut info = Vec::with_capacity(pieces.len());
+        let mut scores = Vec::with_capacity(pieces.len());
         let mut user_defined: Option<PieceTrie> = None;
-        for (id, (piece, score, kind)) in pieces.enumerate() {
+        for (id, &(piece, score, kind)) in pieces.iter().enumerate() {
             if kind == PieceType::UserDefined {
                 user_defined
                     .get_or_insert_with(PieceTrie::new)
@@ -194,7 +197,12 @@ impl SentencePieceBpe {
                 kind,
                 PieceType::Normal | PieceType::UserDefined | PieceType::Unused
             ) {
-                ids.entry(piece.to_string()).or_insert(id as u32);
+                if let std::collections::hash_map::Entry::Vacant(slot) =
+                    ids.entry(piece.to_string())
+                {
+                    slot.insert(id as u32);
+                    merged.push((piece, id as u32));
+                }
             }
             info.push((piece.len() as u32, kind == PieceType::Unused));
             scores.push(score);
@@ -215,8 +223,10 @@ impl SentencePieceBpe {
             }))
         };
         let rank = ranks(&scores);
-        let mut pairs = FxHashMap::default();
-        for (piece, &id) in &ids {
+        // Every pair is listed once: a text has one symbol, so a pair names one text, the
+        // piece it makes, and that piece's cuts are distinct.
+        let mut pairs = Vec::new();
+        for &(piece, id) in &merged {
             for (cut, _) in piece.char_indices().skip(1) {
                 let left = symbol_of(&piece[..cut], &mut info);
                 let right = symbol_of(&piece[cut..], &mut info);
@@ -225,14 +235,13 @@ impl SentencePieceBpe {
                         piece: id,
                         rank: rank[id as usize],
                     };
-                    pairs.insert((l, r), merge);
+                    pairs.push((l, r, merge));
                 }
             }
         }
-        let pairs: Vec<_> = pairs.into_iter().map(|((l, r), m)| (l, r, m)).collect();
         let pairs = PairTable::new(&pairs, true);
         // Characters that are pieces themselves start as those pieces.
-        for (piece, &id) in &ids {
+        for &(piece, id) in &merged {
             let mut it = piece.chars();
             if let (Some(c), None) = (it.next(), it.next()) {
                 chars.insert(c, id);
@@ -245,7 +254,8 @@ impl SentencePieceBpe {
             }
         }
         let has_unused = info.iter().any(|&(_, unused)| unused);
-        let split = WordSplit::for_pieces(ids.keys().map(String::as_str)).filter(|_| !has_unused);
+        let split =
+            WordSplit::for_pieces(merged.iter().map(|&(piece, _)| piece)).filter(|_| !has_unused);
         Self {
             has_unused,
             split,
