@@ -124,7 +124,8 @@ impl SentencePieceProcessor {
         {
             return unsupported("a denormalization rule");
         }
-        let mut ids = FxHashMap::default();
+        let mut ids =
+            FxHashMap::with_capacity_and_hasher(proto.pieces.len(), rustc_hash::FxBuildHasher);
         let mut unk_id = None;
         for (id, p) in proto.pieces.iter().enumerate() {
             let bad = |what: String| Err(Error::ModelFormat(format!("piece {id}: {what}")));
@@ -170,7 +171,12 @@ impl SentencePieceProcessor {
                     .map(|p| (p.piece.as_str(), p.score, p.kind)),
                 unk_id,
             )),
-            _ => Model::Unigram(Unigram::from_model_pieces(&proto.pieces, unk_id)),
+            _ => {
+                let unigram = Unigram::from_model_pieces(&proto.pieces, unk_id);
+                // At load, not in the first call: a loaded model is there to encode.
+                unigram.prepare();
+                Model::Unigram(unigram)
+            }
         };
         let user_defined: Vec<&str> = proto
             .pieces
@@ -640,6 +646,25 @@ mod tests {
         let mut text = String::new();
         flush_bytes(&mut vec![b'a', 0xE2, 0x96, b'b'], &mut text);
         assert_eq!(text, "a\u{FFFD}\u{FFFD}b");
+    }
+
+    /// A loaded Unigram model has built its character trie: the first encode builds
+    /// nothing.
+    #[test]
+    fn load_builds_the_character_trie() {
+        for name in ["test_model.model", "test_ja_model.model"] {
+            let path = format!("{}/../../tests/data/spm/{name}", env!("CARGO_MANIFEST_DIR"));
+            let sp = SentencePieceProcessor::open(std::path::Path::new(&path)).unwrap();
+            let Model::Unigram(m) = &sp.model else {
+                panic!("{name} is a Unigram model");
+            };
+            assert!(m.is_prepared(), "{name}");
+            // A model made from the pieces alone (as the trainer makes them) does not.
+            let bare = Unigram::from_model_pieces(&sp.proto.pieces, sp.unk_id);
+            assert!(!bare.is_prepared());
+            bare.prepare();
+            assert!(bare.is_prepared());
+        }
     }
 
     #[test]

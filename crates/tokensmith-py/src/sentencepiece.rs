@@ -4,6 +4,7 @@
 
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use pyo3::types::{PyInt, PyList, PyString};
 use pyo3::PyTraverseError;
 use std::path::PathBuf;
@@ -150,7 +151,7 @@ impl CoreSentencePiece {
 
     /// Loads the bytes of a `.model` file.
     #[staticmethod]
-    fn from_bytes(py: Python<'_>, data: Vec<u8>) -> PyResult<Self> {
+    fn from_bytes(py: Python<'_>, data: PyBackedBytes) -> PyResult<Self> {
         py.detach(|| SentencePieceProcessor::from_bytes(&data))
             .map(Self::wrap)
             .py_err(py)

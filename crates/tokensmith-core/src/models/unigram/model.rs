@@ -550,6 +550,20 @@ impl Unigram {
         &self.trie
     }
 
+    /// Builds now what the first segmentation would otherwise build (the character trie,
+    /// milliseconds for a large vocabulary): a loader calls it so that the first encode of a
+    /// loaded model is as fast as the next ones, and runs outside the Python lock. A model
+    /// that is only trained on (the trainer makes many) never builds it.
+    pub fn prepare(&self) {
+        self.trie.char_trie();
+    }
+
+    /// Whether the character trie is built (for tests).
+    #[cfg(test)]
+    pub(crate) fn is_prepared(&self) -> bool {
+        self.trie.has_char_trie()
+    }
+
     pub fn unk_id(&self) -> u32 {
         self.unk_id
     }

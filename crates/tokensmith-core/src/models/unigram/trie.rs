@@ -207,6 +207,12 @@ impl PieceTrie {
         })
     }
 
+    /// Whether the character trie is built.
+    #[cfg(test)]
+    pub(super) fn has_char_trie(&self) -> bool {
+        self.chars.get().is_some()
+    }
+
     /// Whether some key begins with `byte`.
     pub fn has_key_starting_with(&self, byte: u8) -> bool {
         let units = &self.compiled().units;
