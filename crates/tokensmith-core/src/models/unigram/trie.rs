@@ -17,6 +17,9 @@ const NONE: u32 = u32::MAX;
 /// How many bases the layout tries among the gaps before it places children at the end.
 const GAP_SEARCH: usize = 32;
 
+/// A node's `(byte, child)` edges.
+type Edges = Vec<(u8, u32)>;
+
 /// The keys as inserted, and the tries compiled from them on first use.
 #[derive(Debug, Clone)]
 pub struct PieceTrie {
@@ -163,11 +166,11 @@ impl PieceTrie {
     /// and the `(id, score)` of the key that ends at each node, the first inserted of equal
     /// keys. Built from the keys in byte order: each key adds nodes only past the prefix it
     /// shares with the key before it, so no edge is ever looked up.
-    fn nodes(&self) -> (Vec<Vec<(u8, u32)>>, Vec<Option<(u32, f32)>>) {
+    fn nodes(&self) -> (Vec<Edges>, Vec<Option<(u32, f32)>>) {
         let mut order: Vec<usize> = (0..self.keys.len()).collect();
         // Stable: of equal keys the first inserted comes first.
         order.sort_by(|&a, &b| self.key(a).cmp(self.key(b)));
-        let mut children: Vec<Vec<(u8, u32)>> = vec![Vec::new()];
+        let mut children: Vec<Edges> = vec![Vec::new()];
         let mut values: Vec<Option<(u32, f32)>> = vec![None];
         // The nodes of the previous key's path, from the root.
         let mut path = vec![0u32];
