@@ -301,9 +301,11 @@ fn ascii_output(charsmap: Option<&PrecompiledCharsMap>, lead: u8) -> Option<(u8,
 /// (see [`is_one_space_rule`]), or none of them.
 ///
 /// The walk is byte by byte over the UTF-8 forms in order, so that the characters that share
-/// a lead byte (or a lead and a second byte) share its steps, and a prefix that no rule's key
-/// starts with marks its 64 (or 4096) characters free at once: far fewer steps than one walk
-/// per character, with the same answer ([`tests`] compares the two).
+/// a lead byte (or a lead and a second byte) share its steps, and the two-byte prefix of a
+/// three-byte character that no rule's key starts with marks its 64 characters free at once
+/// (a missing lead byte still steps through its second bytes, and a two-byte character's
+/// through its characters one by one): far fewer steps than one walk per character, with the
+/// same answer ([`tests`] compares the two).
 fn bmp_sets(charsmap: Option<&PrecompiledCharsMap>, user_lead: &[bool; 256]) -> BmpSets {
     let mut sets: BmpSets = Box::new([Block::default(); 1024]);
     let map_root = charsmap.and_then(|m| Some((m, m.root()?)));

@@ -18,13 +18,6 @@ const GAP_SEARCH: usize = 1 << 16;
 /// Nodes with more children than this are wide (see [`layout`]).
 const WIDE: usize = 32;
 
-const FREE: Unit = Unit {
-    base: 0,
-    check: NONE,
-    value: NONE,
-    score: 0.0,
-};
-
 /// Keys as code sequences: what [`layout`] places.
 pub(super) struct Keys {
     /// Every key as a record: the index of its value, its codes plus one, then 0. Records
@@ -147,7 +140,7 @@ pub(super) fn layout(keys: &Keys) -> Vec<Unit> {
 
 /// [`layout`], trying `gap_search` free slots (a test makes it small, to reach the fallback).
 fn layout_with(keys: &Keys, gap_search: usize) -> Vec<Unit> {
-    let mut units = vec![FREE; 1];
+    let mut units = vec![Unit::FREE; 1];
     units[0].check = NONE - 1;
     let mut free = FreeSlots::default();
     free.take(0);
@@ -179,7 +172,7 @@ fn layout_with(keys: &Keys, gap_search: usize) -> Vec<Unit> {
             .map(|slot| slot - lowest);
         let base = base.unwrap_or_else(|| (last_used + 1).max(lowest + 1) - lowest);
         if units.len() <= base + highest {
-            units.resize(base + highest + 1, FREE);
+            units.resize(base + highest + 1, Unit::FREE);
         }
         units[state].base = base as u32;
         if wide {
@@ -308,7 +301,8 @@ mod tests {
 
     /// The layout the plain way: the trie as nodes with ordered child maps (the first value
     /// given for a key kept), placed breadth first, the free slots tried one by one by
-    /// reading the units; the rules of [`layout`].
+    /// reading the units; the rules of [`layout`]. For keys that are not empty only: it never
+    /// writes the root's value.
     fn reference_layout(keys: &[(Vec<u32>, (u32, f32))], gap_search: usize) -> Vec<Unit> {
         let mut children: Vec<BTreeMap<u32, usize>> = vec![BTreeMap::new()];
         let mut values: Vec<Option<(u32, f32)>> = vec![None];
@@ -328,7 +322,7 @@ mod tests {
             }
             values[node].get_or_insert(*value);
         }
-        let mut units = vec![FREE];
+        let mut units = vec![Unit::FREE];
         units[0].check = NONE - 1;
         let is_free = |units: &[Unit], slot: usize| units.get(slot).is_none_or(|u| u.check == NONE);
         let (mut last_used, mut wide_from) = (0, 0);
@@ -362,7 +356,7 @@ mod tests {
             }
             let base = base.unwrap_or((last_used + 1).max(lowest + 1) - lowest);
             if units.len() <= base + highest {
-                units.resize(base + highest + 1, FREE);
+                units.resize(base + highest + 1, Unit::FREE);
             }
             units[state].base = base as u32;
             if wide {

@@ -5,22 +5,21 @@
 //! `check`, so a walk reads one 16-byte unit per byte and never scans a list of labels. Each key
 //! may carry a score, stored in its unit so that a caller needs no second lookup per match.
 //! Children are placed breadth first, so the short pieces that every walk visits sit together
-//! near the start. Loading a model therefore builds no trie at all: a Unigram model's encoder
-//! walks only the character trie ([`CharTrie`]), built from the same stored keys.
+//! near the start; the layout is the character trie's ([`layout`]), with bytes for codes. The
+//! byte double array is compiled on the first byte-level lookup (the lattice of `nbest` and
+//! `sample`, HF Unigram models, a normalizer's or a BPE model's user-defined pieces); a
+//! Unigram model's Viterbi walks only the character trie ([`CharTrie`]), built from the same
+//! stored keys, which a loaded SentencePiece model builds at load (`Unigram::prepare`).
 
-use std::collections::VecDeque;
 use std::sync::OnceLock;
 
+use super::char_layout::{layout, Keys};
 use super::char_trie::CharTrie;
 
 const NONE: u32 = u32::MAX;
-/// How many bases the layout tries among the gaps before it places children at the end.
-const GAP_SEARCH: usize = 32;
 
-/// A node's `(byte, child)` edges.
-type Edges = Vec<(u8, u32)>;
-
-/// The keys as inserted, and the tries compiled from them on first use.
+/// The keys as inserted, and the tries compiled from them on first use (or, for the
+/// character trie, by `Unigram::prepare` at load).
 #[derive(Debug, Clone)]
 pub struct PieceTrie {
     /// The bytes of every key, one after another, in the order inserted.
@@ -29,7 +28,8 @@ pub struct PieceTrie {
     /// too: the compiled tries keep its first id).
     keys: Vec<(usize, u32, f32)>,
     compiled: OnceLock<DoubleArray>,
-    /// The character-level form, for the Viterbi (built on first use).
+    /// The character-level form, for the Viterbi (built on first use, or at load by
+    /// `Unigram::prepare`).
     chars: OnceLock<CharTrie>,
 }
 
@@ -48,6 +48,14 @@ pub(super) struct Unit {
 }
 
 impl Unit {
+    /// A slot no state uses.
+    pub(super) const FREE: Self = Self {
+        base: 0,
+        check: NONE,
+        value: NONE,
+        score: 0.0,
+    };
+
     /// A child slot of state `parent`, with no children yet, holding the piece that ends
     /// there, if any.
     pub(super) fn child(parent: usize, piece: Option<(u32, f32)>) -> Self {
@@ -65,66 +73,6 @@ impl Unit {
 #[derive(Debug, Clone)]
 struct DoubleArray {
     units: Vec<Unit>,
-}
-
-impl DoubleArray {
-    /// Lays out the trie given by `children` (each node's `(byte, child)` list, sorted by byte)
-    /// breadth first, each node's children at the first base where all their slots are free.
-    fn build(children: &[Vec<(u8, u32)>], values: &[Option<(u32, f32)>]) -> Self {
-        let free = Unit {
-            base: 0,
-            check: NONE,
-            value: NONE,
-            score: 0.0,
-        };
-        let mut units = vec![free; 256];
-        let (value, score) = values.first().copied().flatten().unwrap_or((NONE, 0.0));
-        units[0] = Unit {
-            base: 0,
-            check: NONE - 1,
-            value,
-            score,
-        };
-        let mut first_free = 1usize;
-        let mut last_used = 0usize;
-        let mut queue = VecDeque::from([(0u32, 0usize)]);
-        while let Some((node, state)) = queue.pop_front() {
-            let kids = &children[node as usize];
-            let Some(&(lowest, _)) = kids.first() else {
-                continue;
-            };
-            while first_free < units.len() && units[first_free].check != NONE {
-                first_free += 1;
-            }
-            let mut base = first_free.saturating_sub(usize::from(lowest)).max(1);
-            // A short search among the gaps; past it, the children go after every used slot,
-            // which bounds the build time (wide nodes would otherwise scan the packed front).
-            for tries in 0.. {
-                if tries == GAP_SEARCH {
-                    base = (last_used + 1).saturating_sub(usize::from(lowest)).max(1);
-                }
-                let end = base + 256;
-                if units.len() < end {
-                    units.resize(end, free);
-                }
-                if kids
-                    .iter()
-                    .all(|&(b, _)| units[base + usize::from(b)].check == NONE)
-                {
-                    break;
-                }
-                base += 1;
-            }
-            units[state].base = base as u32;
-            for &(b, child) in kids {
-                let slot = base + usize::from(b);
-                last_used = last_used.max(slot);
-                units[slot] = Unit::child(state, values[child as usize]);
-                queue.push_back((child, slot));
-            }
-        }
-        Self { units }
-    }
 }
 
 impl Default for PieceTrie {
@@ -162,41 +110,15 @@ impl PieceTrie {
         &self.key_bytes[start..self.keys[at].0]
     }
 
-    /// The trie as nodes (the root is 0): each node's `(byte, child)` edges, sorted by byte,
-    /// and the `(id, score)` of the key that ends at each node, the first inserted of equal
-    /// keys. Built from the keys in byte order: each key adds nodes only past the prefix it
-    /// shares with the key before it, so no edge is ever looked up.
-    fn nodes(&self) -> (Vec<Edges>, Vec<Option<(u32, f32)>>) {
-        let mut order: Vec<usize> = (0..self.keys.len()).collect();
-        // Stable: of equal keys the first inserted comes first.
-        order.sort_by(|&a, &b| self.key(a).cmp(self.key(b)));
-        let mut children: Vec<Edges> = vec![Vec::new()];
-        let mut values: Vec<Option<(u32, f32)>> = vec![None];
-        // The nodes of the previous key's path, from the root.
-        let mut path = vec![0u32];
-        let mut previous: &[u8] = &[];
-        for at in order {
-            let key = self.key(at);
-            let shared = key.iter().zip(previous).take_while(|(a, b)| a == b).count();
-            path.truncate(shared + 1);
-            for &byte in &key[shared..] {
-                let child = children.len() as u32;
-                children.push(Vec::new());
-                values.push(None);
-                children[*path.last().expect("the root") as usize].push((byte, child));
-                path.push(child);
-            }
-            let (_, id, score) = self.keys[at];
-            values[*path.last().expect("the root") as usize].get_or_insert((id, score));
-            previous = key;
-        }
-        (children, values)
-    }
-
     fn compiled(&self) -> &DoubleArray {
         self.compiled.get_or_init(|| {
-            let (children, values) = self.nodes();
-            DoubleArray::build(&children, &values)
+            let keys = Keys::new((0..self.keys.len()).map(|at| {
+                let (_, id, score) = self.keys[at];
+                (self.key(at).iter().map(|&b| u32::from(b)), (id, score))
+            }));
+            DoubleArray {
+                units: layout(&keys),
+            }
         })
     }
 

@@ -241,3 +241,34 @@ fn unknown_characters_of_every_length() {
         vec![(0, 1, 1), (1, 3, 0), (3, 6, 0), (6, 10, 0), (10, 16, 2)]
     );
 }
+
+/// A piece given twice (a `.model` file cannot hold that, but a vocabulary built in code or
+/// read from an HF file can): both tries keep the first id and its score, so the Viterbi over
+/// the character trie and the n-best lattice over the byte trie agree.
+#[test]
+fn a_repeated_piece_keeps_its_first_id_in_both_tries() {
+    let piece = |piece: &str, score: f32| UnigramPiece {
+        piece: piece.into(),
+        score,
+        kind: PieceType::Normal,
+    };
+    let mut pieces = vec![UnigramPiece {
+        piece: "<unk>".into(),
+        score: 0.0,
+        kind: PieceType::Unknown,
+    }];
+    // "ab" first at id 1 (-1.0), again at id 4 with a better score that must be ignored.
+    pieces.extend([
+        piece("ab", -1.0),
+        piece("a", -2.0),
+        piece("b", -2.0),
+        piece("ab", -0.5),
+    ]);
+    let model = Unigram::new(pieces, 0);
+    model.prepare();
+    assert_eq!(model.encode("ab"), vec![(0, 2, 1)]);
+    let best = model.nbest("ab", 2);
+    assert_eq!(best.len(), 2);
+    assert_eq!(best[0], (vec![(0, 2, 1)], -1.0));
+    assert_eq!(best[1], (vec![(0, 1, 2), (1, 2, 3)], -4.0));
+}
