@@ -11,6 +11,7 @@ use std::cell::RefCell;
 use std::collections::BinaryHeap;
 
 use super::pair_table::{Merge, PairTable};
+use super::text_index::{self, TextIndex};
 
 use rustc_hash::FxHashMap;
 
@@ -27,8 +28,9 @@ const NONE: u32 = u32::MAX;
 /// A SentencePiece BPE model.
 #[derive(Debug, Clone)]
 pub struct SentencePieceBpe {
-    /// NORMAL, USER_DEFINED and UNUSED pieces by text (the first id of a repeated text).
-    ids: FxHashMap<String, u32>,
+    /// USER_DEFINED pieces by text: the first id of the text among the NORMAL,
+    /// USER_DEFINED and UNUSED pieces (which a match in [`Self::user_defined`] becomes).
+    user_defined_ids: FxHashMap<String, u32>,
     /// Per symbol id: its length in bytes and whether it is an UNUSED piece.
     info: Vec<(u32, bool)>,
     /// Symbol ids of ASCII characters, and of the other characters.
@@ -181,9 +183,8 @@ impl SentencePieceBpe {
     /// ```
     pub fn new<'a>(pieces: impl Iterator<Item = (&'a str, f32, PieceType)>, unk_id: u32) -> Self {
         let pieces = pieces.collect::<Vec<_>>();
-        let mut ids = FxHashMap::with_capacity_and_hasher(pieces.len(), rustc_hash::FxBuildHasher);
         // The pieces that merge or are merged, each text once (its first id), in id order.
-        let mut merged: Vec<(&str, u32)> = Vec::with_capacity(pieces.len());
+        let mut merged = TextIndex::with_capacity(pieces.len());
         let mut info = Vec::with_capacity(pieces.len());
         let mut scores = Vec::with_capacity(pieces.len());
         let mut user_defined: Option<PieceTrie> = None;
@@ -197,20 +198,25 @@ impl SentencePieceBpe {
                 kind,
                 PieceType::Normal | PieceType::UserDefined | PieceType::Unused
             ) {
-                if let std::collections::hash_map::Entry::Vacant(slot) =
-                    ids.entry(piece.to_string())
-                {
-                    slot.insert(id as u32);
-                    merged.push((piece, id as u32));
-                }
+                merged.insert(piece, id as u32);
             }
             info.push((piece.len() as u32, kind == PieceType::Unused));
             scores.push(score);
         }
+        // A user-defined match's symbol is the first id of its text among the merged pieces.
+        let user_defined_ids: FxHashMap<String, u32> = pieces
+            .iter()
+            .filter(|&&(_, _, kind)| kind == PieceType::UserDefined)
+            .filter_map(|&(piece, _, _)| {
+                let id = merged.get(piece.as_bytes(), text_index::hash(piece.as_bytes()))?;
+                Some((piece.to_string(), id))
+            })
+            .collect();
         let piece_count = info.len() as u32;
         let mut chars: FxHashMap<char, u32> = FxHashMap::default();
-        let mut symbol_of = |text: &str, info: &mut Vec<(u32, bool)>| -> Option<u32> {
-            if let Some(&id) = ids.get(text) {
+        // The symbol of `text` (hash `h`): a piece, or a character that is none.
+        let mut symbol_of = |text: &str, h: u64, info: &mut Vec<(u32, bool)>| -> Option<u32> {
+            if let Some(id) = merged.get(text.as_bytes(), h) {
                 return Some(id);
             }
             let mut it = text.chars();
@@ -226,22 +232,43 @@ impl SentencePieceBpe {
         // Every pair is listed once: a text has one symbol, so a pair names one text, the
         // piece it makes, and that piece's cuts are distinct.
         let mut pairs = Vec::new();
-        for &(piece, id) in &merged {
-            for (cut, _) in piece.char_indices().skip(1) {
-                let left = symbol_of(&piece[..cut], &mut info);
-                let right = symbol_of(&piece[cut..], &mut info);
-                if let (Some(l), Some(r)) = (left, right) {
-                    let merge = Merge {
-                        piece: id,
-                        rank: rank[id as usize],
-                    };
-                    pairs.push((l, r, merge));
+        // Per byte offset of the piece: the hash of the piece's bytes from there to its end.
+        let mut suffix_hashes: Vec<u64> = Vec::new();
+        for i in 0..merged.texts().len() {
+            let (piece, id) = merged.texts()[i];
+            let bytes = piece.as_bytes();
+            if bytes.len() < 2 {
+                continue;
+            }
+            suffix_hashes.clear();
+            suffix_hashes.resize(bytes.len() + 1, 0);
+            let mut power = 1;
+            for at in (0..bytes.len()).rev() {
+                suffix_hashes[at] =
+                    text_index::extend_left(suffix_hashes[at + 1], power, bytes[at]);
+                power = text_index::next_power(power);
+            }
+            let mut prefix_hash = text_index::extend_right(0, bytes[0]);
+            for cut in 1..bytes.len() {
+                let byte = bytes[cut];
+                // Only cuts at character boundaries (not before a continuation byte).
+                if byte & 0xC0 != 0x80 {
+                    let left = symbol_of(&piece[..cut], prefix_hash, &mut info);
+                    let right = symbol_of(&piece[cut..], suffix_hashes[cut], &mut info);
+                    if let (Some(l), Some(r)) = (left, right) {
+                        let merge = Merge {
+                            piece: id,
+                            rank: rank[id as usize],
+                        };
+                        pairs.push((l, r, merge));
+                    }
                 }
+                prefix_hash = text_index::extend_right(prefix_hash, byte);
             }
         }
         let pairs = PairTable::new(&pairs, true);
         // Characters that are pieces themselves start as those pieces.
-        for &(piece, id) in &merged {
+        for &(piece, id) in merged.texts() {
             let mut it = piece.chars();
             if let (Some(c), None) = (it.next(), it.next()) {
                 chars.insert(c, id);
@@ -254,12 +281,12 @@ impl SentencePieceBpe {
             }
         }
         let has_unused = info.iter().any(|&(_, unused)| unused);
-        let split =
-            WordSplit::for_pieces(merged.iter().map(|&(piece, _)| piece)).filter(|_| !has_unused);
+        let split = WordSplit::for_pieces(merged.texts().iter().map(|&(piece, _)| piece))
+            .filter(|_| !has_unused);
         Self {
             has_unused,
             split,
-            ids,
+            user_defined_ids,
             info,
             ascii,
             chars,
@@ -407,7 +434,13 @@ impl SentencePieceBpe {
                 .as_ref()
                 .and_then(|t| t.longest_prefix(rest.as_bytes()));
             let (id, len) = match matched {
-                Some(len) => (self.ids.get(&rest[..len]).copied().unwrap_or(NONE), len),
+                Some(len) => (
+                    self.user_defined_ids
+                        .get(&rest[..len])
+                        .copied()
+                        .unwrap_or(NONE),
+                    len,
+                ),
                 None => self.char_symbol(rest),
             };
             let i = symbols.len() as u32;
