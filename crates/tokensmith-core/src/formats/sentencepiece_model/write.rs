@@ -6,9 +6,7 @@
 //! when it was in the loaded file or differs from the proto2 default; a new model (nothing
 //! preserved) gets only its non-default fields.
 
-use super::wire::{
-    fixed32_field, len_field, put_key, put_varint, split_fields, varint_field, WireType,
-};
+use super::wire::{len_field, put_key, put_varint, split_fields, varint_field, WireType};
 use super::{ModelProto, ModelType, NormalizerSpec, Piece, PieceType, TrainerSpec};
 
 /// Encodes `model` as a `ModelProto` message.

@@ -19,13 +19,12 @@
 //! [`SentencePieceBpe`] looks pairs up by symbol ids in a table built once per model
 //! (`pair_table.rs`), where sentencepiece hashes the text of every candidate; `reference.rs`
 //! keeps the text-keyed encoder that it is tested against. The table's build finds the halves of
-//! every cut of every piece in `text_index.rs` (hashes extended a byte at a time, texts borrowed).
+//! every cut of every piece in [`crate::text_index`] (hashes extended a byte at a time, texts borrowed).
 
 mod model;
 mod pair_table;
 #[cfg(test)]
 mod reference;
-mod text_index;
 
 #[cfg(test)]
 pub(crate) use model::kept_bytes;

@@ -11,7 +11,7 @@ use std::cell::RefCell;
 use std::collections::BinaryHeap;
 
 use super::pair_table::{Merge, PairTable};
-use super::text_index::{self, TextIndex};
+use crate::text_index::{self, TextIndex};
 
 use rustc_hash::FxHashMap;
 
@@ -184,7 +184,9 @@ impl SentencePieceBpe {
     pub fn new<'a>(pieces: impl Iterator<Item = (&'a str, f32, PieceType)>, unk_id: u32) -> Self {
         let pieces = pieces.collect::<Vec<_>>();
         // The pieces that merge or are merged, each text once (its first id), in id order.
-        let mut merged = TextIndex::with_capacity(pieces.len());
+        let mut merged: Vec<(&str, u32)> = Vec::with_capacity(pieces.len());
+        let mut index = TextIndex::with_capacity(pieces.len());
+        let text_of = |id: u32| pieces[id as usize].0;
         let mut info = Vec::with_capacity(pieces.len());
         let mut scores = Vec::with_capacity(pieces.len());
         let mut user_defined: Option<PieceTrie> = None;
@@ -198,7 +200,9 @@ impl SentencePieceBpe {
                 kind,
                 PieceType::Normal | PieceType::UserDefined | PieceType::Unused
             ) {
-                merged.insert(piece, id as u32);
+                if index.insert(piece, id as u32, text_of).is_ok() {
+                    merged.push((piece, id as u32));
+                }
             }
             info.push((piece.len() as u32, kind == PieceType::Unused));
             scores.push(score);
@@ -208,7 +212,7 @@ impl SentencePieceBpe {
             .iter()
             .filter(|&&(_, _, kind)| kind == PieceType::UserDefined)
             .filter_map(|&(piece, _, _)| {
-                let id = merged.get(piece.as_bytes(), text_index::hash(piece.as_bytes()))?;
+                let id = index.get(piece, text_of)?;
                 Some((piece.to_string(), id))
             })
             .collect();
@@ -216,7 +220,7 @@ impl SentencePieceBpe {
         let mut chars: FxHashMap<char, u32> = FxHashMap::default();
         // The symbol of `text` (hash `h`): a piece, or a character that is none.
         let mut symbol_of = |text: &str, h: u64, info: &mut Vec<(u32, bool)>| -> Option<u32> {
-            if let Some(id) = merged.get(text.as_bytes(), h) {
+            if let Some(id) = index.get_hashed(text.as_bytes(), h, text_of) {
                 return Some(id);
             }
             let mut it = text.chars();
@@ -234,8 +238,7 @@ impl SentencePieceBpe {
         let mut pairs = Vec::new();
         // Per byte offset of the piece: the hash of the piece's bytes from there to its end.
         let mut suffix_hashes: Vec<u64> = Vec::new();
-        for i in 0..merged.texts().len() {
-            let (piece, id) = merged.texts()[i];
+        for &(piece, id) in &merged {
             let bytes = piece.as_bytes();
             if bytes.len() < 2 {
                 continue;
@@ -268,7 +271,7 @@ impl SentencePieceBpe {
         }
         let pairs = PairTable::new(&pairs, true);
         // Characters that are pieces themselves start as those pieces.
-        for &(piece, id) in merged.texts() {
+        for &(piece, id) in &merged {
             let mut it = piece.chars();
             if let (Some(c), None) = (it.next(), it.next()) {
                 chars.insert(c, id);
@@ -281,8 +284,8 @@ impl SentencePieceBpe {
             }
         }
         let has_unused = info.iter().any(|&(_, unused)| unused);
-        let split = WordSplit::for_pieces(merged.texts().iter().map(|&(piece, _)| piece))
-            .filter(|_| !has_unused);
+        let split =
+            WordSplit::for_pieces(merged.iter().map(|&(piece, _)| piece)).filter(|_| !has_unused);
         Self {
             has_unused,
             split,

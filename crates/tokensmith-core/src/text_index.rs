@@ -1,9 +1,12 @@
-//! Piece texts to piece ids, looked up by a hash the caller carries along: the pair table's
-//! build looks up both halves of every cut of every piece (200k lookups for a 32k model), and
-//! with a hash that extends by one byte at either end ([`extend_right`], [`extend_left`]) the
-//! halves' hashes come from one pass over the piece in each direction instead of hashing each
-//! half anew. The texts stay borrowed from the caller (no copy of each piece); a hit is
-//! confirmed by comparing the text, so two texts with one hash are both found.
+//! Texts to ids without a copy of the texts: a table of `(hash, id)` whose owner keeps the
+//! texts (a model's pieces) and hands a lookup `text_of(id)` to confirm a hit, so that two
+//! texts with one hash are both found.
+//!
+//! The hash extends by one byte at either end ([`extend_right`], [`extend_left`]): the
+//! SentencePiece BPE pair table's build looks up both halves of every cut of every piece
+//! (200k lookups for a 32k model), and gets the halves' hashes from one pass over the piece
+//! in each direction instead of hashing each half anew. The processor's piece-to-id map is
+//! one too, and so holds no second copy of the pieces.
 
 /// The multiplier of the polynomial hash (odd, so that multiplying by it loses nothing).
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
@@ -41,40 +44,47 @@ fn slot_of(hash: u64, shift: u32) -> usize {
 
 const EMPTY: u32 = u32::MAX;
 
-/// An open-addressing table of `(hash, index)` with linear probing; `index` into `texts`.
-pub struct TextIndex<'a> {
-    slots: Vec<(u64, u32)>,
+/// An open-addressing table of `(hash, id)` with linear probing.
+#[derive(Clone, Debug)]
+pub struct TextIndex {
+    slots: Box<[(u64, u32)]>,
     shift: u32,
-    texts: Vec<(&'a str, u32)>,
+    len: usize,
 }
 
-impl<'a> TextIndex<'a> {
-    /// An empty index with room for `capacity` texts at most half full.
+impl TextIndex {
+    /// An empty index with room for `capacity` texts (then at most half full).
     pub fn with_capacity(capacity: usize) -> Self {
         let size = (capacity * 2).next_power_of_two().max(2);
         Self {
-            slots: vec![(0, EMPTY); size],
+            slots: vec![(0, EMPTY); size].into_boxed_slice(),
             shift: 64 - size.trailing_zeros(),
-            texts: Vec::with_capacity(capacity),
+            len: 0,
         }
     }
 
-    /// Adds `text` with `id` unless it is already there (the first id of a text stays);
-    /// true when added. Panics past the capacity given.
-    pub fn insert(&mut self, text: &'a str, id: u32) -> bool {
-        assert!(self.texts.len() * 2 < self.slots.len(), "TextIndex is full");
+    /// Adds `text` with `id` unless an id `text_of` maps to `text` is there (the first id
+    /// of a text stays): `Err` with that id then. Panics past the capacity given.
+    pub fn insert<'t>(
+        &mut self,
+        text: &str,
+        id: u32,
+        text_of: impl Fn(u32) -> &'t str,
+    ) -> Result<(), u32> {
+        assert!(self.len * 2 < self.slots.len(), "TextIndex is full");
+        assert!(id != EMPTY, "TextIndex: id u32::MAX is reserved");
         let h = hash(text.as_bytes());
         let mask = self.slots.len() - 1;
         let mut at = slot_of(h, self.shift);
         loop {
-            let (slot_hash, index) = self.slots[at];
-            if index == EMPTY {
-                self.slots[at] = (h, self.texts.len() as u32);
-                self.texts.push((text, id));
-                return true;
+            let (slot_hash, slot_id) = self.slots[at];
+            if slot_id == EMPTY {
+                self.slots[at] = (h, id);
+                self.len += 1;
+                return Ok(());
             }
-            if slot_hash == h && self.texts[index as usize].0 == text {
-                return false;
+            if slot_hash == h && text_of(slot_id) == text {
+                return Err(slot_id);
             }
             at = (at + 1) & mask;
         }
@@ -82,27 +92,29 @@ impl<'a> TextIndex<'a> {
 
     /// The id of `text`, whose [`hash`] is `h`.
     #[inline]
-    pub fn get(&self, text: &[u8], h: u64) -> Option<u32> {
+    pub fn get_hashed<'t>(
+        &self,
+        text: &[u8],
+        h: u64,
+        text_of: impl Fn(u32) -> &'t str,
+    ) -> Option<u32> {
         let mask = self.slots.len() - 1;
         let mut at = slot_of(h, self.shift);
         loop {
-            let (slot_hash, index) = self.slots[at];
-            if index == EMPTY {
+            let (slot_hash, id) = self.slots[at];
+            if id == EMPTY {
                 return None;
             }
-            if slot_hash == h {
-                let (t, id) = self.texts[index as usize];
-                if t.as_bytes() == text {
-                    return Some(id);
-                }
+            if slot_hash == h && text_of(id).as_bytes() == text {
+                return Some(id);
             }
             at = (at + 1) & mask;
         }
     }
 
-    /// The texts added, with their ids, in the order added.
-    pub fn texts(&self) -> &[(&'a str, u32)] {
-        &self.texts
+    /// The id of `text`.
+    pub fn get<'t>(&self, text: &str, text_of: impl Fn(u32) -> &'t str) -> Option<u32> {
+        self.get_hashed(text.as_bytes(), hash(text.as_bytes()), text_of)
     }
 }
 
@@ -137,15 +149,19 @@ mod tests {
             texts in prop::collection::vec("[ab▁é]{0,4}", 0..40),
             probes in prop::collection::vec("[ab▁é]{0,4}", 0..20),
         ) {
+            let text_of = |id: u32| texts[id as usize].as_str();
             let mut index = TextIndex::with_capacity(texts.len());
             let mut map = std::collections::HashMap::new();
             for (id, t) in texts.iter().enumerate() {
-                let fresh = !map.contains_key(t.as_str());
+                let want = match map.get(t.as_str()) {
+                    Some(&first) => Err(first),
+                    None => Ok(()),
+                };
                 map.entry(t.as_str()).or_insert(id as u32);
-                prop_assert_eq!(index.insert(t, id as u32), fresh);
+                prop_assert_eq!(index.insert(t, id as u32, text_of), want);
             }
             for t in texts.iter().chain(&probes) {
-                prop_assert_eq!(index.get(t.as_bytes(), hash(t.as_bytes())), map.get(t.as_str()).copied());
+                prop_assert_eq!(index.get(t, text_of), map.get(t.as_str()).copied());
             }
         }
     }
