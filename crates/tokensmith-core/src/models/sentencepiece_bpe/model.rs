@@ -196,13 +196,12 @@ impl SentencePieceBpe {
                     .get_or_insert_with(PieceTrie::new)
                     .insert(piece.as_bytes(), id as u32);
             }
-            if matches!(
+            let merges = matches!(
                 kind,
                 PieceType::Normal | PieceType::UserDefined | PieceType::Unused
-            ) {
-                if index.insert(piece, id as u32, text_of).is_ok() {
-                    merged.push((piece, id as u32));
-                }
+            );
+            if merges && index.insert(piece, id as u32, text_of).is_ok() {
+                merged.push((piece, id as u32));
             }
             info.push((piece.len() as u32, kind == PieceType::Unused));
             scores.push(score);
