@@ -121,14 +121,26 @@ fn score_order(score: f32) -> u32 {
 }
 
 /// Each score's rank among the distinct values of `scores` (equal scores, equal ranks).
+///
+/// One sort of `(order, index)` keys and one pass over them (no search per score); the keys
+/// of a model whose scores fall with the id, as a trainer writes them, are one run that the
+/// sort only reverses.
 fn ranks(scores: &[f32]) -> Vec<u32> {
-    let mut distinct: Vec<u32> = scores.iter().map(|&s| score_order(s)).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    scores
+    let mut keys: Vec<u64> = scores
         .iter()
-        .map(|&s| distinct.partition_point(|&d| d < score_order(s)) as u32)
-        .collect()
+        .enumerate()
+        .map(|(i, &s)| u64::from(score_order(s)) << 32 | !(i as u32) as u64)
+        .collect();
+    keys.sort_unstable();
+    let mut out = vec![0; scores.len()];
+    let mut rank = 0;
+    for (n, &key) in keys.iter().enumerate() {
+        if n > 0 && key >> 32 != keys[n - 1] >> 32 {
+            rank += 1;
+        }
+        out[!(key as u32) as usize] = rank;
+    }
+    out
 }
 
 /// Orders `rank` (higher first) then `left` (lower first) as one integer, never 0.
@@ -582,6 +594,23 @@ mod tests {
         assert_eq!(m.encode("abab"), vec![(0, 2, 3), (2, 4, 3)]);
         assert_eq!(m.encode("abx"), vec![(0, 2, 3), (2, 3, 0)]);
         assert_eq!(m.encode(""), vec![]);
+    }
+
+    proptest! {
+        /// A score's rank is the number of distinct smaller scores.
+        #[test]
+        fn ranks_count_the_distinct_smaller_scores(
+            scores in prop::collection::vec(prop::sample::select(
+                vec![-3.0f32, -2.5, -1.0, -0.0, 0.0, 0.5, 1e-30]), 0..50),
+        ) {
+            let got = ranks(&scores);
+            for (i, &s) in scores.iter().enumerate() {
+                let mut smaller: Vec<f32> = scores.iter().copied().filter(|&t| t < s).collect();
+                smaller.sort_by(f32::total_cmp);
+                smaller.dedup_by(|a, b| a == b);
+                prop_assert_eq!(got[i] as usize, smaller.len());
+            }
+        }
     }
 
     #[test]
