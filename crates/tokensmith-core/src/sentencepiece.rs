@@ -22,20 +22,21 @@
 
 use std::cell::RefCell;
 
-use rustc_hash::FxHashMap;
-
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{self, ModelProto, ModelType, PieceType};
 use crate::models::sentencepiece_bpe::{SentencePieceBpe, WordPieces};
 use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram};
 use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
 use crate::scratch::{release_if_large, release_text_if_large};
+use crate::text_index::TextIndex;
 
 #[cfg(test)]
 mod bpe_ids_tests;
 mod ids;
 #[cfg(test)]
 mod ids_tests;
+#[cfg(test)]
+mod piece_ids_tests;
 #[cfg(test)]
 mod scratch_tests;
 
@@ -83,7 +84,8 @@ enum Model {
 #[derive(Debug, Clone)]
 pub struct SentencePieceProcessor {
     proto: ModelProto,
-    ids: FxHashMap<String, u32>,
+    /// Piece ids by text, the texts being `proto.pieces` (no second copy).
+    ids: TextIndex,
     model: Model,
     normalizer: SentencePieceNormalizer,
     unk_id: u32,
@@ -124,15 +126,15 @@ impl SentencePieceProcessor {
         {
             return unsupported("a denormalization rule");
         }
-        let mut ids =
-            FxHashMap::with_capacity_and_hasher(proto.pieces.len(), rustc_hash::FxBuildHasher);
+        let mut ids = TextIndex::with_capacity(proto.pieces.len());
+        let text_of = |id: u32| proto.pieces[id as usize].piece.as_str();
         let mut unk_id = None;
         for (id, p) in proto.pieces.iter().enumerate() {
             let bad = |what: String| Err(Error::ModelFormat(format!("piece {id}: {what}")));
             if p.piece.is_empty() {
                 return bad("the piece is empty".into());
             }
-            if ids.insert(p.piece.clone(), id as u32).is_some() {
+            if ids.insert(&p.piece, id as u32, text_of).is_err() {
                 return bad(format!("{:?} is defined twice", p.piece));
             }
             match p.kind {
@@ -150,8 +152,8 @@ impl SentencePieceProcessor {
             let mut table = Box::new([0u32; 256]);
             for (byte, slot) in table.iter_mut().enumerate() {
                 let piece = byte_piece(byte as u8);
-                *slot = match ids.get(&piece) {
-                    Some(&id) if proto.pieces[id as usize].kind == PieceType::Byte => id,
+                *slot = match ids.get(&piece, text_of) {
+                    Some(id) if proto.pieces[id as usize].kind == PieceType::Byte => id,
                     _ => {
                         return Err(Error::ModelFormat(format!(
                             "byte_fallback is on but the byte piece {piece} is missing"
@@ -366,10 +368,9 @@ impl SentencePieceProcessor {
     pub fn special_ids(&self) -> [i64; 4] {
         let spec = &self.proto.trainer_spec;
         let find = |name: &str, kind: PieceType| {
-            self.ids
-                .get(name)
-                .filter(|&&id| self.proto.pieces[id as usize].kind == kind)
-                .map_or(-1, |&id| i64::from(id))
+            self.piece_id(name)
+                .filter(|&id| self.proto.pieces[id as usize].kind == kind)
+                .map_or(-1, i64::from)
         };
         [
             find(&spec.unk_piece, PieceType::Unknown),
@@ -584,7 +585,13 @@ impl SentencePieceProcessor {
 
     /// The id of `piece`, or the unknown id when it is not in the vocabulary (as sentencepiece).
     pub fn piece_to_id(&self, piece: &str) -> u32 {
-        self.ids.get(piece).copied().unwrap_or(self.unk_id)
+        self.piece_id(piece).unwrap_or(self.unk_id)
+    }
+
+    /// The id of `piece` if it is in the vocabulary.
+    fn piece_id(&self, piece: &str) -> Option<u32> {
+        let pieces = &self.proto.pieces;
+        self.ids.get(piece, |id| pieces[id as usize].piece.as_str())
     }
 
     /// The score of the piece with `id`.

@@ -4,7 +4,7 @@
 //! [`Preserved`] for the writer, or skipped by wire type inside pieces.
 
 use super::wire::{Reader, WireType};
-use super::write::piece_message;
+use super::write::put_piece_message;
 use super::{ModelProto, ModelType, NormalizerSpec, Piece, PieceType, Preserved, TrainerSpec};
 use crate::error::{Error, Result};
 
@@ -36,6 +36,8 @@ pub fn parse(bytes: &[u8]) -> Result<ModelProto> {
     let mut preserved = Preserved::default();
     let (mut seen_trainer, mut seen_normalizer) = (false, false);
     let mut r = Reader::new(bytes, "ModelProto", 0);
+    // Each piece's canonical bytes, to tell pieces that would not be written back as read.
+    let mut canonical = Vec::new();
     loop {
         let start = r.pos;
         let Some((field, wire)) = r.tag()? else { break };
@@ -44,7 +46,9 @@ pub fn parse(bytes: &[u8]) -> Result<ModelProto> {
                 let (sub, offset) = r.bytes(field)?;
                 let index = model.pieces.len();
                 let piece = parse_piece(sub, offset, index)?;
-                if piece_message(&piece) != sub {
+                canonical.clear();
+                put_piece_message(&piece, &mut canonical);
+                if canonical != sub {
                     preserved
                         .pieces
                         .insert(index, (piece.clone(), sub.to_vec()));

@@ -208,10 +208,3 @@ pub(super) fn len_field(field: u32, payload: &[u8]) -> Vec<u8> {
     out.extend_from_slice(payload);
     out
 }
-
-pub(super) fn fixed32_field(field: u32, bits: u32) -> Vec<u8> {
-    let mut out = Vec::with_capacity(5);
-    put_key(field, WireType::Fixed32, &mut out);
-    out.extend_from_slice(&bits.to_le_bytes());
-    out
-}

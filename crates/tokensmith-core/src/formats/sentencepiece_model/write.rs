@@ -6,7 +6,7 @@
 //! when it was in the loaded file or differs from the proto2 default; a new model (nothing
 //! preserved) gets only its non-default fields.
 
-use super::wire::{fixed32_field, len_field, split_fields, varint_field};
+use super::wire::{len_field, put_key, put_varint, split_fields, varint_field, WireType};
 use super::{ModelProto, ModelType, NormalizerSpec, Piece, PieceType, TrainerSpec};
 
 /// Encodes `model` as a `ModelProto` message.
@@ -51,12 +51,23 @@ pub fn serialize(model: &ModelProto) -> Vec<u8> {
 /// The canonical `SentencePiece` message, as sentencepiece's trainer writes it: the piece, the
 /// score (always), and the type unless it is NORMAL.
 pub(super) fn piece_message(piece: &Piece) -> Vec<u8> {
-    let mut out = len_field(1, piece.piece.as_bytes());
-    out.extend(fixed32_field(2, piece.score.to_bits()));
-    if piece.kind != PieceType::Normal {
-        out.extend(varint_field(3, piece.kind.to_wire() as i64));
-    }
+    let mut out = Vec::new();
+    put_piece_message(piece, &mut out);
     out
+}
+
+/// Appends [`piece_message`]'s bytes to `out`, with no allocation of its own (the reader
+/// checks every piece of a model against this, so one buffer serves them all).
+pub(super) fn put_piece_message(piece: &Piece, out: &mut Vec<u8>) {
+    put_key(1, WireType::Len, out);
+    put_varint(piece.piece.len() as u64, out);
+    out.extend_from_slice(piece.piece.as_bytes());
+    put_key(2, WireType::Fixed32, out);
+    out.extend_from_slice(&piece.score.to_bits().to_le_bytes());
+    if piece.kind != PieceType::Normal {
+        put_key(3, WireType::Varint, out);
+        put_varint(piece.kind.to_wire(), out);
+    }
 }
 
 /// One known field of a spec message: its number, its encoding, and whether it holds the
@@ -206,6 +217,38 @@ mod tests {
             edited.preserved.fields,
             vec![(4, len_field(4, b"\x0a\x00"))]
         );
+    }
+
+    #[test]
+    fn piece_messages_are_canonical_and_others_are_kept_as_read() {
+        let unk = Piece {
+            piece: "<unk>".into(),
+            score: 0.0,
+            kind: PieceType::Unknown,
+        };
+        let a = Piece {
+            piece: "a".into(),
+            score: -1.5,
+            kind: PieceType::Normal,
+        };
+        // Field 1 (len), field 2 (fixed32, -1.5 is 0xBFC00000), field 3 (varint) unless NORMAL.
+        let unk_bytes = b"\x0a\x05<unk>\x15\x00\x00\x00\x00\x18\x02".to_vec();
+        let a_bytes = b"\x0a\x01a\x15\x00\x00\xc0\xbf".to_vec();
+        let mut out = b"before".to_vec();
+        put_piece_message(&a, &mut out);
+        assert_eq!(out[6..], a_bytes[..]);
+        assert_eq!(piece_message(&unk), unk_bytes);
+        // The same NORMAL piece with its type written out is not canonical: kept as read.
+        let mut a_typed = a_bytes.clone();
+        a_typed.extend(b"\x18\x01");
+        let mut bytes = len_field(1, &unk_bytes);
+        bytes.extend(len_field(1, &a_bytes));
+        bytes.extend(len_field(1, &a_typed));
+        let model = parse(&bytes).unwrap();
+        assert_eq!(model.pieces, vec![unk, a.clone(), a]);
+        let kept: Vec<usize> = model.preserved.pieces.keys().copied().collect();
+        assert_eq!(kept, vec![2]);
+        assert_eq!(serialize(&model), bytes);
     }
 
     #[test]

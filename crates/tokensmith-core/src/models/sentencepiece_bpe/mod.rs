@@ -18,7 +18,8 @@
 //!
 //! [`SentencePieceBpe`] looks pairs up by symbol ids in a table built once per model
 //! (`pair_table.rs`), where sentencepiece hashes the text of every candidate; `reference.rs`
-//! keeps the text-keyed encoder that it is tested against.
+//! keeps the text-keyed encoder that it is tested against. The table's build finds the halves of
+//! every cut of every piece in [`crate::text_index`] (hashes extended a byte at a time, texts borrowed).
 
 mod model;
 mod pair_table;

@@ -11,6 +11,7 @@ use std::cell::RefCell;
 use std::collections::BinaryHeap;
 
 use super::pair_table::{Merge, PairTable};
+use crate::text_index::{self, TextIndex};
 
 use rustc_hash::FxHashMap;
 
@@ -27,8 +28,9 @@ const NONE: u32 = u32::MAX;
 /// A SentencePiece BPE model.
 #[derive(Debug, Clone)]
 pub struct SentencePieceBpe {
-    /// NORMAL, USER_DEFINED and UNUSED pieces by text (the first id of a repeated text).
-    ids: FxHashMap<String, u32>,
+    /// USER_DEFINED pieces by text: the first id of the text among the NORMAL,
+    /// USER_DEFINED and UNUSED pieces (which a match in [`Self::user_defined`] becomes).
+    user_defined_ids: FxHashMap<String, u32>,
     /// Per symbol id: its length in bytes and whether it is an UNUSED piece.
     info: Vec<(u32, bool)>,
     /// Symbol ids of ASCII characters, and of the other characters.
@@ -119,14 +121,26 @@ fn score_order(score: f32) -> u32 {
 }
 
 /// Each score's rank among the distinct values of `scores` (equal scores, equal ranks).
+///
+/// One sort of `(order, index)` keys and one pass over them (no search per score); the keys
+/// of a model whose scores fall with the id, as a trainer writes them, are one run that the
+/// sort only reverses.
 fn ranks(scores: &[f32]) -> Vec<u32> {
-    let mut distinct: Vec<u32> = scores.iter().map(|&s| score_order(s)).collect();
-    distinct.sort_unstable();
-    distinct.dedup();
-    scores
+    let mut keys: Vec<u64> = scores
         .iter()
-        .map(|&s| distinct.partition_point(|&d| d < score_order(s)) as u32)
-        .collect()
+        .enumerate()
+        .map(|(i, &s)| u64::from(score_order(s)) << 32 | !(i as u32) as u64)
+        .collect();
+    keys.sort_unstable();
+    let mut out = vec![0; scores.len()];
+    let mut rank = 0;
+    for (n, &key) in keys.iter().enumerate() {
+        if n > 0 && key >> 32 != keys[n - 1] >> 32 {
+            rank += 1;
+        }
+        out[!(key as u32) as usize] = rank;
+    }
+    out
 }
 
 /// Orders `rank` (higher first) then `left` (lower first) as one integer, never 0.
@@ -181,9 +195,10 @@ impl SentencePieceBpe {
     /// ```
     pub fn new<'a>(pieces: impl Iterator<Item = (&'a str, f32, PieceType)>, unk_id: u32) -> Self {
         let pieces = pieces.collect::<Vec<_>>();
-        let mut ids = FxHashMap::with_capacity_and_hasher(pieces.len(), rustc_hash::FxBuildHasher);
         // The pieces that merge or are merged, each text once (its first id), in id order.
         let mut merged: Vec<(&str, u32)> = Vec::with_capacity(pieces.len());
+        let mut index = TextIndex::with_capacity(pieces.len());
+        let text_of = |id: u32| pieces[id as usize].0;
         let mut info = Vec::with_capacity(pieces.len());
         let mut scores = Vec::with_capacity(pieces.len());
         let mut user_defined: Option<PieceTrie> = None;
@@ -193,24 +208,30 @@ impl SentencePieceBpe {
                     .get_or_insert_with(PieceTrie::new)
                     .insert(piece.as_bytes(), id as u32);
             }
-            if matches!(
+            let merges = matches!(
                 kind,
                 PieceType::Normal | PieceType::UserDefined | PieceType::Unused
-            ) {
-                if let std::collections::hash_map::Entry::Vacant(slot) =
-                    ids.entry(piece.to_string())
-                {
-                    slot.insert(id as u32);
-                    merged.push((piece, id as u32));
-                }
+            );
+            if merges && index.insert(piece, id as u32, text_of).is_ok() {
+                merged.push((piece, id as u32));
             }
             info.push((piece.len() as u32, kind == PieceType::Unused));
             scores.push(score);
         }
+        // A user-defined match's symbol is the first id of its text among the merged pieces.
+        let user_defined_ids: FxHashMap<String, u32> = pieces
+            .iter()
+            .filter(|&&(_, _, kind)| kind == PieceType::UserDefined)
+            .filter_map(|&(piece, _, _)| {
+                let id = index.get(piece, text_of)?;
+                Some((piece.to_string(), id))
+            })
+            .collect();
         let piece_count = info.len() as u32;
         let mut chars: FxHashMap<char, u32> = FxHashMap::default();
-        let mut symbol_of = |text: &str, info: &mut Vec<(u32, bool)>| -> Option<u32> {
-            if let Some(&id) = ids.get(text) {
+        // The symbol of `text` (hash `h`): a piece, or a character that is none.
+        let mut symbol_of = |text: &str, h: u64, info: &mut Vec<(u32, bool)>| -> Option<u32> {
+            if let Some(id) = index.get_hashed(text.as_bytes(), h, text_of) {
                 return Some(id);
             }
             let mut it = text.chars();
@@ -226,17 +247,37 @@ impl SentencePieceBpe {
         // Every pair is listed once: a text has one symbol, so a pair names one text, the
         // piece it makes, and that piece's cuts are distinct.
         let mut pairs = Vec::new();
+        // Per byte offset of the piece: the hash of the piece's bytes from there to its end.
+        let mut suffix_hashes: Vec<u64> = Vec::new();
         for &(piece, id) in &merged {
-            for (cut, _) in piece.char_indices().skip(1) {
-                let left = symbol_of(&piece[..cut], &mut info);
-                let right = symbol_of(&piece[cut..], &mut info);
-                if let (Some(l), Some(r)) = (left, right) {
-                    let merge = Merge {
-                        piece: id,
-                        rank: rank[id as usize],
-                    };
-                    pairs.push((l, r, merge));
+            let bytes = piece.as_bytes();
+            if bytes.len() < 2 {
+                continue;
+            }
+            suffix_hashes.clear();
+            suffix_hashes.resize(bytes.len() + 1, 0);
+            let mut power = 1;
+            for at in (0..bytes.len()).rev() {
+                suffix_hashes[at] =
+                    text_index::extend_left(suffix_hashes[at + 1], power, bytes[at]);
+                power = text_index::next_power(power);
+            }
+            let mut prefix_hash = text_index::extend_right(0, bytes[0]);
+            for cut in 1..bytes.len() {
+                let byte = bytes[cut];
+                // Only cuts at character boundaries (not before a continuation byte).
+                if byte & 0xC0 != 0x80 {
+                    let left = symbol_of(&piece[..cut], prefix_hash, &mut info);
+                    let right = symbol_of(&piece[cut..], suffix_hashes[cut], &mut info);
+                    if let (Some(l), Some(r)) = (left, right) {
+                        let merge = Merge {
+                            piece: id,
+                            rank: rank[id as usize],
+                        };
+                        pairs.push((l, r, merge));
+                    }
                 }
+                prefix_hash = text_index::extend_right(prefix_hash, byte);
             }
         }
         let pairs = PairTable::new(&pairs, true);
@@ -259,7 +300,7 @@ impl SentencePieceBpe {
         Self {
             has_unused,
             split,
-            ids,
+            user_defined_ids,
             info,
             ascii,
             chars,
@@ -407,7 +448,13 @@ impl SentencePieceBpe {
                 .as_ref()
                 .and_then(|t| t.longest_prefix(rest.as_bytes()));
             let (id, len) = match matched {
-                Some(len) => (self.ids.get(&rest[..len]).copied().unwrap_or(NONE), len),
+                Some(len) => (
+                    self.user_defined_ids
+                        .get(&rest[..len])
+                        .copied()
+                        .unwrap_or(NONE),
+                    len,
+                ),
                 None => self.char_symbol(rest),
             };
             let i = symbols.len() as u32;
@@ -547,6 +594,23 @@ mod tests {
         assert_eq!(m.encode("abab"), vec![(0, 2, 3), (2, 4, 3)]);
         assert_eq!(m.encode("abx"), vec![(0, 2, 3), (2, 3, 0)]);
         assert_eq!(m.encode(""), vec![]);
+    }
+
+    proptest! {
+        /// A score's rank is the number of distinct smaller scores.
+        #[test]
+        fn ranks_count_the_distinct_smaller_scores(
+            scores in prop::collection::vec(prop::sample::select(
+                vec![-3.0f32, -2.5, -1.0, -0.0, 0.0, 0.5, 1e-30]), 0..50),
+        ) {
+            let got = ranks(&scores);
+            for (i, &s) in scores.iter().enumerate() {
+                let mut smaller: Vec<f32> = scores.iter().copied().filter(|&t| t < s).collect();
+                smaller.sort_by(f32::total_cmp);
+                smaller.dedup_by(|a, b| a == b);
+                prop_assert_eq!(got[i] as usize, smaller.len());
+            }
+        }
     }
 
     #[test]

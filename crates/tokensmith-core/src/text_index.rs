@@ -1,0 +1,168 @@
+//! Texts to ids without a copy of the texts: a table of `(hash, id)` whose owner keeps the
+//! texts (a model's pieces) and hands a lookup `text_of(id)` to confirm a hit, so that two
+//! texts with one hash are both found.
+//!
+//! The hash extends by one byte at either end ([`extend_right`], [`extend_left`]): the
+//! SentencePiece BPE pair table's build looks up both halves of every cut of every piece
+//! (200k lookups for a 32k model), and gets the halves' hashes from one pass over the piece
+//! in each direction instead of hashing each half anew. The processor's piece-to-id map is
+//! one too, and so holds no second copy of the pieces.
+
+/// The multiplier of the polynomial hash (odd, so that multiplying by it loses nothing).
+const K: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The hash of `text + [byte]`, given `hash` of `text`.
+#[inline(always)]
+pub fn extend_right(hash: u64, byte: u8) -> u64 {
+    hash.wrapping_mul(K).wrapping_add(u64::from(byte) + 1)
+}
+
+/// The hash of `[byte] + text`, given `hash` of `text` and `power` = `K` to the power of
+/// `text.len()`.
+#[inline(always)]
+pub fn extend_left(hash: u64, power: u64, byte: u8) -> u64 {
+    (u64::from(byte) + 1).wrapping_mul(power).wrapping_add(hash)
+}
+
+/// `power` for a text one byte longer (see [`extend_left`]).
+#[inline(always)]
+pub fn next_power(power: u64) -> u64 {
+    power.wrapping_mul(K)
+}
+
+/// The hash of `text`.
+pub fn hash(text: &[u8]) -> u64 {
+    text.iter().fold(0, |h, &b| extend_right(h, b))
+}
+
+/// A slot's table index: the hash's high bits, mixed (the low bits of a polynomial hash
+/// depend on few of its inputs).
+#[inline(always)]
+fn slot_of(hash: u64, shift: u32) -> usize {
+    ((hash ^ hash >> 29).wrapping_mul(K) >> shift) as usize
+}
+
+const EMPTY: u32 = u32::MAX;
+
+/// An open-addressing table of `(hash, id)` with linear probing.
+#[derive(Clone, Debug)]
+pub struct TextIndex {
+    slots: Box<[(u64, u32)]>,
+    shift: u32,
+    len: usize,
+}
+
+impl TextIndex {
+    /// An empty index with room for `capacity` texts (then at most half full).
+    pub fn with_capacity(capacity: usize) -> Self {
+        let size = (capacity * 2).next_power_of_two().max(2);
+        Self {
+            slots: vec![(0, EMPTY); size].into_boxed_slice(),
+            shift: 64 - size.trailing_zeros(),
+            len: 0,
+        }
+    }
+
+    /// Adds `text` with `id` unless an id `text_of` maps to `text` is there (the first id
+    /// of a text stays): `Err` with that id then. Panics past the capacity given.
+    pub fn insert<'t>(
+        &mut self,
+        text: &str,
+        id: u32,
+        text_of: impl Fn(u32) -> &'t str,
+    ) -> Result<(), u32> {
+        assert!(self.len * 2 < self.slots.len(), "TextIndex is full");
+        assert!(id != EMPTY, "TextIndex: id u32::MAX is reserved");
+        let h = hash(text.as_bytes());
+        let mask = self.slots.len() - 1;
+        let mut at = slot_of(h, self.shift);
+        loop {
+            let (slot_hash, slot_id) = self.slots[at];
+            if slot_id == EMPTY {
+                self.slots[at] = (h, id);
+                self.len += 1;
+                return Ok(());
+            }
+            if slot_hash == h && text_of(slot_id) == text {
+                return Err(slot_id);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// The id of `text`, whose [`hash`] is `h`.
+    #[inline]
+    pub fn get_hashed<'t>(
+        &self,
+        text: &[u8],
+        h: u64,
+        text_of: impl Fn(u32) -> &'t str,
+    ) -> Option<u32> {
+        let mask = self.slots.len() - 1;
+        let mut at = slot_of(h, self.shift);
+        loop {
+            let (slot_hash, id) = self.slots[at];
+            if id == EMPTY {
+                return None;
+            }
+            if slot_hash == h && text_of(id).as_bytes() == text {
+                return Some(id);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    /// The id of `text`.
+    pub fn get<'t>(&self, text: &str, text_of: impl Fn(u32) -> &'t str) -> Option<u32> {
+        self.get_hashed(text.as_bytes(), hash(text.as_bytes()), text_of)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn extending_at_either_end_gives_the_whole_hash() {
+        let text = "ab▁中é".as_bytes();
+        for cut in 0..=text.len() {
+            let mut power = 1;
+            let mut right = 0;
+            for &b in text[cut..].iter().rev() {
+                right = extend_left(right, power, b);
+                power = next_power(power);
+            }
+            assert_eq!(right, hash(&text[cut..]));
+            let mut left = hash(&text[..cut]);
+            for &b in &text[cut..] {
+                left = extend_right(left, b);
+            }
+            assert_eq!(left, hash(text));
+        }
+    }
+
+    proptest! {
+        /// The index finds what a map of the first id of each text finds, present or not.
+        #[test]
+        fn agrees_with_a_map(
+            texts in prop::collection::vec("[ab▁é]{0,4}", 0..40),
+            probes in prop::collection::vec("[ab▁é]{0,4}", 0..20),
+        ) {
+            let text_of = |id: u32| texts[id as usize].as_str();
+            let mut index = TextIndex::with_capacity(texts.len());
+            let mut map = std::collections::HashMap::new();
+            for (id, t) in texts.iter().enumerate() {
+                let want = match map.get(t.as_str()) {
+                    Some(&first) => Err(first),
+                    None => Ok(()),
+                };
+                map.entry(t.as_str()).or_insert(id as u32);
+                prop_assert_eq!(index.insert(t, id as u32, text_of), want);
+            }
+            for t in texts.iter().chain(&probes) {
+                prop_assert_eq!(index.get(t, text_of), map.get(t.as_str()).copied());
+            }
+        }
+    }
+}
