@@ -14,7 +14,7 @@ pub mod pre_tokenizers;
 pub mod scratch;
 pub mod sentencepiece;
 pub mod special_tokens;
-pub mod text_index;
+pub(crate) mod text_index;
 pub mod thread_tables;
 pub mod trainers;
 

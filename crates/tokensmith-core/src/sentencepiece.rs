@@ -23,7 +23,7 @@
 use std::cell::RefCell;
 
 use crate::error::{Error, Result};
-use crate::formats::sentencepiece_model::{self, ModelProto, ModelType, PieceType};
+use crate::formats::sentencepiece_model::{self, ModelProto, ModelType, Piece, PieceType};
 use crate::models::sentencepiece_bpe::{SentencePieceBpe, WordPieces};
 use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram};
 use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
@@ -127,7 +127,7 @@ impl SentencePieceProcessor {
             return unsupported("a denormalization rule");
         }
         let mut ids = TextIndex::with_capacity(proto.pieces.len());
-        let text_of = |id: u32| proto.pieces[id as usize].piece.as_str();
+        let text_of = |id: u32| piece_text(&proto.pieces, id);
         let mut unk_id = None;
         for (id, p) in proto.pieces.iter().enumerate() {
             let bad = |what: String| Err(Error::ModelFormat(format!("piece {id}: {what}")));
@@ -591,7 +591,7 @@ impl SentencePieceProcessor {
     /// The id of `piece` if it is in the vocabulary.
     fn piece_id(&self, piece: &str) -> Option<u32> {
         let pieces = &self.proto.pieces;
-        self.ids.get(piece, |id| pieces[id as usize].piece.as_str())
+        self.ids.get(piece, |id| piece_text(pieces, id))
     }
 
     /// The score of the piece with `id`.
@@ -642,6 +642,11 @@ fn flush_bytes(bytes: &mut Vec<u8>, text: &mut String) {
         }
     }
     bytes.clear();
+}
+
+/// The text of the piece with `id`: how the piece index reads the pieces it points at.
+fn piece_text(pieces: &[Piece], id: u32) -> &str {
+    &pieces[id as usize].piece
 }
 
 #[cfg(test)]

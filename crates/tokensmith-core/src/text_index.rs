@@ -35,6 +35,18 @@ pub fn hash(text: &[u8]) -> u64 {
     text.iter().fold(0, |h, &b| extend_right(h, b))
 }
 
+/// The hash of every suffix of `bytes` into `out` (cleared first): `out[at]` is the hash of
+/// `bytes[at..]`, for `at` from 0 to `bytes.len()`, from one pass from the end.
+pub fn suffix_hashes(bytes: &[u8], out: &mut Vec<u64>) {
+    out.clear();
+    out.resize(bytes.len() + 1, 0);
+    let mut power = 1;
+    for at in (0..bytes.len()).rev() {
+        out[at] = extend_left(out[at + 1], power, bytes[at]);
+        power = next_power(power);
+    }
+}
+
 /// A slot's table index: the hash's high bits, mixed (the low bits of a polynomial hash
 /// depend on few of its inputs).
 #[inline(always)]
@@ -126,20 +138,44 @@ mod tests {
     #[test]
     fn extending_at_either_end_gives_the_whole_hash() {
         let text = "ab▁中é".as_bytes();
+        let mut suffixes = Vec::new();
+        suffix_hashes(text, &mut suffixes);
+        assert_eq!(suffixes.len(), text.len() + 1);
         for cut in 0..=text.len() {
-            let mut power = 1;
-            let mut right = 0;
-            for &b in text[cut..].iter().rev() {
-                right = extend_left(right, power, b);
-                power = next_power(power);
-            }
-            assert_eq!(right, hash(&text[cut..]));
+            assert_eq!(suffixes[cut], hash(&text[cut..]));
             let mut left = hash(&text[..cut]);
             for &b in &text[cut..] {
                 left = extend_right(left, b);
             }
             assert_eq!(left, hash(text));
         }
+    }
+
+    /// Two texts with one hash are both found, each with its own id: Thue-Morse strings of
+    /// 2,048 bytes over `a`/`b` and their complement collide for any odd multiplier (the
+    /// difference of their hashes is a product of eleven factors `1 - K^(2^j)`, divisible by
+    /// 2^64).
+    #[test]
+    fn texts_with_one_hash_are_both_found() {
+        let thue_morse = |a: char, b: char| -> String {
+            (0..2048u32)
+                .map(|i| if i.count_ones() % 2 == 0 { a } else { b })
+                .collect()
+        };
+        let texts = [thue_morse('a', 'b'), thue_morse('b', 'a')];
+        assert_ne!(texts[0], texts[1]);
+        assert_eq!(hash(texts[0].as_bytes()), hash(texts[1].as_bytes()));
+        let text_of = |id: u32| texts[id as usize].as_str();
+        let mut index = TextIndex::with_capacity(2);
+        assert_eq!(index.insert(&texts[0], 0, text_of), Ok(()));
+        assert_eq!(index.insert(&texts[1], 1, text_of), Ok(()));
+        assert_eq!(index.get(&texts[0], text_of), Some(0));
+        assert_eq!(index.get(&texts[1], text_of), Some(1));
+        // A text that is not there, looked up under the hash of one that is.
+        assert_eq!(
+            index.get_hashed(b"b", hash(texts[0].as_bytes()), text_of),
+            None
+        );
     }
 
     proptest! {

@@ -254,14 +254,7 @@ impl SentencePieceBpe {
             if bytes.len() < 2 {
                 continue;
             }
-            suffix_hashes.clear();
-            suffix_hashes.resize(bytes.len() + 1, 0);
-            let mut power = 1;
-            for at in (0..bytes.len()).rev() {
-                suffix_hashes[at] =
-                    text_index::extend_left(suffix_hashes[at + 1], power, bytes[at]);
-                power = text_index::next_power(power);
-            }
+            text_index::suffix_hashes(bytes, &mut suffix_hashes);
             let mut prefix_hash = text_index::extend_right(0, bytes[0]);
             for cut in 1..bytes.len() {
                 let byte = bytes[cut];
