@@ -15,7 +15,7 @@ pub mod scratch;
 pub mod sentencepiece;
 pub mod special_tokens;
 pub(crate) mod text_index;
-pub mod thread_tables;
+pub(crate) mod thread_tables;
 pub mod trainers;
 
 pub use encoding::Encoding;

@@ -8,8 +8,10 @@
 //! in each direction instead of hashing each half anew. The processor's piece-to-id map is
 //! one too, and so holds no second copy of the pieces.
 
-/// The multiplier of the polynomial hash (odd, so that multiplying by it loses nothing).
-const K: u64 = 0x9E37_79B9_7F4A_7C15;
+/// The multiplier of the polynomial hash (odd, so that multiplying by it loses nothing); the
+/// word cache and the BPE pair table mix their keys with it too.
+pub(crate) const HASH_MUL: u64 = 0x9E37_79B9_7F4A_7C15;
+const K: u64 = HASH_MUL;
 
 /// The hash of `text + [byte]`, given `hash` of `text`.
 #[inline(always)]

@@ -57,6 +57,15 @@ pub(crate) fn bound_encode<'py>(plain: &Bound<'py, PlainEncode>) -> PyResult<Bou
     }
 }
 
+/// The arguments of one vectorcall, as CPython passed them: `nargs` positional ones, then one
+/// value per name in `kwnames` (null when there are none).
+#[derive(Clone, Copy)]
+struct Call {
+    args: *const *mut ffi::PyObject,
+    nargs: ffi::Py_ssize_t,
+    kwnames: *mut ffi::PyObject,
+}
+
 /// The C function of [`ENCODE`], called through pyo3's trampoline (which traps panics and
 /// raises the returned error).
 ///
@@ -71,15 +80,21 @@ unsafe fn encode(
     nargs: ffi::Py_ssize_t,
     kwnames: *mut ffi::PyObject,
 ) -> PyResult<*mut ffi::PyObject> {
+    let call = Call {
+        args,
+        nargs,
+        kwnames,
+    };
     // SAFETY: `slf` is the PlainEncode this method was made for (see `bound_encode`).
     let plain = unsafe { Borrowed::from_ptr(py, slf).cast_unchecked::<PlainEncode>() };
     // SAFETY: the arguments of a vectorcall, as described above.
-    if let Some((input, as_ids)) = unsafe { output_only(py, plain.get(), args, nargs, kwnames) } {
+    if let Some((input, as_ids)) = unsafe { output_only(py, plain.get(), call) } {
         if let Some(done) = plain.get().encode_plain(py, &input, as_ids, true) {
             return done.map(Bound::into_ptr);
         }
     }
-    general(py, slf, args, nargs, kwnames)
+    // SAFETY: as above.
+    unsafe { general(py, slf, call) }
 }
 
 /// The input and the output (`true` for ids) of a call that names at most its output type:
@@ -88,14 +103,17 @@ unsafe fn encode(
 ///
 /// # Safety
 ///
-/// As for [`encode`].
+/// `call` holds the arguments of a vectorcall (see [`encode`]).
 unsafe fn output_only<'py>(
     py: Python<'py>,
     plain: &PlainEncode,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
+    call: Call,
 ) -> Option<(Bound<'py, PyAny>, bool)> {
+    let Call {
+        args,
+        nargs,
+        kwnames,
+    } = call;
     let keywords = if kwnames.is_null() {
         0
     } else {
@@ -130,18 +148,23 @@ unsafe fn output_only<'py>(
 ///
 /// # Safety
 ///
-/// As for [`encode`].
+/// `slf` is a live [`PlainEncode`] and `call` the arguments of a vectorcall (see [`encode`]).
 unsafe fn general(
     py: Python<'_>,
     slf: *mut ffi::PyObject,
-    args: *const *mut ffi::PyObject,
-    nargs: ffi::Py_ssize_t,
-    kwnames: *mut ffi::PyObject,
+    call: Call,
 ) -> PyResult<*mut ffi::PyObject> {
     // SAFETY: `slf` is a live PlainEncode (see `encode`).
     let method = unsafe { Borrowed::from_ptr(py, slf) }.getattr(intern!(py, "encode"))?;
     // SAFETY: the arguments of a vectorcall, passed on as they came.
-    let out = unsafe { ffi::PyObject_Vectorcall(method.as_ptr(), args, nargs as usize, kwnames) };
+    let out = unsafe {
+        ffi::PyObject_Vectorcall(
+            method.as_ptr(),
+            call.args,
+            call.nargs as usize,
+            call.kwnames,
+        )
+    };
     if out.is_null() {
         Err(PyErr::fetch(py))
     } else {

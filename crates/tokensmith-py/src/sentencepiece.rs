@@ -264,8 +264,8 @@ impl CoreSentencePiece {
     }
 
     /// `SentencePieceProcessor.encode` for a facade whose defaults ask for nothing but the
-    /// ids (`as_ids`) or pieces of a text: see [`PlainEncode`]. `slow` is the facade's own
-    /// `_encode`, which takes the same arguments.
+    /// ids (`as_ids`) or pieces of a text: see [`PlainEncode`]. `slow` is the `_encode` of
+    /// the facade's twin, which takes the same arguments.
     /// `threads` is the facade's default `num_threads` (resolved: at least 1).
     fn plain_encode(slf: Py<Self>, slow: Py<PyAny>, as_ids: bool, threads: usize) -> PlainEncode {
         PlainEncode {
@@ -436,7 +436,9 @@ impl CoreSentencePiece {
 #[pyclass(frozen, name = "PlainEncode", module = "tokensmith._core")]
 pub struct PlainEncode {
     core: Py<CoreSentencePiece>,
-    /// The facade's `_encode`, which holds the facade: a cycle the collector can break.
+    /// The `_encode` of the facade's twin (see `SentencePieceProcessor._twin`), which does
+    /// not hold the facade; a subclass's attributes copied into the twin might, so the
+    /// collector can still break a cycle through it.
     slow: Mutex<Option<Py<PyAny>>>,
     /// Whether the facade's default `out_type` is `int`.
     as_ids: bool,

@@ -12,7 +12,7 @@
 //! ([`PairFilter`]: about 5 bits a pair, 32 KiB for a 32k model, which stays in the L2 cache
 //! where the buckets do not). Larger models keep a general hash map.
 
-use crate::models::unigram::words::HASH_MUL;
+use crate::text_index::HASH_MUL;
 use rustc_hash::FxHashMap;
 
 use crate::models::bpe::pair_filter::PairFilter;

@@ -38,6 +38,7 @@ use super::model::Span;
 use super::word_split::WordSplit;
 use crate::models::bpe::huge::{HugeSlice, Zeroable};
 use crate::models::bpe::prefetch;
+use crate::text_index::HASH_MUL;
 use crate::thread_tables::table_for;
 #[cfg(test)]
 use crate::thread_tables::{new_tag, CacheTag};
@@ -315,9 +316,6 @@ fn hash_of(len: u8, key: &[u64; LONG_KEY]) -> u64 {
 fn finish_hash(x: u64) -> u64 {
     (x ^ (x >> 32)).wrapping_mul(HASH_MUL)
 }
-
-/// The odd multiplier that spreads a key's bits into the hash's high bits.
-pub(crate) const HASH_MUL: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// The eight bytes of `text` from `from` (below the text's length) as a little-endian word,
 /// zero past the text's end.
