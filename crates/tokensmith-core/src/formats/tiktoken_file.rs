@@ -55,9 +55,15 @@ pub fn parse(data: &[u8], name: &str) -> Result<Vec<(Vec<u8>, u32)>> {
                 String::from_utf8_lossy(&line[..line.len().min(80)])
             )));
         };
-        let bytes = engine
-            .decode(token)
-            .map_err(|e| bad(format!("token is not valid base64: {e}")))?;
+        // Python's base64 (which tiktoken uses) reads a field of padding alone as the empty
+        // token, as Whisper's multilingual vocabulary writes it.
+        let bytes = if token.iter().all(|&b| b == b'=') {
+            Vec::new()
+        } else {
+            engine
+                .decode(token)
+                .map_err(|e| bad(format!("token is not valid base64: {e}")))?
+        };
         let rank = std::str::from_utf8(rank)
             .ok()
             .and_then(|r| r.parse::<u32>().ok())
@@ -114,5 +120,16 @@ mod tests {
         let mut back = parse(&text, "t").unwrap();
         back.sort_by_key(|(_, r)| *r);
         assert_eq!(back, vec![(b"hi".to_vec(), 0), (b"\xff\x00".to_vec(), 1)]);
+    }
+
+    #[test]
+    fn padding_alone_is_the_empty_token() {
+        // Whisper's multilingual.tiktoken writes its empty token as `=`; Python's base64 reads
+        // it (and an empty field) as b"", and so does tiktoken.
+        let ranks = parse(b"YQ== 0\n= 1\n", "v.tiktoken").unwrap();
+        assert_eq!(ranks, vec![(b"a".to_vec(), 0), (Vec::new(), 1)]);
+        let text = format(&ranks);
+        assert_eq!(text, b"YQ== 0\n 1\n");
+        assert_eq!(parse(&text, "t").unwrap(), ranks);
     }
 }

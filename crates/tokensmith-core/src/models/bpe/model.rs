@@ -42,12 +42,17 @@ pub struct Bpe {
     pairs: PairTable,
     byte_rank: [Rank; 256],
     decoder: TokenTable,
+    /// The rank of the empty token, if the vocabulary has one. tiktoken accepts it (Whisper's
+    /// multilingual vocabulary holds one); encoding never yields it and it decodes to nothing,
+    /// so it lives only in the decoder, outside every encoding table.
+    empty: Option<Rank>,
 }
 
 impl Bpe {
     /// Builds the vocabulary from `(token bytes, rank)` pairs.
     ///
-    /// Fails if two tokens share a rank or if a token is empty.
+    /// Fails if two tokens share a rank or a byte string. One token may be empty, as tiktoken
+    /// allows: it keeps its rank for decoding and is never produced by encoding.
     ///
     /// ```
     /// use tokensmith_core::models::bpe::Bpe;
@@ -57,14 +62,18 @@ impl Bpe {
     pub fn new(ranks: Vec<(Vec<u8>, Rank)>) -> Result<Self> {
         let mut encoder: FxHashMap<Vec<u8>, Rank> = FxHashMap::default();
         encoder.reserve(ranks.len());
+        let mut empty: Option<Rank> = None;
         for (bytes, rank) in ranks {
-            if bytes.is_empty() {
-                return Err(Error::InvalidVocab(format!(
-                    "token with rank {rank} is empty"
-                )));
-            }
             if rank == NO_RANK {
                 return Err(Error::InvalidVocab(format!("rank {rank} is reserved")));
+            }
+            if bytes.is_empty() {
+                if let Some(old) = empty.replace(rank) {
+                    return Err(Error::InvalidVocab(format!(
+                        "the empty token appears twice (ranks {old} and {rank})"
+                    )));
+                }
+                continue;
             }
             if let Some(old) = encoder.insert(bytes.clone(), rank) {
                 return Err(Error::InvalidVocab(format!(
@@ -72,7 +81,8 @@ impl Bpe {
                 )));
             }
         }
-        let max_rank = encoder.values().copied().max().unwrap_or(0) as usize;
+        let count = encoder.len() + usize::from(empty.is_some());
+        let max_rank = encoder.values().chain(&empty).copied().max().unwrap_or(0) as usize;
         // The packed tables use the all-ones 21-bit value to mark "empty" and "no rank".
         let limit = (1usize << RANK_BITS) - 1;
         if max_rank >= limit {
@@ -80,20 +90,23 @@ impl Bpe {
                 "rank {max_rank} is too large: ranks must be below {limit}"
             )));
         }
-        if max_rank > 2 * encoder.len() + 1024 {
+        if max_rank > 2 * count + 1024 {
             return Err(Error::InvalidVocab(format!(
-                "the largest rank is {max_rank} but there are only {} tokens; ranks must be dense",
-                encoder.len()
+                "the largest rank is {max_rank} but there are only {count} tokens; ranks must be dense"
             )));
         }
-        let decoder = TokenTable::new(encoder.iter().map(|(b, &r)| (b.as_slice(), r)));
+        let decoder = TokenTable::new(
+            encoder
+                .iter()
+                .map(|(b, &r)| (b.as_slice(), r))
+                .chain(empty.map(|r| (&b""[..], r))),
+        );
         let distinct_ranks = (0..decoder.id_bound() as u32)
             .filter(|&r| decoder.get(r).is_some())
             .count();
-        if distinct_ranks != encoder.len() {
+        if distinct_ranks != count {
             return Err(Error::InvalidVocab(format!(
-                "{} tokens but only {distinct_ranks} distinct ranks: two tokens share a rank",
-                encoder.len()
+                "{count} tokens but only {distinct_ranks} distinct ranks: two tokens share a rank"
             )));
         }
         let mut byte_rank = [NO_RANK; 256];
@@ -111,6 +124,7 @@ impl Bpe {
             pairs,
             byte_rank,
             decoder,
+            empty,
         })
     }
 
@@ -309,12 +323,12 @@ impl Bpe {
 
     /// The number of tokens.
     pub fn len(&self) -> usize {
-        self.encoder.len()
+        self.encoder.len() + usize::from(self.empty.is_some())
     }
 
     /// True when there are no tokens.
     pub fn is_empty(&self) -> bool {
-        self.encoder.is_empty()
+        self.len() == 0
     }
 
     /// One past the largest rank.
@@ -324,7 +338,10 @@ impl Bpe {
 
     /// Every `(bytes, rank)` pair, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], Rank)> {
-        self.encoder.iter().map(|(b, &r)| (b.as_slice(), r))
+        self.encoder
+            .iter()
+            .map(|(b, &r)| (b.as_slice(), r))
+            .chain(self.empty.map(|r| (&b""[..], r)))
     }
 
     /// Appends the ranks of one piece to `out`.
@@ -408,5 +425,28 @@ mod tests {
             err.to_string().contains("ranks must be below 2097151"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn an_empty_token_decodes_to_nothing_and_is_never_produced() {
+        let ranks = vec![
+            (b"a".to_vec(), 0),
+            (b"b".to_vec(), 1),
+            (b"ab".to_vec(), 2),
+            (Vec::new(), 3),
+        ];
+        let bpe = Bpe::new(ranks).unwrap();
+        assert_eq!(bpe.encode(b"abab").unwrap(), [2, 2]);
+        assert_eq!(bpe.encode(b"ba").unwrap(), [1, 0]);
+        assert_eq!(bpe.token_bytes(3), Some(&b""[..]));
+        assert_eq!(bpe.len(), 4);
+        let mut all: Vec<(Vec<u8>, Rank)> = bpe.iter().map(|(b, r)| (b.to_vec(), r)).collect();
+        all.sort_by_key(|&(_, r)| r);
+        assert_eq!(all[3], (Vec::new(), 3));
+        let twice = Bpe::new(vec![(b"a".to_vec(), 0), (Vec::new(), 1), (Vec::new(), 2)]);
+        assert!(twice
+            .unwrap_err()
+            .to_string()
+            .contains("empty token appears twice"));
     }
 }
