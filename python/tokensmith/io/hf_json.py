@@ -6,7 +6,13 @@ The file holds the encoding as HF's pipeline of the same behaviour:
   by the pattern, then spell bytes in GPT-2's printable alphabet;
 - model ``BPE`` with the vocabulary in that alphabet, one merge per multi-byte token in rank
   order, and ``ignore_merges`` (a piece that is a whole token is that token, as in tiktoken);
-- decoder ``ByteLevel``; special tokens as ``added_tokens``.
+- decoder ``ByteLevel``; special tokens as ``added_tokens``, and in the model's vocabulary too.
+
+HF ignores an added token's ``id``: it gives the token the model's id for its text, or else
+the next id after the vocabulary's size. cl100k's ranks stop at 100255 and its
+``<|endoftext|>`` is 100257, so an added token alone would come back as 100256. Listing each
+special token in ``model.vocab`` with its id makes HF ``tokenizers`` and transformers keep
+tiktoken's ids; the BPE never produces those entries, as they are no merge.
 
 HF runs the ``Split`` regex on Oniguruma, not on tiktoken's engine. Possessive bounded
 repeats (``\\p{N}{1,3}+`` in cl100k) mean something else there and are written greedy, which
@@ -29,7 +35,7 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 from tokensmith._atomic import atomic_write
-from tokensmith.errors import VocabFormatError
+from tokensmith.errors import InvalidVocabError, VocabFormatError
 from tokensmith.io._byte_level import (
     merges_from_ranks,
     ranks_from_merges,
@@ -65,6 +71,12 @@ def to_dict(encoding: Encoding) -> dict[str, Any]:
     ranks = encoding._mergeable_ranks
     vocab = {token_to_str(t): r for t, r in sorted(ranks.items(), key=lambda kv: kv[1])}
     specials = sorted(encoding._special_tokens.items(), key=lambda kv: kv[1])
+    for text, i in specials:
+        if vocab.setdefault(text, i) != i:
+            raise InvalidVocabError(
+                f"special token {text!r} ({i}) is spelled like the ordinary token {vocab[text]}; "
+                "tokenizer.json keeps one id per text"
+            )
     return {
         "version": "1.0",
         "truncation": None,

@@ -1,0 +1,1 @@
+"""Converting tokenizers between formats, with verification; see :func:`convert`."""
