@@ -33,8 +33,8 @@ from tokensmith.errors import (
     VocabFormatError,
 )
 from tokensmith.hf_tokenizer import EncodingResult, Tokenizer
-from tokensmith.io import load as _load
 from tokensmith.io import save
+from tokensmith.load import load as _load
 from tokensmith.load import load_tiktoken, load_tiktoken_bpe
 from tokensmith.registry import (
     encoding_for_model,

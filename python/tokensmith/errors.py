@@ -156,6 +156,11 @@ class PaddingError(TokensmithError, ValueError):
     length); the message names the option."""
 
 
+class InexpressibleComponentError(TokensmithError, ValueError):
+    """A conversion's target format cannot express a component of the source; the message
+    names the component (``normalizer.normalizers[1] Lowercase``) and the target format."""
+
+
 __all__ = [
     "ChatTemplateError",
     "ChatTemplateSecurityError",
@@ -165,6 +170,7 @@ __all__ = [
     "DatasetRecordError",
     "DisallowedSpecialTokenError",
     "EmptyCorpusError",
+    "InexpressibleComponentError",
     "InputNotFoundError",
     "InputReadError",
     "InvalidTrainerOptionError",

@@ -41,10 +41,10 @@ _CODE = [
     "for (int i = 0; i < n; ++i) { sum += a[i]; }",
     "const url = `https://example.com/a?b=1&c=${d}`;",
     '{"key": [1, 2.5, -3e10, null, true], "k2": "v\\"q"}',
-    "<div class=\"x\">&amp; &lt;tag&gt;</div>",
+    '<div class="x">&amp; &lt;tag&gt;</div>',
     "SELECT * FROM t WHERE a >= 10 AND b <> 'x';",
     "    if x:\n\t\ty = {'a': 1}\n",
-    "fn main() { println!(\"{:?}\", vec![1u8; 4]); }",
+    'fn main() { println!("{:?}", vec![1u8; 4]); }',
 ]
 
 _WHITESPACE = [
