@@ -137,21 +137,35 @@ def speed(
 def encode(
     text: Annotated[str, typer.Argument(help="The text to encode.")],
     encoding: Annotated[
-        str, typer.Option("--encoding", "-e", help="A bundled encoding name.")
+        str,
+        typer.Option(
+            "--encoding",
+            "-e",
+            "--tokenizer",
+            "-t",
+            help="A bundled name or a tokenizer file (.tiktoken, tokenizer.json, .model, ...).",
+        ),
     ] = "o200k_base",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Print the ids and pieces of TEXT.
 
+    Special-token text is encoded as ordinary text by an encoding; a tokenizer.json or .model
+    runs as its library does (added tokens matched, the post-processor's template added).
+
     Example: tokensmith encode "strawberry" -e cl100k_base
     """
     try:
-        enc = tokensmith.get_encoding(encoding)
+        enc = tokensmith.load(encoding)
     except tokensmith.TokensmithError as e:
         console.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2) from None
-    ids = enc.encode(text, disallowed_special=())
-    pieces = [enc.decode_single_token_bytes(i).decode("utf-8", "replace") for i in ids]
+    if isinstance(enc, tokensmith.Encoding):
+        ids = enc.encode(text, disallowed_special=())
+        pieces = [enc.decode_single_token_bytes(i).decode("utf-8", "replace") for i in ids]
+    else:
+        result = enc.encode(text)
+        ids, pieces = list(result.ids), list(result.tokens)
     if as_json:
         print(json.dumps({"encoding": encoding, "ids": ids, "pieces": pieces}, ensure_ascii=False))
     else:

@@ -119,7 +119,7 @@ def load(
                 return get_encoding(text)
             except UnknownEncodingError as e:
                 raise UnknownTokenizerError(f"{e} A tokenizer may be {_FORMS}.") from e
-        raise InputNotFoundError(f"{text}: no such file or directory")
+        raise InputNotFoundError(f"no such tokenizer file: {text}")
     if isinstance(source, SentencePieceProcessor):
         return SentencePieceTokenizer(source)
     return _from_object(source, name=name)
