@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.table import Table
 
 import tokensmith
+from tokensmith.cli_convert import convert as convert_command
 from tokensmith.cli_dataset import register as register_dataset_command
 from tokensmith.cli_eval import register as register_eval_commands
 from tokensmith.cli_train import train_app
@@ -40,6 +41,7 @@ app = typer.Typer(
 )
 console = Console()
 register_eval_commands(app)
+app.command()(convert_command)
 register_dataset_command(app)
 app.add_typer(train_app, name="train")
 

@@ -161,9 +161,15 @@ class InexpressibleComponentError(TokensmithError, ValueError):
     names the component (``normalizer.normalizers[1] Lowercase``) and the target format."""
 
 
+class ConversionMismatchError(TokensmithError, ValueError):
+    """A converted tokenizer gives other ids than its source on the verification texts; the
+    message shows the first differences. Nothing was written."""
+
+
 __all__ = [
     "ChatTemplateError",
     "ChatTemplateSecurityError",
+    "ConversionMismatchError",
     "CorpusFormatError",
     "CorruptInputError",
     "DatasetFormatError",

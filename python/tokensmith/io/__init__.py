@@ -42,23 +42,70 @@ if TYPE_CHECKING:
 
 Format = Literal["tiktoken", "tokenizer.json", "vocab+merges", "sentencepiece", "vocab.txt"]
 
-__all__ = ["Format", "load", "save"]
+__all__ = ["Format", "check_extension", "format_of", "load", "save"]
 
 
-def _format_for_save(path: str) -> Format:
+def format_of(path: str) -> Format | None:
+    """The format a path's name implies when saving, or ``None`` when it implies none.
+
+    >>> format_of("a/tok.model"), format_of("out/dir"), format_of("x.bin")
+    ('sentencepiece', 'vocab+merges', None)
+    """
     if path.endswith(".model"):
         return "sentencepiece"
     if path.endswith(".tiktoken"):
         return "tiktoken"
     if path.endswith(".json"):
         return "tokenizer.json"
+    if path.endswith(".txt"):
+        return "vocab.txt"
     if os.path.isdir(path) or path.endswith(os.sep) or not os.path.splitext(path)[1]:
         return "vocab+merges"
+    return None
+
+
+_ENDINGS = {
+    "sentencepiece": "end in .model",
+    "tiktoken": "end in .tiktoken",
+    "tokenizer.json": "end in .json",
+    "vocab.txt": "end in .txt",
+    "vocab+merges": "be a directory (no suffix)",
+}
+
+
+def check_extension(path: str | PathLike[str], fmt: str) -> None:
+    """Refuses a path whose name implies another format than ``fmt``; called before any
+    work, by every save.
+
+    >>> check_extension("x.model", "tokenizer.json")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tokensmith.errors.UnknownFormatError: 'x.model' names a sentencepiece file, ... end in .json
+
+    Raises:
+        UnknownFormatError: the name implies another format, or none.
+    """
+    p = os.fspath(path)
+    implied = format_of(p)
+    if implied == fmt:
+        return
+    if fmt not in _ENDINGS:
+        raise UnknownFormatError(f"format={fmt!r} is not known; use one of {', '.join(_ENDINGS)}")
+    what = f"names a {implied} file" if implied else "names no known format"
     raise UnknownFormatError(
-        f"cannot tell the format from {path!r}: end it in .tiktoken (tiktoken + sidecar), "
-        ".json (HF tokenizer.json), or give a directory (vocab.json + merges.txt), "
-        "or pass format=..."
+        f"{p!r} {what}, but a {fmt} is written there; the path must {_ENDINGS[fmt]}"
     )
+
+
+def _format_for_save(path: str) -> Format:
+    fmt = format_of(path)
+    if fmt is None:
+        raise UnknownFormatError(
+            f"cannot tell the format from {path!r}: end it in .tiktoken (tiktoken + sidecar), "
+            ".json (HF tokenizer.json), .model (SentencePiece), .txt (WordPiece vocab.txt), "
+            "or give a directory (vocab.json + merges.txt)"
+        )
+    return fmt
 
 
 def save(
@@ -73,18 +120,21 @@ def save(
         encoding: A byte-level BPE encoding (trained, loaded or bundled), a
             :class:`~tokensmith.Tokenizer` (written as its ``tokenizer.json`` only), or a
             SentencePiece model (``NAME.model`` only).
-        path: ``NAME.tiktoken`` (also writes ``NAME.tiktoken.json``), ``NAME.json``, or a
-            directory, created if needed (``vocab.json``, ``merges.txt``, ``tokensmith.json``).
-        format: Overrides the guess from the path.
+        path: ``NAME.tiktoken`` (also writes ``NAME.tiktoken.json``), ``NAME.json``,
+            ``NAME.model``, ``vocab.txt`` (a WordPiece Tokenizer), or a directory, created if
+            needed (``vocab.json``, ``merges.txt``, ``tokensmith.json``).
+        format: The format; the path's name must agree with it.
 
     Raises:
-        UnknownFormatError: the path's suffix names no format.
+        UnknownFormatError: the path's suffix names no format, or another one than
+            ``format`` (checked before anything is written).
         InvalidVocabError: a token cannot be written as a merge (merge-list formats only).
     """
     from tokensmith.hf_tokenizer import Tokenizer
 
     p = os.fspath(path)
     fmt = format or _format_for_save(p)
+    check_extension(p, fmt)
     if isinstance(encoding, (SentencePieceTokenizer, SentencePieceProcessor)):
         if fmt != "sentencepiece":
             raise UnknownFormatError(
@@ -99,10 +149,13 @@ def save(
             "encoding goes to .tiktoken, .json or a directory"
         )
     if isinstance(encoding, Tokenizer):
+        if fmt == "vocab.txt":
+            vocab_txt.write(encoding, p)
+            return
         if fmt != "tokenizer.json":
             raise UnknownFormatError(
-                f"a Tokenizer is saved as a tokenizer.json only, not as {fmt}; end the path "
-                "in .json"
+                f"a Tokenizer is saved as a tokenizer.json (or a WordPiece vocab.txt), not as "
+                f"{fmt}; end the path in .json (tokensmith convert writes other formats)"
             )
         encoding.save(p)
     elif fmt == "tiktoken":
@@ -111,6 +164,8 @@ def save(
         hf_json.write(encoding, p)
     elif fmt == "vocab+merges":
         vocab_merges.write(encoding, p)
+    elif fmt == "vocab.txt":
+        raise UnknownFormatError(f"{p!r}: a byte-level BPE encoding has no vocab.txt form")
     else:
         raise UnknownFormatError(f"format={fmt!r} is not known; use one of {Format}")
 
