@@ -125,7 +125,7 @@ def _hf_metaspace(kind: str, lines: list[str], out: Path) -> Path:
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     if kind == "bpe":
-        tok = Tokenizer(models.BPE(unk_token="<unk>"))
+        tok = Tokenizer(models.BPE(unk_token="<unk>", fuse_unk=True))
         trainer = trainers.BpeTrainer(vocab_size=3000, special_tokens=["<unk>", "<s>", "</s>"],
                                       show_progress=False)  # fmt: skip
     else:
@@ -166,7 +166,7 @@ def test_hf_metaspace_file_to_model_is_refused_with_its_mismatch_rate(
     assert abs(counted - (ver.texts - ver.identical)) <= ver.texts // 500
     if kind == "bpe":
         specials = ("<unk>", "<s>", "</s>")  # HF matches them in text, sentencepiece never
-        plain = [t for t in texts if not t[:1].isspace() and not any(x in t for x in specials)]
+        plain = [t for t in texts if t[:1] not in " \t\n\r▁" and not any(x in t for x in specials)]
         assert _mismatches(sp.encode, lambda t: hf.encode(t).ids, plain) == 0
 
 
@@ -183,6 +183,11 @@ def test_inexpressible_component_is_named_before_writing(
         tokensmith.convert(source, out)
     with pytest.raises(InexpressibleComponentError, match="has no .tiktoken equivalent|tiktoken"):
         tokensmith.convert(source, tmp_path / "x.tiktoken")
+    doc["normalizer"] = None
+    doc["model"]["fuse_unk"] = False
+    source.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(InexpressibleComponentError, match="model.fuse_unk=false"):
+        tokensmith.convert(source, out)
     assert not out.exists() and not (tmp_path / "x.tiktoken").exists()
 
 

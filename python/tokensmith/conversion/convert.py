@@ -96,7 +96,7 @@ def _as_encoding(tok: Encoding | Tokenizer, fmt: str) -> Encoding:
 
 
 def _target(
-    tok: Encoding | Tokenizer, fmt: Format
+    tok: Encoding | Tokenizer, fmt: Format, lossy: bool
 ) -> tuple[Encoding | Tokenizer, Callable[[str], None]]:
     """The target in memory and how to write it."""
     from tokensmith.io import tiktoken_file, vocab_merges
@@ -123,7 +123,7 @@ def _target(
             raise InexpressibleComponentError(
                 "pre_tokenizer Split (a byte-level BPE) has no .model equivalent"
             )
-        sp = SentencePieceTokenizer(spm_json.json_to_model(json.loads(tok.to_str())))
+        sp = SentencePieceTokenizer(spm_json.json_to_model(json.loads(tok.to_str()), lossy=lossy))
         return sp, sp.save
     if fmt == "vocab.txt":
         if not isinstance(tok, Tokenizer) or isinstance(tok, SentencePieceTokenizer):
@@ -176,7 +176,7 @@ def convert(
     from tokensmith.load import load
 
     loaded = load(source)
-    target, write = _target(loaded, fmt)
+    target, write = _target(loaded, fmt, lossy)
     report = verify_pair(loaded, target, verify)
     if not report.ok and not lossy:
         raise ConversionMismatchError(

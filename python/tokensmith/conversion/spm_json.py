@@ -189,7 +189,7 @@ def model_to_json(sp: SentencePieceProcessor) -> str:
             "unk_token": None if unk is None else pieces[unk][0],
             "continuing_subword_prefix": None,
             "end_of_word_suffix": None,
-            "fuse_unk": False,
+            "fuse_unk": True,  # sentencepiece joins a run of unknown characters
             "byte_fallback": spec["byte_fallback"],
             "ignore_merges": False,
             "vocab": {p: i for i, (p, _, _) in enumerate(pieces)},
@@ -248,9 +248,10 @@ def _component_path(name: str, component: Any) -> str:
     return f"{name} {kind}"
 
 
-def json_to_model(data: dict[str, Any]) -> SentencePieceProcessor:
+def json_to_model(data: dict[str, Any], *, lossy: bool = False) -> SentencePieceProcessor:
     """A SentencePiece model with the behaviour of a Metaspace BPE or Unigram
-    ``tokenizer.json``.
+    ``tokenizer.json``; ``lossy`` lets a BPE that does not fuse unknown characters through
+    (verification then counts the texts that differ).
 
     Raises:
         InexpressibleComponentError: a component has no ``.model`` equivalent (the message
@@ -295,6 +296,11 @@ def json_to_model(data: dict[str, Any]) -> SentencePieceProcessor:
         for key in ("continuing_subword_prefix", "end_of_word_suffix", "dropout"):
             if model.get(key):
                 raise InexpressibleComponentError(f"model.{key} has no .model equivalent")
+        if not model.get("fuse_unk") and not model.get("byte_fallback") and not lossy:
+            raise InexpressibleComponentError(
+                "model.fuse_unk=false has no .model equivalent: sentencepiece joins a run of "
+                "unknown characters into one unknown piece"
+            )
         vocab_map = model.get("vocab") or {}
         ranked = _bpe_scores(vocab_map, model.get("merges") or [])
         ordered = sorted(vocab_map.items(), key=lambda kv: kv[1])
