@@ -22,6 +22,8 @@ import tokensmith
 from tokensmith.cli_convert import convert as convert_command
 from tokensmith.cli_dataset import register as register_dataset_command
 from tokensmith.cli_eval import register as register_eval_commands
+from tokensmith.cli_fingerprint import diff as diff_command
+from tokensmith.cli_fingerprint import fingerprint as fingerprint_command
 from tokensmith.cli_train import train_app
 from tokensmith.cli_train_unigram import unigram as _train_unigram_command  # noqa: F401
 from tokensmith.cli_train_wordpiece import wordpiece as _train_wordpiece_command  # noqa: F401
@@ -42,6 +44,8 @@ app = typer.Typer(
 console = Console()
 register_eval_commands(app)
 app.command()(convert_command)
+app.command()(fingerprint_command)
+app.command()(diff_command)
 register_dataset_command(app)
 app.add_typer(train_app, name="train")
 
