@@ -250,8 +250,9 @@ def _component_path(name: str, component: Any) -> str:
 
 def json_to_model(data: dict[str, Any], *, lossy: bool = False) -> SentencePieceProcessor:
     """A SentencePiece model with the behaviour of a Metaspace BPE or Unigram
-    ``tokenizer.json``; ``lossy`` lets a BPE that does not fuse unknown characters through
-    (verification then counts the texts that differ).
+    ``tokenizer.json``; ``lossy`` lets a BPE that does not fuse unknown characters, and
+    Metaspace's ``prepend_scheme="always"``, through (verification then counts the texts that
+    differ).
 
     Raises:
         InexpressibleComponentError: a component has no ``.model`` equivalent (the message
@@ -280,6 +281,12 @@ def json_to_model(data: dict[str, Any], *, lossy: bool = False) -> SentencePiece
     dummy, problem = _metaspace_options(data.get("pre_tokenizer"))
     if problem:
         raise InexpressibleComponentError(problem)
+    if dummy and not lossy:
+        raise InexpressibleComponentError(
+            "pre_tokenizer Metaspace prepend_scheme=always has no exact .model equivalent: HF "
+            "adds no ▁ before a text that starts with a space or ▁, sentencepiece's dummy "
+            "prefix always does"
+        )
     model = data.get("model") or {}
     kind = model.get("type")
     specials = {t["content"]: t for t in data.get("added_tokens") or []}
