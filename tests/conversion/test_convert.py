@@ -199,10 +199,11 @@ def test_inexpressible_component_is_named_before_writing(
 def test_wrong_extension_and_unreadable_source_write_nothing(tmp_path: Path) -> None:
     with pytest.raises(UnknownFormatError, match="must end in .json"):
         tokensmith.convert("cl100k_base", tmp_path / "x.model", to="tokenizer.json")
+    wordlevel = '{"model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}}'
     with pytest.raises(UnknownFormatError, match="must end in .json"):
-        tokensmith.load(DATA / "spm" / "test_model.model")  # a Tokenizer...
-        tokensmith.Tokenizer.from_str('{"model": {"type": "WordLevel", "vocab": {"a": 0}, '
-                                      '"unk_token": "a"}}').save(tmp_path / "x.model")  # fmt: skip
+        tokensmith.Tokenizer.from_str(wordlevel).save(tmp_path / "x.model")
+    with pytest.raises(UnknownFormatError, match="must end in .model"):
+        tokensmith.load(DATA / "spm" / "test_model.model").save(tmp_path / "x.json")
     with pytest.raises(InputNotFoundError):
         tokensmith.convert(tmp_path / "missing.json", tmp_path / "y.tiktoken")
     broken = tmp_path / "broken.json"
