@@ -30,20 +30,27 @@ def convert(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """Convert SOURCE to OUT, exactly or not at all: run both on the probe set (and --verify
-    files) and write OUT only if every id agrees (or --lossy).
+    files) and write OUT only if every id agrees (or --lossy). Exits 1 when the format cannot
+    express SOURCE or the ids differ, 2 on bad input.
 
     Example: tokensmith convert cl100k_base cl100k.json --verify corpus.txt
     """
     import tokensmith
+    from tokensmith.errors import ConversionMismatchError, InexpressibleComponentError
 
     with user_errors():
-        report = tokensmith.convert(
-            source,
-            out,
-            to=to,  # type: ignore[arg-type]  # checked by convert
-            verify=verify or [],
-            lossy=lossy,
-        )
+        try:
+            report = tokensmith.convert(
+                source,
+                out,
+                to=to,  # type: ignore[arg-type]  # checked by convert
+                verify=verify or [],
+                lossy=lossy,
+            )
+        except (ConversionMismatchError, InexpressibleComponentError) as e:
+            # The input was understood; the conversion is what failed (exit 1, not 2).
+            err_console.print(f"[red]error:[/red] {e}", highlight=False)
+            raise typer.Exit(1) from None
     if as_json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
         return

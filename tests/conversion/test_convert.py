@@ -263,3 +263,6 @@ def test_cli_json_report_and_probe_note(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["convert", "cl100k_base", str(tmp_path / "e.model"),
                               "--to", "tokenizer.json"])  # fmt: skip
     assert bad.exit_code == 2 and "must end in .json" in " ".join(bad.output.split())
+    refused = runner.invoke(app, ["convert", "cl100k_base", str(tmp_path / "e.model")])
+    assert refused.exit_code == 1 and "no .model equivalent" in " ".join(refused.output.split())
+    assert not (tmp_path / "e.model").exists()
