@@ -11,10 +11,13 @@ The tiktoken-compatible face:
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith._core import __version__ as __version__
 from tokensmith.added_token import AddedToken
+from tokensmith.conversion import convert
 from tokensmith.encoding import Encoding
 from tokensmith.errors import (
+    ConversionMismatchError,
     DisallowedSpecialTokenError,
     EmptyCorpusError,
+    InexpressibleComponentError,
     InputNotFoundError,
     InputReadError,
     InvalidTrainerOptionError,
@@ -33,8 +36,8 @@ from tokensmith.errors import (
     VocabFormatError,
 )
 from tokensmith.hf_tokenizer import EncodingResult, Tokenizer
-from tokensmith.io import load as _load
 from tokensmith.io import save
+from tokensmith.load import load as _load
 from tokensmith.load import load_tiktoken, load_tiktoken_bpe
 from tokensmith.registry import (
     encoding_for_model,
@@ -54,10 +57,12 @@ load = _load
 __all__ = [
     "AddedToken",
     "CL100K_PATTERN",
+    "ConversionMismatchError",
     "DisallowedSpecialTokenError",
     "EmptyCorpusError",
     "Encoding",
     "EncodingResult",
+    "InexpressibleComponentError",
     "InputNotFoundError",
     "InputReadError",
     "InvalidTrainerOptionError",
@@ -79,6 +84,7 @@ __all__ = [
     "UnsupportedComponentError",
     "UnsupportedFeatureError",
     "VocabFormatError",
+    "convert",
     "encoding_for_model",
     "encoding_name_for_model",
     "get_encoding",

@@ -19,8 +19,11 @@ from rich.console import Console
 from rich.table import Table
 
 import tokensmith
+from tokensmith.cli_convert import convert as convert_command
 from tokensmith.cli_dataset import register as register_dataset_command
 from tokensmith.cli_eval import register as register_eval_commands
+from tokensmith.cli_fingerprint import diff as diff_command
+from tokensmith.cli_fingerprint import fingerprint as fingerprint_command
 from tokensmith.cli_train import train_app
 from tokensmith.cli_train_unigram import unigram as _train_unigram_command  # noqa: F401
 from tokensmith.cli_train_wordpiece import wordpiece as _train_wordpiece_command  # noqa: F401
@@ -40,6 +43,9 @@ app = typer.Typer(
 )
 console = Console()
 register_eval_commands(app)
+app.command()(convert_command)
+app.command()(fingerprint_command)
+app.command()(diff_command)
 register_dataset_command(app)
 app.add_typer(train_app, name="train")
 
@@ -137,21 +143,35 @@ def speed(
 def encode(
     text: Annotated[str, typer.Argument(help="The text to encode.")],
     encoding: Annotated[
-        str, typer.Option("--encoding", "-e", help="A bundled encoding name.")
+        str,
+        typer.Option(
+            "--encoding",
+            "-e",
+            "--tokenizer",
+            "-t",
+            help="A bundled name or a tokenizer file (.tiktoken, tokenizer.json, .model, ...).",
+        ),
     ] = "o200k_base",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Print the ids and pieces of TEXT.
 
+    Special-token text is encoded as ordinary text by an encoding; a tokenizer.json or .model
+    runs as its library does (added tokens matched, the post-processor's template added).
+
     Example: tokensmith encode "strawberry" -e cl100k_base
     """
     try:
-        enc = tokensmith.get_encoding(encoding)
+        enc = tokensmith.load(encoding)
     except tokensmith.TokensmithError as e:
         console.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2) from None
-    ids = enc.encode(text, disallowed_special=())
-    pieces = [enc.decode_single_token_bytes(i).decode("utf-8", "replace") for i in ids]
+    if isinstance(enc, tokensmith.Encoding):
+        ids = enc.encode(text, disallowed_special=())
+        pieces = [enc.decode_single_token_bytes(i).decode("utf-8", "replace") for i in ids]
+    else:
+        result = enc.encode(text)
+        ids, pieces = list(result.ids), list(result.tokens)
     if as_json:
         print(json.dumps({"encoding": encoding, "ids": ids, "pieces": pieces}, ensure_ascii=False))
     else:

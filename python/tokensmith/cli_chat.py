@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -52,9 +51,7 @@ def _read_messages(path: Path) -> list[dict[str, Any]]:
 def _load_encoding(spec: str) -> Any:
     import tokensmith
 
-    if os.path.exists(spec):
-        return tokensmith.load(spec)
-    return tokensmith.get_encoding(spec)
+    return tokensmith.load(spec)
 
 
 def _as_dict(cost: ChatCost) -> dict[str, Any]:

@@ -15,7 +15,11 @@ def register(app: typer.Typer) -> None:
     @app.command("encode-dataset")
     def encode_dataset_command(
         inputs: Annotated[list[str], typer.Argument(help="Text (.gz/.zst), JSONL, Parquet files.")],
-        tokenizer: Annotated[str, typer.Option("--tokenizer", "-t", help="Encoding name.")],
+        tokenizer: Annotated[str, typer.Option(
+                "--tokenizer",
+                "-t",
+                help="A bundled name or a tokenizer file (.tiktoken, tokenizer.json, .model, ...).",
+            ),],
         out: Annotated[str, typer.Option("--out", "-o", help="Output directory.")],
         format: Annotated[
             str, typer.Option(help="megatron (.bin/.idx), nanogpt (.bin) or npy.")

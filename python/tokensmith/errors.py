@@ -156,15 +156,27 @@ class PaddingError(TokensmithError, ValueError):
     length); the message names the option."""
 
 
+class InexpressibleComponentError(TokensmithError, ValueError):
+    """A conversion's target format cannot express a component of the source; the message
+    names the component (``normalizer.normalizers[1] Lowercase``) and the target format."""
+
+
+class ConversionMismatchError(TokensmithError, ValueError):
+    """A converted tokenizer gives other ids than its source on the verification texts; the
+    message shows the first differences. Nothing was written."""
+
+
 __all__ = [
     "ChatTemplateError",
     "ChatTemplateSecurityError",
+    "ConversionMismatchError",
     "CorpusFormatError",
     "CorruptInputError",
     "DatasetFormatError",
     "DatasetRecordError",
     "DisallowedSpecialTokenError",
     "EmptyCorpusError",
+    "InexpressibleComponentError",
     "InputNotFoundError",
     "InputReadError",
     "InvalidTrainerOptionError",

@@ -193,9 +193,13 @@ class Tokenizer:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Writes the ``tokenizer.json`` atomically (HF ``tokenizers`` and ``transformers``
-        load it)."""
+        load it). The path must end in ``.json``: ``Tokenizer.save("x.model")`` raises
+        :class:`~tokensmith.errors.UnknownFormatError` (``tokensmith convert`` writes
+        ``.model`` files)."""
         from tokensmith._atomic import write_text_atomic
+        from tokensmith.io import check_extension
 
+        check_extension(path, "tokenizer.json")
         write_text_atomic(path, self.to_str())
 
     def encode(

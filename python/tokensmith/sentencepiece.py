@@ -242,7 +242,11 @@ class SentencePieceProcessor:
         return self._model.serialize()
 
     def save(self, path: str | PathLike[str]) -> None:
-        """Writes the model to ``path`` atomically; ``sentencepiece`` loads the file."""
+        """Writes the model to ``path`` (which must end in ``.model``) atomically;
+        ``sentencepiece`` loads the file."""
+        from tokensmith.io import check_extension
+
+        check_extension(path, "sentencepiece")
         atomic_write(path, [self.serialized_model_proto()])
 
     def __getstate__(self) -> bytes:

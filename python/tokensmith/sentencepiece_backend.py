@@ -161,5 +161,24 @@ class SentencePieceTokenizer(Tokenizer):
     def decode_pieces(self, pieces: Sequence[str]) -> str:
         return self.processor._model.decode_pieces(list(pieces))
 
+    def to_str(self) -> str:
+        """The ``tokenizer.json`` text that gives this model's ids in HF tokenizers (see
+        :mod:`tokensmith.conversion.spm_json`).
+
+        Raises:
+            InexpressibleComponentError: the model uses an option tokenizer.json lacks.
+        """
+        from tokensmith.conversion.spm_json import model_to_json
+
+        return model_to_json(self.processor)
+
+    def to_transformers(self) -> Any:
+        """A ``transformers.PreTrainedTokenizerFast`` that gives sentencepiece's ids, built
+        from :meth:`to_str`. Control pieces (``<s>``, ``</s>``) keep their ids but are not
+        declared as special tokens, which transformers would match in text where
+        sentencepiece does not.
+        """
+        return Tokenizer.from_str(self.to_str()).to_transformers()
+
 
 __all__ = ["SentencePieceTokenizer"]

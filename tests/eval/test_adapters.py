@@ -24,6 +24,7 @@ from tokensmith.errors import (
     InputNotFoundError,
     TokensmithError,
     UnknownTokenizerError,
+    VocabFormatError,
 )
 from tokensmith.eval.adapters import IntArray, TokenBatch, TokenizerAdapter
 from tokensmith.reference import tiktoken_encoding
@@ -157,7 +158,7 @@ def test_bad_specs_name_the_problem(tmp_path: Path) -> None:
         ev.load_tokenizer(tmp_path / "nope.json")
     odd = tmp_path / "vocab.bin"
     odd.write_bytes(b"")
-    with pytest.raises(UnknownTokenizerError, match="vocab.bin"):
+    with pytest.raises(VocabFormatError, match="vocab.bin: the file is empty"):
         ev.load_tokenizer(odd)
     with pytest.raises(UnknownTokenizerError, match="int"):
         ev.load_tokenizer(42)

@@ -34,6 +34,7 @@ from typing import Any, Literal
 import numpy as np
 
 from tokensmith._atomic import remove_stale_temporaries
+from tokensmith.datasets.any_tokenizer import TokenizerEncoder
 from tokensmith.datasets.engines import (
     Encoded,
     Engine,
@@ -92,7 +93,7 @@ class EncodeSummary:
 def encode_dataset(
     inputs: Iterable[str | os.PathLike[str] | Any] | Any,
     *,
-    tokenizer: str | Encoding,
+    tokenizer: str | os.PathLike[str] | Any,
     out_dir: str | os.PathLike[str],
     format: Format = "megatron",
     text_field: str = "text",
@@ -117,7 +118,10 @@ def encode_dataset(
     Args:
         inputs: Text (.txt, .gz, .zst), JSONL or Parquet files, read in this order; or an
             HF ``datasets.Dataset``/``IterableDataset`` (or a list mixing both).
-        tokenizer: An encoding name for :func:`tokensmith.get_encoding`, or an ``Encoding``.
+        tokenizer: Anything :func:`tokensmith.load` takes: a bundled name, a tokenizer file
+            (``.tiktoken``, ``tokenizer.json``, ``.model``, ``vocab.txt``, ...) or object.
+            A :class:`~tokensmith.Tokenizer` encodes each document without its template,
+            padding or truncation (see :mod:`tokensmith.datasets.any_tokenizer`).
         format: ``"megatron"`` (.bin/.idx), ``"nanogpt"`` (flat .bin) or ``"npy"``.
         text_field: The JSONL field, Parquet column or dataset column that holds the text.
         text_mode: For text files, ``"line"`` (a document per non-blank line) or ``"file"``.
@@ -186,6 +190,11 @@ def encode_dataset(
     elif engine == "ray":
         from tokensmith.datasets.ray_engine import encode_on_ray
 
+        if not isinstance(enc, Encoding):
+            raise UnsupportedFeatureError(
+                "engine='ray' ships a tiktoken-style Encoding to its workers; this tokenizer "
+                "is not one: use engine='local'"
+            )
         if any(is_hf_dataset(p) for p in sources):
             raise UnsupportedFeatureError(
                 "engine='ray' reads input files on the cluster; an HF dataset object lives "
@@ -390,12 +399,18 @@ def _describe_input(path: Any) -> dict[str, Any]:
     return {"path": path, "size": st.st_size, "mtime_ns": st.st_mtime_ns}
 
 
-def _encoding(tokenizer: str | Encoding) -> Encoding:
-    if isinstance(tokenizer, Encoding):
-        return tokenizer
-    from tokensmith.registry import get_encoding
+def _encoding(tokenizer: Any) -> Encoding | TokenizerEncoder:
+    """The tokenizer :func:`tokensmith.load` gives, as an Encoding or behind its calls."""
+    from tokensmith.load import load
 
-    return get_encoding(tokenizer)
+    loaded = load(tokenizer)
+    if isinstance(loaded, Encoding):
+        return loaded
+    if isinstance(tokenizer, (str, os.PathLike)):
+        name = os.path.basename(os.path.normpath(os.fspath(tokenizer)))
+    else:
+        name = type(tokenizer).__name__
+    return TokenizerEncoder(loaded, name=name)
 
 
 def _summary(

@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 
+from tokensmith.datasets.any_tokenizer import DatasetEncoder
 from tokensmith.datasets.readers import Document
 from tokensmith.datasets.specials import add_specials
-from tokensmith.encoding import Encoding
 
 Engine = Literal["local", "ray"]
 
@@ -51,7 +51,7 @@ class Encoded:
 
 
 def encode_texts(
-    enc: Encoding, texts: list[str], specials: Specials, threads: int
+    enc: DatasetEncoder, texts: list[str], specials: Specials, threads: int
 ) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """The tokens of ``texts`` (BOS/EOS added, in the shard dtype) and their counts."""
     toks, offs = enc.encode_ordinary_batch_to_numpy(texts, num_threads=threads)
@@ -70,7 +70,7 @@ def utf8_sizes(texts: list[str]) -> np.ndarray[Any, Any]:
 
 
 def encode_local(
-    enc: Encoding, docs: Iterable[Document], specials: Specials, workers: int
+    enc: DatasetEncoder, docs: Iterable[Document], specials: Specials, workers: int
 ) -> Iterator[Encoded]:
     """The local engine: ``docs`` in batches, each encoded on ``workers`` Rust threads."""
     for batch in _batches(docs):

@@ -17,17 +17,17 @@ from typing import Any
 
 import numpy as np
 
+from tokensmith.datasets.any_tokenizer import DatasetEncoder, TokenizerEncoder
 from tokensmith.datasets.formats import shard_prefix
 from tokensmith.datasets.manifest import Manifest
 from tokensmith.datasets.megatron import IndexedDataset
 from tokensmith.datasets.readers import Document
-from tokensmith.encoding import Encoding
 
 
 def verify_shards(
     out: Path,
     manifest: Manifest,
-    enc: Encoding,
+    enc: DatasetEncoder,
     k: int,
     docs_of: Callable[[], Iterator[Document]],
 ) -> tuple[int, list[str]]:
@@ -59,7 +59,7 @@ def verify_shards(
 
 
 def _check(
-    tokens: list[int], doc: Document | None, enc: Encoding, bos: int | None, eos: int | None
+    tokens: list[int], doc: Document | None, enc: DatasetEncoder, bos: int | None, eos: int | None
 ) -> str | None:
     if doc is None:
         return "not found in the inputs any more"
@@ -71,6 +71,11 @@ def _check(
         if not tokens or tokens[-1] != eos:
             return f"does not end with EOS {eos}"
         tokens = tokens[:-1]
+    if isinstance(enc, TokenizerEncoder):
+        # Decoding need not give the text back (normalizers); encoding must give the ids.
+        if tokens != enc.encode_ids(doc.text):
+            return "holds other ids than encoding its text gives"
+        return None
     try:
         expected = doc.text.encode("utf-8")
     except UnicodeEncodeError:

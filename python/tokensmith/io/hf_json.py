@@ -6,7 +6,13 @@ The file holds the encoding as HF's pipeline of the same behaviour:
   by the pattern, then spell bytes in GPT-2's printable alphabet;
 - model ``BPE`` with the vocabulary in that alphabet, one merge per multi-byte token in rank
   order, and ``ignore_merges`` (a piece that is a whole token is that token, as in tiktoken);
-- decoder ``ByteLevel``; special tokens as ``added_tokens``.
+- decoder ``ByteLevel``; special tokens as ``added_tokens``, and in the model's vocabulary too.
+
+HF ignores an added token's ``id``: it gives the token the model's id for its text, or else
+the next id after the vocabulary's size. cl100k's ranks stop at 100255 and its
+``<|endoftext|>`` is 100257, so an added token alone would come back as 100256. Listing each
+special token in ``model.vocab`` with its id makes HF ``tokenizers`` and transformers keep
+tiktoken's ids; the BPE never produces those entries, as they are no merge.
 
 HF runs the ``Split`` regex on Oniguruma, not on tiktoken's engine. Possessive bounded
 repeats (``\\p{N}{1,3}+`` in cl100k) mean something else there and are written greedy, which
@@ -16,8 +22,9 @@ another pattern, check the ids on your own text.
 :func:`read` also reads GPT-2-style files (a ``ByteLevel`` pre-tokenizer with its built-in
 regex, a ``ByteLevel`` post-processor).
 
-Not handled: other HF models, normalizers, other post-processors, and ``add_prefix_space``
-(:func:`read` refuses them).
+Not handled: other HF models, normalizers, other post-processors, ``add_prefix_space``, and
+patterns other than the bundled ones (:func:`encoding_obstacle` names the reason;
+:func:`tokensmith.load` then gives a :class:`~tokensmith.Tokenizer`).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 from tokensmith._atomic import atomic_write
-from tokensmith.errors import VocabFormatError
+from tokensmith.errors import InvalidVocabError, VocabFormatError
 from tokensmith.io._byte_level import (
     merges_from_ranks,
     ranks_from_merges,
@@ -65,6 +72,12 @@ def to_dict(encoding: Encoding) -> dict[str, Any]:
     ranks = encoding._mergeable_ranks
     vocab = {token_to_str(t): r for t, r in sorted(ranks.items(), key=lambda kv: kv[1])}
     specials = sorted(encoding._special_tokens.items(), key=lambda kv: kv[1])
+    for text, i in specials:
+        if vocab.setdefault(text, i) != i:
+            raise InvalidVocabError(
+                f"special token {text!r} ({i}) is spelled like the ordinary token {vocab[text]}; "
+                "tokenizer.json keeps one id per text"
+            )
     return {
         "version": "1.0",
         "truncation": None,
@@ -187,24 +200,107 @@ def _parse_merge(m: Any, n: int, path: str) -> tuple[bytes, bytes]:
     return str_to_token(pair[0], where=where), str_to_token(pair[1], where=where)
 
 
-def from_dict(data: Mapping[str, Any], path: str, *, name: str) -> Encoding:
-    """Builds an :class:`Encoding` from ``tokenizer.json`` content."""
-    from tokensmith.encoding import Encoding
+def _added_token_obstacle(added: Any) -> str | None:
+    if not isinstance(added, dict):
+        return f"added token {added!r} is not an object"
+    for flag in ("lstrip", "rstrip", "single_word"):
+        if added.get(flag):
+            return f"added token {added.get('content')!r} sets {flag}"
+    if added.get("special") is False:
+        return f"added token {added.get('content')!r} is not special"
+    return None
 
+
+def encoding_obstacle(data: Mapping[str, Any]) -> str | None:
+    """Why ``tokenizer.json`` content is not exactly a tiktoken-style :class:`Encoding`, or
+    ``None`` when it is.
+
+    An :class:`Encoding` drops text its pattern does not match, where HF's ``Split`` keeps it
+    as a piece; only the bundled patterns (which match every character) are read as one.
+    Padding, truncation, normalizers, post-processors other than ``ByteLevel``, a decoder
+    other than ``ByteLevel`` and added tokens that strip spaces have no place in an
+    :class:`Encoding` either.
+
+    >>> encoding_obstacle({"model": {"type": "WordPiece"}})
+    'the model is WordPiece, not BPE'
+    """
     model = data.get("model")
     if not isinstance(model, dict) or model.get("type") != "BPE":
-        raise _fail(path, "the model is not BPE")
+        kind = model.get("type") if isinstance(model, dict) else None
+        return f"the model is {kind}, not BPE"
     for key in ("continuing_subword_prefix", "end_of_word_suffix", "unk_token", "dropout"):
         if model.get(key) not in (None, ""):
-            raise _fail(path, f"model.{key}={model[key]!r} is not supported for byte-level BPE")
+            return f"model.{key}={model[key]!r} is set"
     if model.get("byte_fallback"):
-        raise _fail(path, "model.byte_fallback is not supported for byte-level BPE")
-    if data.get("normalizer") is not None:
-        raise _fail(path, "normalizer is set; tokensmith reads byte-level BPE without one")
+        return "model.byte_fallback is set"
+    for key in ("normalizer", "padding", "truncation"):
+        if data.get(key) is not None:
+            return f"{key} is set"
     post = data.get("post_processor")
     # A ByteLevel post-processor only trims offsets; it changes no id.
     if post is not None and not (isinstance(post, dict) and post.get("type") == "ByteLevel"):
-        raise _fail(path, "post_processor is set; tokensmith reads byte-level BPE without one")
+        return "post_processor is set (and is not ByteLevel)"
+    decoder = data.get("decoder")
+    if not (isinstance(decoder, dict) and decoder.get("type") == "ByteLevel"):
+        return "the decoder is not ByteLevel"
+    try:
+        pattern = tiktoken_pattern(_split_pattern(data.get("pre_tokenizer"), "tokenizer.json"))
+    except VocabFormatError as e:
+        return str(e).split(": ", 1)[-1]
+    if pattern not in _complete_patterns():
+        return (
+            "the Split regex is not a bundled pattern: HF keeps the text it does not match, "
+            "which a tiktoken-style Encoding would drop"
+        )
+    for added in data.get("added_tokens") or []:
+        problem = _added_token_obstacle(added)
+        if problem:
+            return problem
+    return _renumbered(data)
+
+
+def _renumbered(data: Mapping[str, Any]) -> str | None:
+    """Whether HF gives an added token another id than the file's.
+
+    HF ignores an added token's ``id``: a token whose text is in ``model.vocab`` gets that
+    id, any other the next one after both the vocabulary's size and the added ids so far.
+    """
+    vocab = data["model"].get("vocab")
+    if not isinstance(vocab, dict):
+        return None
+    taken = -1
+    for added in data.get("added_tokens") or []:
+        content = added.get("content")
+        if content in vocab:
+            got = vocab[content]
+        else:
+            got = max(len(vocab), taken + 1)
+        taken = max(taken, got) if isinstance(got, int) else taken
+        if got != added.get("id"):
+            return f"added token {content!r} has id {added.get('id')} in the file; HF gives {got}"
+    return None
+
+
+def _complete_patterns() -> tuple[str, ...]:
+    """The patterns known to match every character of any text."""
+    from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
+
+    return (O200K_PATTERN, CL100K_PATTERN, R50K_PATTERN)
+
+
+def from_dict(data: Mapping[str, Any], path: str, *, name: str) -> Encoding:
+    """Builds an :class:`Encoding` from ``tokenizer.json`` content.
+
+    Raises:
+        VocabFormatError: the content is not exactly an :class:`Encoding`
+            (see :func:`encoding_obstacle`) or its vocabulary is not in merge order.
+    """
+    from tokensmith.encoding import Encoding
+
+    problem = encoding_obstacle(data)
+    if problem:
+        raise _fail(path, f"not a plain byte-level BPE: {problem}")
+    model = data["model"]
     pat_str = tiktoken_pattern(_split_pattern(data.get("pre_tokenizer"), path))
     vocab = model.get("vocab")
     merges = model.get("merges")
@@ -253,33 +349,12 @@ def read(path: str | PathLike[str], *, name: str) -> Encoding:
     return from_dict(data, p, name=name)
 
 
-def is_byte_level(path: str | PathLike[str]) -> bool:
-    """Whether the file is a BPE with a ``ByteLevel`` pre-tokenizer (alone or in a
-    ``Sequence``), the kind :func:`read` turns into an :class:`Encoding`; a file that is not
-    JSON counts as byte-level, so that :func:`read` reports what is wrong with it."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except ValueError:
-        return True
-    if not isinstance(data, dict):
-        return True
-    model = data.get("model")
-    if not isinstance(model, dict) or model.get("type") != "BPE":
-        return False
-    pre = data.get("pre_tokenizer")
-    parts = pre.get("pretokenizers", []) if isinstance(pre, dict) else []
-    return any(isinstance(p, dict) and p.get("type") == "ByteLevel" for p in [pre, *parts])
-
-
 def tiktoken_pattern(pat_str: str) -> str:
     """The bundled pattern that :func:`oniguruma_pattern` turned into ``pat_str``, if any.
 
     The bundled patterns run on tokensmith's hand-written splitters, so loading gives them back.
     """
-    from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
-
-    for known in (O200K_PATTERN, CL100K_PATTERN, R50K_PATTERN):
+    for known in _complete_patterns():
         if oniguruma_pattern(known) == pat_str:
             return known
     return pat_str

@@ -189,6 +189,9 @@ def build_report(
     sweep_corpus = pooled[::stride][:sweep_texts]
     for name, adapter in tokenizers.items():
         report.vocab_sizes[name] = adapter.vocab_size
+        note = getattr(adapter, "note", None)
+        if note:
+            report.notes.append(note)
         lengths: list[int] = []
         by_corpus: dict[str, dict[str, Metrics]] = {}
         for corpus in corpora:

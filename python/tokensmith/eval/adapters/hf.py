@@ -8,6 +8,9 @@ tokenizer's own JSON once to learn which spelling applies. Token spans come from
 which count characters of the original text, so normalizers (lowercasing, NFKC) do not
 misalign the word-level metrics.
 
+A ``tokenizer.json`` that pads or truncates runs with both switched off (a copy; ``note``
+says so), so that metrics count the tokenizer's own tokens.
+
 Not handled: token bytes for tokenizers whose decoder rewrites text in other ways (for example
 a custom ``Replace``); such tokens fall back to their UTF-8 spelling.
 
@@ -54,6 +57,17 @@ def _types(component: Any) -> Iterator[str]:
             yield from _types(item)
 
 
+def without_padding(tokenizer: Any) -> tuple[Any, list[str]]:
+    """A copy of a ``tokenizer.json`` pipeline (HF's or tokensmith's) with padding and
+    truncation off, and which of the two were on (``tokenizer`` itself if neither)."""
+    spec = json.loads(tokenizer.to_str())
+    switched = [k for k in ("padding", "truncation") if spec.get(k) is not None]
+    if not switched:
+        return tokenizer, []
+    spec.update(dict.fromkeys(switched))
+    return type(tokenizer).from_str(json.dumps(spec)), switched
+
+
 class HFTokenizerAdapter:
     """Wraps a ``tokenizers.Tokenizer`` or a :class:`tokensmith.Tokenizer`.
 
@@ -65,8 +79,16 @@ class HFTokenizerAdapter:
     def __init__(self, tokenizer: Any, *, name: str = "tokenizers") -> None:
         if not hasattr(tokenizer, "encode_batch") or not hasattr(tokenizer, "to_str"):
             raise TypeError(f"{type(tokenizer).__name__} is not a tokenizer.json pipeline")
-        self._tok = tokenizer
         self._name = name
+        # Padding and truncation change how many tokens a text counts as; measure without.
+        tokenizer, switched = without_padding(tokenizer)
+        self.note: str | None = None
+        if switched:
+            self.note = (
+                f"{name}: its {' and '.join(switched)} switched off for measuring, so the "
+                "metrics count the tokenizer's own tokens."
+            )
+        self._tok = tokenizer
         spec = json.loads(tokenizer.to_str())
         self._model: dict[str, Any] = spec.get("model") or {}
         pipeline = [spec.get("normalizer"), spec.get("pre_tokenizer"), spec.get("decoder")]

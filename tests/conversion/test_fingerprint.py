@@ -1,0 +1,93 @@
+"""Fingerprints are equal across the formats of one tokenizer and change with one merge, one
+normalizer flag or one special id; ``diff`` names the difference."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import tokensmith
+from tokensmith.cli import app
+from tokensmith.conversion.fingerprint import diff, fingerprint
+from typer.testing import CliRunner
+
+
+@pytest.fixture(scope="module")
+def trained(multilingual_lines: list[str]) -> tokensmith.Encoding:
+    return tokensmith.train_bpe(
+        multilingual_lines[:2000], vocab_size=1200, special_tokens=["<|a|>", "<|b|>"], name="t"
+    )
+
+
+def test_equal_across_formats(trained: tokensmith.Encoding, tmp_path: Path) -> None:
+    for out in ("t.tiktoken", "tokenizer.json", "vm"):
+        tokensmith.save(trained, tmp_path / out)
+    prints = {
+        fingerprint(trained),
+        fingerprint(tmp_path / "t.tiktoken"),
+        fingerprint(tmp_path / "tokenizer.json"),
+        fingerprint(tokensmith.Tokenizer.from_file(tmp_path / "tokenizer.json")),
+        fingerprint(tmp_path / "vm"),
+    }
+    assert len(prints) == 1
+    tokensmith.save(tokensmith.get_encoding("cl100k_base"), tmp_path / "cl.json")
+    assert fingerprint("cl100k_base") == fingerprint(
+        tokensmith.Tokenizer.from_file(tmp_path / "cl.json")
+    )
+
+
+def _edited(trained: tokensmith.Encoding, tmp_path: Path, name: str, edit) -> Path:
+    tokensmith.save(trained, tmp_path / "base.json")
+    doc = json.loads((tmp_path / "base.json").read_text(encoding="utf-8"))
+    edit(doc)
+    path = tmp_path / name
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_one_merge_or_one_special_id_changes_it(
+    trained: tokensmith.Encoding, tmp_path: Path
+) -> None:
+    base = fingerprint(trained)
+
+    def drop_merge(doc: dict) -> None:
+        del doc["model"]["merges"][len(doc["model"]["merges"]) // 2]
+
+    def renumber(doc: dict) -> None:
+        token = doc["added_tokens"][1]
+        del doc["model"]["vocab"][token["content"]]
+        token["id"] = len(doc["model"]["vocab"]) + 1  # what HF gives a token not in the vocab
+        doc["model"]["vocab"][token["content"]] = token["id"]
+
+    fewer = _edited(trained, tmp_path, "fewer.json", drop_merge)
+    moved = _edited(trained, tmp_path, "moved.json", renumber)
+    assert fingerprint(fewer) != base
+    assert fingerprint(moved) != base
+    found = diff(trained, moved)
+    assert not found["same"] and found["special_token_differences"]
+    found = diff(trained, fewer)
+    assert found["merges"]["only_in_a"] and not found["merges"]["only_in_b"]
+
+
+def test_a_normalizer_flag_changes_it(tmp_path: Path) -> None:
+    tok = tokensmith.train_wordpiece(["Low lower lowest, newer Ünïcödé!"] * 20, vocab_size=60)
+    doc = json.loads(tok.to_str())
+    doc["normalizer"]["lowercase"] = not doc["normalizer"]["lowercase"]
+    other = tokensmith.Tokenizer.from_str(json.dumps(doc))
+    assert fingerprint(tok) != fingerprint(other)
+    assert diff(tok, other)["normalizer"] is not None
+
+
+def test_cli_fingerprint_and_diff(trained: tokensmith.Encoding, tmp_path: Path) -> None:
+    tokensmith.save(trained, tmp_path / "a.json")
+    tokensmith.save(trained, tmp_path / "a.tiktoken")
+    runner = CliRunner()
+    one = runner.invoke(app, ["fingerprint", str(tmp_path / "a.json"), "--json"])
+    two = runner.invoke(app, ["fingerprint", str(tmp_path / "a.tiktoken")])
+    assert one.exit_code == two.exit_code == 0, one.output + two.output
+    assert json.loads(one.stdout)["fingerprint"] == two.stdout.strip()
+    same = runner.invoke(app, ["diff", str(tmp_path / "a.json"), str(tmp_path / "a.tiktoken")])
+    assert same.exit_code == 0 and "same behaviour" in same.stdout
+    other = runner.invoke(app, ["diff", str(tmp_path / "a.json"), "cl100k_base", "--json"])
+    assert other.exit_code == 1 and json.loads(other.stdout)["same"] is False
