@@ -140,7 +140,8 @@ def _from_plugin(encoding_name: str) -> Encoding:
     if encoding_name not in constructors:
         raise UnknownEncodingError(
             f"unknown encoding {encoding_name!r}; known encodings: "
-            f"{', '.join(list_encoding_names())}"
+            f"{', '.join(list_encoding_names())}. Load any other .tiktoken file with "
+            "tokensmith.load_tiktoken(path, pat_str=..., special_tokens=...)."
         )
     params = constructors[encoding_name]()
     enc = Encoding(
