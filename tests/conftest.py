@@ -10,7 +10,9 @@ import tokensmith
 from tokensmith.reference import tiktoken_encoding
 
 DATA = Path(__file__).parent / "data"
-ENCODINGS = ["cl100k_base", "o200k_base"]
+# tiktoken builds gpt2 from GPT-2's data-gym files; these are copies (see vocab/README.md).
+GPT2_DATA_GYM = DATA / "gpt2_data_gym"
+ENCODINGS = list(tokensmith.registry.BUNDLED)
 
 
 @pytest.fixture(scope="session")
@@ -39,4 +41,5 @@ def ray_cluster():
 @pytest.fixture(scope="session", params=ENCODINGS)
 def pair(request: pytest.FixtureRequest) -> tuple[tokensmith.Encoding, object]:
     """(tokensmith encoding, tiktoken encoding) of the same name."""
-    return tokensmith.get_encoding(request.param), tiktoken_encoding(request.param)
+    ref = tiktoken_encoding(request.param, data_gym_dir=GPT2_DATA_GYM)
+    return tokensmith.get_encoding(request.param), ref

@@ -8,6 +8,9 @@ The tiktoken-compatible face:
 'tokensmith'
 """
 
+from tokensmith import core as core
+from tokensmith import model as model
+from tokensmith import registry as registry
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith._core import __version__ as __version__
 from tokensmith.added_token import AddedToken

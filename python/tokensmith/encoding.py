@@ -112,6 +112,7 @@ class Encoding:
         self._core = core
         self._pat_str: str = core.pattern
         self._special_tokens: dict[str, int] = dict(core.special_tokens())
+        self._special_ids: frozenset[int] = frozenset(self._special_tokens.values())
         self.max_token_value: int = core.n_vocab - 1
         if explicit_n_vocab is not None:
             n_tokens = core.n_mergeable + len(self._special_tokens)
@@ -186,6 +187,32 @@ class Encoding:
         [6151, 100257]
         """
         return _scrubbing(self._core.encode, text, allowed_special, disallowed_special)
+
+    def encode_with_unstable(
+        self,
+        text: str,
+        *,
+        allowed_special: AllowedSpecial = frozenset(),
+        disallowed_special: DisallowedSpecial = "all",
+    ) -> tuple[list[int], list[list[int]]]:
+        """Encodes a prefix of a longer text: ``(stable tokens, possible completions)``.
+
+        The stable tokens are those no continuation of ``text`` can change; each completion is
+        a token sequence the unstable tail may become. tiktoken's semantics (see
+        :mod:`tokensmith.unstable`), in the same order on every run (tiktoken's order
+        varies). Special tokens are handled as by :meth:`encode`.
+
+        >>> import tokensmith
+        >>> enc = tokensmith.get_encoding("cl100k_base")
+        >>> stable, completions = enc.encode_with_unstable("hello wor")
+        >>> enc.decode(stable), enc.encode(" world") in completions
+        ('hello', True)
+        """
+        from tokensmith.unstable import encode_with_unstable
+
+        return encode_with_unstable(
+            self, text, allowed_special=allowed_special, disallowed_special=disallowed_special
+        )
 
     def encode_to_numpy(
         self,
@@ -347,7 +374,7 @@ class Encoding:
 
     def is_special_token(self, token: int) -> bool:
         """Whether an id is a special token."""
-        return token in self._special_tokens.values()
+        return token in self._special_ids
 
     @property
     def n_vocab(self) -> int:

@@ -46,6 +46,18 @@ class UnknownEncodingError(TokensmithError, ValueError):
     """``get_encoding`` was given a name it does not know."""
 
 
+class EncodingPluginError(TokensmithError, ValueError):
+    """A ``tiktoken_ext`` plugin module is malformed or repeats an encoding name."""
+
+
+class NetworkAccessError(TokensmithError, OSError):
+    """A URL was given where tokensmith reads local files only: it never uses the network."""
+
+
+class VocabHashError(TokensmithError, ValueError):
+    """A vocabulary file's sha256 is not the one the caller expected."""
+
+
 class UnknownModelError(TokensmithError, KeyError):
     """``encoding_for_model`` was given a model it cannot map to an encoding."""
 

@@ -1,11 +1,14 @@
 """Named encodings that ship inside the package, and the model-to-encoding table.
 
-The vocabulary files in ``tokensmith/vocab/`` are the published cl100k_base and o200k_base
-files, so ``get_encoding`` never touches the network. The tests check their sha256 sums.
+The vocabulary files in ``tokensmith/vocab/`` are the published r50k_base, p50k_base,
+cl100k_base and o200k_base files (``vocab/README.md`` says where each came from), so
+``get_encoding`` never touches the network. The tests check their sha256 sums. Encodings that
+other packages register in the ``tiktoken_ext`` plugin namespace are found too (see
+:mod:`tokensmith.encoding_plugins`).
 
 >>> import tokensmith
->>> tokensmith.list_encoding_names()
-['cl100k_base', 'o200k_base', 'o200k_harmony']
+>>> tokensmith.list_encoding_names()[:4]
+['gpt2', 'r50k_base', 'p50k_base', 'p50k_edit']
 >>> tokensmith.encoding_for_model("gpt-4o").name
 'o200k_base'
 """
@@ -18,6 +21,7 @@ from pathlib import Path
 
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith.encoding import Encoding
+from tokensmith.encoding_plugins import plugin_constructors
 from tokensmith.errors import UnknownEncodingError, UnknownModelError
 
 ENDOFTEXT = "<|endoftext|>"
@@ -40,9 +44,11 @@ def _harmony_specials() -> dict[str, int]:
         "<|call|>": 200012,
         ENDOFPROMPT: 200018,
     }
-    taken = set(named.values())
-    reserved = {f"<|reserved_{i}|>": i for i in range(200000, 201088) if i not in taken}
-    return named | reserved
+    # As in tiktoken, ids with no name of their own are reserved from 200013 on, 200018 (the
+    # id of <|endofprompt|>) included, so that id has two names; the four below 200013 are
+    # listed one by one.
+    reserved = {f"<|reserved_{i}|>": i for i in (200000, 200001, 200004, 200009, 200010, 200011)}
+    return named | reserved | {f"<|reserved_{i}|>": i for i in range(200013, 201088)}
 
 
 @dataclass(frozen=True)
@@ -55,7 +61,20 @@ class EncodingSpec:
     explicit_n_vocab: int | None = None
 
 
+_R50K_SPECIALS = {ENDOFTEXT: 50256}
+
+# In tiktoken's order. gpt2 is built by tiktoken from GPT-2's data-gym files (vocab.bpe and
+# encoder.json); its ranks are r50k_base's, one for one (a test checks this against tiktoken's
+# own gpt2), so it reads the r50k_base file.
 BUNDLED: dict[str, EncodingSpec] = {
+    "gpt2": EncodingSpec("r50k_base.tiktoken.gz", R50K_PATTERN, _R50K_SPECIALS, 50257),
+    "r50k_base": EncodingSpec("r50k_base.tiktoken.gz", R50K_PATTERN, _R50K_SPECIALS, 50257),
+    "p50k_base": EncodingSpec("p50k_base.tiktoken.gz", R50K_PATTERN, _R50K_SPECIALS, 50281),
+    "p50k_edit": EncodingSpec(
+        "p50k_base.tiktoken.gz",
+        R50K_PATTERN,
+        {ENDOFTEXT: 50256, FIM_PREFIX: 50281, FIM_MIDDLE: 50282, FIM_SUFFIX: 50283},
+    ),
     "cl100k_base": EncodingSpec(
         "cl100k_base.tiktoken.gz",
         CL100K_PATTERN,
@@ -73,22 +92,13 @@ BUNDLED: dict[str, EncodingSpec] = {
     "o200k_harmony": EncodingSpec("o200k_base.tiktoken.gz", O200K_PATTERN, _harmony_specials()),
 }
 
-# Encodings tiktoken knows whose vocabularies are not bundled: load them from a file with
-# load_tiktoken(path, pat_str=tokensmith.R50K_PATTERN, ...).
-NOT_BUNDLED = {
-    "gpt2": R50K_PATTERN,
-    "r50k_base": R50K_PATTERN,
-    "p50k_base": R50K_PATTERN,
-    "p50k_edit": R50K_PATTERN,
-}
-
 _cache: dict[str, Encoding] = {}
 _lock = threading.Lock()
 
 
 def list_encoding_names() -> list[str]:
-    """The names :func:`get_encoding` accepts."""
-    return list(BUNDLED)
+    """The names :func:`get_encoding` accepts: the bundled ones, then those of plugins."""
+    return list(BUNDLED) + [name for name in plugin_constructors() if name not in BUNDLED]
 
 
 def vocab_path(filename: str) -> Path:
@@ -110,64 +120,105 @@ def get_encoding(encoding_name: str) -> Encoding:
             return _cache[encoding_name]
         spec = BUNDLED.get(encoding_name)
         if spec is None:
-            known = ", ".join(BUNDLED)
-            hint = ""
-            if encoding_name in NOT_BUNDLED:
-                hint = (
-                    f" {encoding_name}'s vocabulary is not bundled; load your copy with "
-                    f"tokensmith.load_tiktoken(path, pat_str=tokensmith.R50K_PATTERN, "
-                    f"special_tokens={{'<|endoftext|>': 50256}})."
-                )
-            raise UnknownEncodingError(
-                f"unknown encoding {encoding_name!r}; known encodings: {known}.{hint}"
+            enc = _from_plugin(encoding_name)
+        else:
+            enc = Encoding.from_tiktoken_file(
+                encoding_name,
+                str(vocab_path(spec.file)),
+                pat_str=spec.pat_str,
+                special_tokens=spec.special_tokens,
+                explicit_n_vocab=spec.explicit_n_vocab,
             )
-        enc = Encoding.from_tiktoken_file(
-            encoding_name,
-            str(vocab_path(spec.file)),
-            pat_str=spec.pat_str,
-            special_tokens=spec.special_tokens,
-            explicit_n_vocab=spec.explicit_n_vocab,
-        )
-        enc._bundled = True
+            enc._bundled = True
         _cache[encoding_name] = enc
         return enc
 
 
-# Model names and prefixes, from OpenAI's published model-to-encoding table.
+def _from_plugin(encoding_name: str) -> Encoding:
+    """Builds an encoding from the constructor a ``tiktoken_ext`` plugin registered for it."""
+    constructors = plugin_constructors()
+    if encoding_name not in constructors:
+        raise UnknownEncodingError(
+            f"unknown encoding {encoding_name!r}; known encodings: "
+            f"{', '.join(list_encoding_names())}. Load any other .tiktoken file with "
+            "tokensmith.load_tiktoken(path, pat_str=..., special_tokens=...)."
+        )
+    params = constructors[encoding_name]()
+    enc = Encoding(
+        params["name"],
+        pat_str=params["pat_str"],
+        mergeable_ranks=params["mergeable_ranks"],
+        special_tokens=params["special_tokens"],
+        explicit_n_vocab=params.get("explicit_n_vocab"),
+    )
+    # Pickled by name when the name finds it again.
+    enc._bundled = enc.name == encoding_name
+    return enc
+
+
+# Model names and prefixes: tiktoken 0.14's tables (tiktoken/model.py), in its order, since
+# the first prefix that matches wins.
 MODEL_TO_ENCODING: dict[str, str] = {
-    "gpt-4o": "o200k_base",
-    "gpt-4.1": "o200k_base",
-    "gpt-4.5": "o200k_base",
-    "gpt-5": "o200k_base",
     "o1": "o200k_base",
     "o3": "o200k_base",
     "o4-mini": "o200k_base",
-    "gpt-oss-120b": "o200k_harmony",
-    "gpt-oss-20b": "o200k_harmony",
+    "gpt-5": "o200k_base",
+    "gpt-4.1": "o200k_base",
+    "gpt-4o": "o200k_base",
     "gpt-4": "cl100k_base",
     "gpt-3.5-turbo": "cl100k_base",
     "gpt-3.5": "cl100k_base",
     "gpt-35-turbo": "cl100k_base",
+    "davinci-002": "cl100k_base",
+    "babbage-002": "cl100k_base",
     "text-embedding-ada-002": "cl100k_base",
     "text-embedding-3-small": "cl100k_base",
     "text-embedding-3-large": "cl100k_base",
-    "davinci-002": "cl100k_base",
-    "babbage-002": "cl100k_base",
+    "text-davinci-003": "p50k_base",
+    "text-davinci-002": "p50k_base",
+    "text-davinci-001": "r50k_base",
+    "text-curie-001": "r50k_base",
+    "text-babbage-001": "r50k_base",
+    "text-ada-001": "r50k_base",
+    "davinci": "r50k_base",
+    "curie": "r50k_base",
+    "babbage": "r50k_base",
+    "ada": "r50k_base",
+    "code-davinci-002": "p50k_base",
+    "code-davinci-001": "p50k_base",
+    "code-cushman-002": "p50k_base",
+    "code-cushman-001": "p50k_base",
+    "davinci-codex": "p50k_base",
+    "cushman-codex": "p50k_base",
+    "text-davinci-edit-001": "p50k_edit",
+    "code-davinci-edit-001": "p50k_edit",
+    "text-similarity-davinci-001": "r50k_base",
+    "text-similarity-curie-001": "r50k_base",
+    "text-similarity-babbage-001": "r50k_base",
+    "text-similarity-ada-001": "r50k_base",
+    "text-search-davinci-doc-001": "r50k_base",
+    "text-search-curie-doc-001": "r50k_base",
+    "text-search-babbage-doc-001": "r50k_base",
+    "text-search-ada-doc-001": "r50k_base",
+    "code-search-babbage-code-001": "r50k_base",
+    "code-search-ada-code-001": "r50k_base",
+    "gpt2": "gpt2",
+    "gpt-2": "gpt2",
 }
 
 MODEL_PREFIX_TO_ENCODING: dict[str, str] = {
     "o1-": "o200k_base",
     "o3-": "o200k_base",
     "o4-mini-": "o200k_base",
-    "gpt-5-": "o200k_base",
+    "gpt-5": "o200k_base",
     "gpt-4.5-": "o200k_base",
     "gpt-4.1-": "o200k_base",
     "chatgpt-4o-": "o200k_base",
     "gpt-4o-": "o200k_base",
-    "gpt-oss-": "o200k_harmony",
     "gpt-4-": "cl100k_base",
     "gpt-3.5-turbo-": "cl100k_base",
     "gpt-35-turbo-": "cl100k_base",
+    "gpt-oss-": "o200k_harmony",
     "ft:gpt-4o": "o200k_base",
     "ft:gpt-4": "cl100k_base",
     "ft:gpt-3.5-turbo": "cl100k_base",
@@ -185,7 +236,7 @@ def encoding_name_for_model(model_name: str) -> str:
             return name
     raise UnknownModelError(
         f"cannot map model {model_name!r} to an encoding; use tokensmith.get_encoding(name) "
-        f"with one of: {', '.join(BUNDLED)}"
+        f"with one of: {', '.join(list_encoding_names())}"
     )
 
 

@@ -23,8 +23,7 @@ def test_unknown_encoding_lists_known_names():
         tokensmith.get_encoding("cl200k")
     assert "cl100k_base" in str(e.value) and "o200k_base" in str(e.value)
     assert isinstance(e.value, ValueError)
-    with pytest.raises(UnknownEncodingError, match="load_tiktoken"):
-        tokensmith.get_encoding("r50k_base")
+    assert "r50k_base" in str(e.value) and "load_tiktoken" in str(e.value)
 
 
 def test_unknown_model():

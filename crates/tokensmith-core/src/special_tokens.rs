@@ -85,7 +85,10 @@ pub struct SpecialMatch {
 }
 
 impl SpecialTokens {
-    /// Builds the set; names and ids must be unique and names non-empty.
+    /// Builds the set; names must be unique and non-empty.
+    ///
+    /// Two names may share an id, as `<|endofprompt|>` and `<|reserved_200018|>` do in
+    /// tiktoken's o200k_harmony: both encode to it, and it decodes to the name given first.
     pub fn new(tokens: Vec<(String, u32)>) -> Result<Self> {
         let mut by_name = FxHashMap::default();
         let mut by_id = FxHashMap::default();
@@ -96,18 +99,12 @@ impl SpecialTokens {
                     "a special token is the empty string".into(),
                 ));
             }
-            if let Some(&other) = by_id.get(&id) {
-                return Err(Error::InvalidVocab(format!(
-                    "special tokens {:?} and {name:?} share id {id}",
-                    names[other]
-                )));
-            }
             if by_name.insert(name.clone(), names.len()).is_some() {
                 return Err(Error::InvalidVocab(format!(
                     "special token {name:?} appears twice"
                 )));
             }
-            by_id.insert(id, names.len());
+            by_id.entry(id).or_insert(names.len());
             names.push(name);
             ids.push(id);
         }
@@ -270,9 +267,17 @@ mod tests {
     }
 
     #[test]
-    fn duplicates_are_rejected() {
-        assert!(SpecialTokens::new(vec![("<a>".into(), 1), ("<b>".into(), 1)]).is_err());
+    fn duplicate_names_are_rejected() {
         assert!(SpecialTokens::new(vec![("<a>".into(), 1), ("<a>".into(), 2)]).is_err());
         assert!(SpecialTokens::new(vec![(String::new(), 1)]).is_err());
+    }
+
+    #[test]
+    fn two_names_may_share_an_id_and_it_decodes_to_the_first() {
+        let s = SpecialTokens::new(vec![("<a>".into(), 1), ("<b>".into(), 1)]).unwrap();
+        assert_eq!((s.id_of("<a>"), s.id_of("<b>")), (Some(1), Some(1)));
+        assert_eq!(s.name_of(1), Some("<a>"));
+        let m = s.find_in("x<b>", &SpecialSet::All).unwrap();
+        assert_eq!(s.id_at(m.index), 1);
     }
 }

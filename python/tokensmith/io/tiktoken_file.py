@@ -38,7 +38,8 @@ def sidecar_path(path: str | PathLike[str]) -> str:
     return os.fspath(path) + SIDECAR_SUFFIX
 
 
-def _rank_lines(ranks: dict[bytes, int]) -> Iterator[bytes]:
+def rank_lines(ranks: dict[bytes, int]) -> Iterator[bytes]:
+    """The file's bytes in chunks: ``base64(token) rank`` lines in rank order."""
     batch: list[bytes] = []
     for token, rank in sorted(ranks.items(), key=lambda kv: kv[1]):
         batch.append(base64.b64encode(token) + b" " + str(rank).encode() + b"\n")
@@ -61,7 +62,7 @@ def sidecar(encoding: Encoding) -> dict[str, Any]:
 
 def write(encoding: Encoding, path: str | PathLike[str]) -> None:
     """Writes ``path`` (ranks) and ``path + ".json"`` (pattern, specials, name), each atomically."""
-    atomic_write(path, _rank_lines(encoding._mergeable_ranks))
+    atomic_write(path, rank_lines(encoding._mergeable_ranks))
     text = json.dumps(sidecar(encoding), ensure_ascii=False, indent=2) + "\n"
     atomic_write(sidecar_path(path), [text.encode("utf-8")])
 
