@@ -11,6 +11,7 @@ The tiktoken-compatible face:
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith._core import __version__ as __version__
 from tokensmith.added_token import AddedToken
+from tokensmith import limits as limits
 from tokensmith.encoding import Encoding
 from tokensmith.errors import (
     DisallowedSpecialTokenError,
@@ -19,6 +20,7 @@ from tokensmith.errors import (
     InputReadError,
     InvalidTrainerOptionError,
     InvalidVocabError,
+    LimitError,
     MissingByteError,
     ModelFormatError,
     PatternError,
@@ -62,6 +64,7 @@ __all__ = [
     "InputReadError",
     "InvalidTrainerOptionError",
     "InvalidVocabError",
+    "LimitError",
     "MissingByteError",
     "ModelFormatError",
     "O200K_PATTERN",

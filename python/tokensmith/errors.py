@@ -156,8 +156,29 @@ class PaddingError(TokensmithError, ValueError):
     length); the message names the option."""
 
 
+class LimitError(TokensmithError, ValueError):
+    """A size or id above one of the resource limits of :mod:`tokensmith.limits`. ``limit``
+    names it; the message says how to raise it when the input is trusted."""
+
+    limit: str | None = None
+
+
+class ChatTemplateLimitError(ChatTemplateError, LimitError):
+    """A chat template passed its output-size, loop or time budget; the message names the
+    template line and the limit (``template_output_chars``, ``template_loop_iterations``,
+    ``template_render_seconds``)."""
+
+
+class AddedTokenError(TokensmithError, TypeError):
+    """``add_tokens``/``add_special_tokens`` got something other than a list of str or
+    AddedToken, ``AddedToken`` a non-str content or a non-bool flag, or
+    ``encode_special_tokens`` a non-bool (HF raises TypeError there too)."""
+
+
 __all__ = [
+    "AddedTokenError",
     "ChatTemplateError",
+    "ChatTemplateLimitError",
     "ChatTemplateSecurityError",
     "CorpusFormatError",
     "CorruptInputError",
@@ -169,6 +190,7 @@ __all__ = [
     "InputReadError",
     "InvalidTrainerOptionError",
     "InvalidVocabError",
+    "LimitError",
     "MissingByteError",
     "MissingDependencyError",
     "ModelFormatError",
@@ -189,8 +211,3 @@ __all__ = [
     "VocabFormatError",
 ]
 
-
-class AddedTokenError(TokensmithError, TypeError):
-    """``add_tokens``/``add_special_tokens`` got something other than a list of str or
-    AddedToken, ``AddedToken`` a non-str content or a non-bool flag, or
-    ``encode_special_tokens`` a non-bool (HF raises TypeError there too)."""

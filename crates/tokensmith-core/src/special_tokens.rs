@@ -5,6 +5,7 @@
 //! encode call (tiktoken's `allowed_special` / `disallowed_special`).
 
 use crate::error::{Error, Result};
+use crate::limits::{self, Limit};
 use aho_corasick::{AhoCorasick, Input, MatchKind};
 use rustc_hash::FxHashMap;
 
@@ -91,6 +92,12 @@ impl SpecialTokens {
         let mut by_id = FxHashMap::default();
         let (mut names, mut ids) = (Vec::new(), Vec::new());
         for (name, id) in tokens {
+            limits::check(Limit::MaxTokenId, id.into(), "a special token's id")?;
+            limits::check(
+                Limit::MaxTokenBytes,
+                name.len() as u64,
+                "a special token's length in bytes",
+            )?;
             if name.is_empty() {
                 return Err(Error::InvalidVocab(
                     "a special token is the empty string".into(),

@@ -6,6 +6,7 @@ use super::pair_table::{PairTable, RANK_BITS};
 use super::piece_table::{InlineKey, PieceTable, INLINE};
 use super::token_table::TokenTable;
 use crate::error::{Error, Result};
+use crate::limits::{self, Limit};
 use crate::thread_tables::CacheTag;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -63,6 +64,11 @@ impl Bpe {
                     "token with rank {rank} is empty"
                 )));
             }
+            limits::check(
+                Limit::MaxTokenBytes,
+                bytes.len() as u64,
+                "a token's length in bytes",
+            )?;
             if rank == NO_RANK {
                 return Err(Error::InvalidVocab(format!("rank {rank} is reserved")));
             }
