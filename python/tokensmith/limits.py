@@ -33,7 +33,7 @@ _CORE = {
     "max_token_bytes": 1 << 20,
     "max_padded_length": 1 << 22,
     "max_normalized_growth": 64,
-    "max_inflated_bytes": 1 << 30,
+    "max_inflated_bytes": 1 << 28,
     "regex_backtrack_limit": 10_000_000,
 }
 # Limits of the chat-template sandbox, enforced in Python.

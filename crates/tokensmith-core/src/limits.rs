@@ -78,7 +78,7 @@ impl Limit {
             Limit::MaxTokenBytes => 1 << 20,
             Limit::MaxPaddedLength => 1 << 22,
             Limit::MaxNormalizedGrowth => 64,
-            Limit::MaxInflatedBytes => 1 << 30,
+            Limit::MaxInflatedBytes => 1 << 28,
             Limit::RegexBacktrackLimit => 10_000_000,
         }
     }

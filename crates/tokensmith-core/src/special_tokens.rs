@@ -6,7 +6,7 @@
 
 use crate::error::{Error, Result};
 use crate::limits::{self, Limit};
-use aho_corasick::{AhoCorasick, Input, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 use rustc_hash::FxHashMap;
 
 /// A set of special tokens, by index into [`SpecialTokens::names`].
@@ -85,6 +85,26 @@ pub struct SpecialMatch {
     pub index: usize,
 }
 
+/// Patterns up to this many bytes in all get Aho-Corasick's DFA (fastest to search); longer
+/// sets get its contiguous NFA, whose build is linear where the DFA's is quadratic in a long
+/// repetitive pattern (one `"a" * 100_000` token took 40 s).
+const DFA_MAX_BYTES: usize = 1 << 12;
+
+/// A leftmost-longest matcher of `patterns` (special or added tokens), built in time linear
+/// in their total length.
+pub(crate) fn token_matcher<P: AsRef<[u8]>>(
+    patterns: &[P],
+) -> std::result::Result<AhoCorasick, aho_corasick::BuildError> {
+    let total: usize = patterns.iter().map(|p| p.as_ref().len()).sum();
+    let longest = patterns.iter().map(|p| p.as_ref().len()).max().unwrap_or(0);
+    let mut builder = AhoCorasick::builder();
+    builder.match_kind(MatchKind::LeftmostLongest);
+    if longest > DFA_MAX_BYTES || total > (1 << 20) {
+        builder.kind(Some(AhoCorasickKind::ContiguousNFA));
+    }
+    builder.build(patterns)
+}
+
 impl SpecialTokens {
     /// Builds the set; names and ids must be unique and names non-empty.
     pub fn new(tokens: Vec<(String, u32)>) -> Result<Self> {
@@ -122,9 +142,7 @@ impl SpecialTokens {
             None
         } else {
             Some(
-                AhoCorasick::builder()
-                    .match_kind(MatchKind::LeftmostLongest)
-                    .build(&names)
+                token_matcher(&names)
                     .map_err(|e| Error::InvalidVocab(format!("special tokens: {e}")))?,
             )
         };
