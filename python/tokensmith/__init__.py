@@ -8,10 +8,10 @@ The tiktoken-compatible face:
 'tokensmith'
 """
 
+from tokensmith import limits as limits
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith._core import __version__ as __version__
 from tokensmith.added_token import AddedToken
-from tokensmith import limits as limits
 from tokensmith.encoding import Encoding
 from tokensmith.errors import (
     DisallowedSpecialTokenError,

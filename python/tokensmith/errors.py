@@ -169,6 +169,16 @@ class ChatTemplateLimitError(ChatTemplateError, LimitError):
     ``template_render_seconds``)."""
 
 
+class OutputWriteError(TokensmithError, OSError):
+    """An output cannot be written (a read-only or missing folder, a full disk); the message
+    names the path. Checked before long work starts where possible."""
+
+
+class ArgumentTypeError(TokensmithError, TypeError):
+    """An argument of the wrong type (a str where a list of texts is meant, an id that is not
+    an int); the message names the argument and what it takes."""
+
+
 class AddedTokenError(TokensmithError, TypeError):
     """``add_tokens``/``add_special_tokens`` got something other than a list of str or
     AddedToken, ``AddedToken`` a non-str content or a non-bool flag, or
@@ -177,6 +187,7 @@ class AddedTokenError(TokensmithError, TypeError):
 
 __all__ = [
     "AddedTokenError",
+    "ArgumentTypeError",
     "ChatTemplateError",
     "ChatTemplateLimitError",
     "ChatTemplateSecurityError",
@@ -196,6 +207,7 @@ __all__ = [
     "ModelFormatError",
     "ModelNotLoadedError",
     "OutputDirError",
+    "OutputWriteError",
     "PaddingError",
     "PatternError",
     "TokenizerJsonError",
