@@ -179,6 +179,11 @@ class ArgumentTypeError(TokensmithError, TypeError):
     an int); the message names the argument and what it takes."""
 
 
+class InvalidArgumentError(TokensmithError, ValueError):
+    """An argument has a value that cannot work (a negative ``num_threads``, a sampling
+    ``alpha`` below 0); the message names the argument."""
+
+
 class AddedTokenError(TokensmithError, TypeError):
     """``add_tokens``/``add_special_tokens`` got something other than a list of str or
     AddedToken, ``AddedToken`` a non-str content or a non-bool flag, or
@@ -199,6 +204,7 @@ __all__ = [
     "EmptyCorpusError",
     "InputNotFoundError",
     "InputReadError",
+    "InvalidArgumentError",
     "InvalidTrainerOptionError",
     "InvalidVocabError",
     "LimitError",

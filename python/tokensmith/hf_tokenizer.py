@@ -46,8 +46,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from tokensmith._args import check_threads, ids_error, texts_error
 from tokensmith._core import CoreHfTokenizer, EncodingResult
 from tokensmith.added_token import AddedToken
+from tokensmith.errors import ArgumentTypeError
 
 if TYPE_CHECKING:
     from tokensmith.pretrained import TokenizerConfig
@@ -188,7 +190,7 @@ class Tokenizer:
     def to_str(self) -> str:
         """The ``tokenizer.json`` text this tokenizer was loaded from (or trained into)."""
         if self._json is None:
-            raise TypeError("this tokenizer was not made from a tokenizer.json")
+            raise ArgumentTypeError("this tokenizer was not made from a tokenizer.json")
         return self._json
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -208,7 +210,10 @@ class Tokenizer:
         Raises:
             TruncationError: the truncation strategy cannot be satisfied for this input.
         """
-        return self._core.encode(text, pair, add_special_tokens)
+        try:
+            return self._core.encode(text, pair, add_special_tokens)
+        except (TypeError, OverflowError) as e:
+            raise texts_error([text] if pair is None else [text, pair], e) from None
 
     def enable_truncation(
         self,
@@ -343,6 +348,7 @@ class Tokenizer:
         on up to ``num_threads`` threads with the GIL released; results keep input order.
         With padding to the longest (:meth:`enable_padding` without a ``length``), every
         result, and its overflowing parts, is padded to the longest result of the batch."""
+        check_threads(num_threads)
         pairs: list[tuple[str, str | None]] = [
             (x, None) if isinstance(x, str) else (x[0], x[1]) for x in inputs
         ]
@@ -350,7 +356,10 @@ class Tokenizer:
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         """The text of ``ids``; ids with no token are skipped, as in HF."""
-        return self._core.decode(list(ids), skip_special_tokens)
+        try:
+            return self._core.decode(list(ids), skip_special_tokens)
+        except (TypeError, OverflowError) as e:
+            raise ids_error(ids, e, "ids") from None
 
     def decode_batch(
         self,

@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tokensmith.errors import InvalidArgumentError
 from tokensmith.registry import BUNDLED, vocab_path
 
 _URLS = {
@@ -51,7 +52,7 @@ def tiktoken_encoding(name: str) -> Any:
     import tiktoken
 
     if name not in BUNDLED:
-        raise ValueError(f"{name!r} is not bundled; bundled: {', '.join(BUNDLED)}")
+        raise InvalidArgumentError(f"{name!r} is not bundled; bundled: {', '.join(BUNDLED)}")
     with _lock:
         old = os.environ.get("TIKTOKEN_CACHE_DIR")
         os.environ["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache_dir())

@@ -241,7 +241,7 @@ def train_bpe(
     """
     texts, corpus = resolve_texts(texts, files, field, errors, "train_bpe")
     if isinstance(special_tokens, str):
-        raise TypeError("special_tokens must be a sequence of strings, not one string")
+        raise ArgumentTypeError("special_tokens must be a sequence of strings, not one string")
     if show_progress:
         from tokensmith._train_progress import merge_bar
 
@@ -438,7 +438,7 @@ def _count_with_ray(texts: Iterable[str], pattern: str, address: str | None) -> 
     refs, chunk = [], []
     for i, text in enumerate(texts):
         if not isinstance(text, str):
-            raise TypeError(f"texts[{i}] is a {type(text).__name__}, not a str")
+            raise ArgumentTypeError(f"texts[{i}] is a {type(text).__name__}, not a str")
         chunk.append(text)
         if len(chunk) == _RAY_CHUNK_TEXTS:
             refs.append(count.remote(chunk))
@@ -475,7 +475,7 @@ def _extend(
 ) -> Encoding:
     """``train_bpe(..., base=...)``: new merges on top of ``base``, keeping its ids."""
     if not isinstance(base, Encoding):
-        raise TypeError(f"base must be a tokensmith.Encoding, not {type(base).__name__}")
+        raise ArgumentTypeError(f"base must be a tokensmith.Encoding, not {type(base).__name__}")
     if pat_str is not None and pat_str != base._pat_str:
         raise InvalidTrainerOptionError(
             "pat_str differs from base's pattern; an extension pre-tokenizes as its base does, "
