@@ -65,14 +65,17 @@ def read(directory: str | PathLike[str], *, name: str) -> Encoding:
     with open(vocab_path, encoding="utf-8") as f:
         try:
             vocab = json.load(f)
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             raise _fail(vocab_path, f"not JSON ({e})") from None
     if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
         raise _fail(vocab_path, "not a {token: id} map")
     merges = []
-    with open(merges_path, encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            line = line.rstrip("\r\n")
+    with open(merges_path, "rb") as f:
+        for n, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as e:
+                raise _fail(merges_path, f"not UTF-8 ({e.reason} at byte {e.start})", n) from None
             if not line or (n == 1 and line.startswith("#version")):
                 continue
             pair = line.split(" ")
@@ -92,7 +95,7 @@ def read(directory: str | PathLike[str], *, name: str) -> Encoding:
                     dict(side["special_tokens"]),
                     side["name"],
                 )
-            except (ValueError, KeyError, TypeError) as e:
+            except (ValueError, KeyError, TypeError, RecursionError) as e:
                 raise _fail(side_path, f"not a tokensmith sidecar ({e!r})") from None
     special_ids = set((specials or {}).values())
     ids: dict[bytes, int] = {}
