@@ -184,6 +184,11 @@ class InvalidArgumentError(TokensmithError, ValueError):
     ``alpha`` below 0); the message names the argument."""
 
 
+class InternalError(TokensmithError, RuntimeError):
+    """A bug in tokensmith (a worker thread that stopped on an internal error); the message
+    says what and asks for a report."""
+
+
 class AddedTokenError(TokensmithError, TypeError):
     """``add_tokens``/``add_special_tokens`` got something other than a list of str or
     AddedToken, ``AddedToken`` a non-str content or a non-bool flag, or
@@ -204,6 +209,7 @@ __all__ = [
     "EmptyCorpusError",
     "InputNotFoundError",
     "InputReadError",
+    "InternalError",
     "InvalidArgumentError",
     "InvalidTrainerOptionError",
     "InvalidVocabError",

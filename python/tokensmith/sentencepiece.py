@@ -461,9 +461,10 @@ class SentencePieceProcessor:
         if out_type is not str:
             raise InvalidArgumentError(f"out_type must be str, not {out_type!r}")
         model = self._model
-        if hasattr(input, "tolist") and not isinstance(input, (str, bytes)):
+        to_list = getattr(input, "tolist", None)
+        if to_list is not None and not isinstance(input, str):
             # A numpy array or scalar, as sentencepiece takes it.
-            input = input.tolist()
+            input = to_list()
         if isinstance(input, int):
             return model.decode([input])
         if isinstance(input, str):

@@ -82,3 +82,11 @@ def test_sampling_alpha_is_checked_as_sentencepiece_checks_it(alpha):
     with pytest.raises(InvalidArgumentError, match="alpha"):
         ours.encode("hello", enable_sampling=True, alpha=alpha, nbest_size=-1)
     assert ours.encode("hello", enable_sampling=True, alpha=0.0, nbest_size=-1)
+
+
+def test_binding_type_errors_are_typed(enc):
+    path = str(DATA / "spm" / "test_model.model")
+    sp = tokensmith.SentencePieceProcessor(model_file=path)
+    _check(lambda: sp.encode(["a", 5]), ArgumentTypeError, "texts[1] has type int")
+    _check(lambda: enc.encode("a", allowed_special="x"), ArgumentTypeError, "allowed_special")
+    _check(lambda: tokensmith.train_bpe([5], vocab_size=300), ArgumentTypeError, "texts[0]")

@@ -27,6 +27,11 @@ pub fn new_error(py: Python<'_>, class_name: &str, message: String) -> PyErr {
     }
 }
 
+/// A `tokensmith.errors.ArgumentTypeError` (a `TypeError`): an argument of the wrong type.
+pub fn type_error(py: Python<'_>, message: String) -> PyErr {
+    new_error(py, "ArgumentTypeError", message)
+}
+
 /// Converts a core error into the Python exception users see.
 pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
     let message = err.to_string();
