@@ -95,3 +95,14 @@ def test_an_interrupted_set_write_leaves_the_old_files(tmp_path):
 def test_output_errors_are_typed():
     assert issubclass(OutputDirError, FileExistsError)
     assert issubclass(OutputWriteError, OSError)
+
+
+def test_compare_keeps_an_existing_report(tmp_path):
+    out = tmp_path / "report"
+    out.mkdir()
+    (out / "report.html").write_text("an older report")
+    result = CliRunner().invoke(
+        app, ["compare", "cl100k_base", "-c", str(DATA / "code.txt"), "-o", str(out)]
+    )
+    assert result.exit_code == 2 and "--overwrite" in result.output
+    assert (out / "report.html").read_text() == "an older report"
