@@ -106,3 +106,25 @@ def test_compare_keeps_an_existing_report(tmp_path):
     )
     assert result.exit_code == 2 and "--overwrite" in result.output
     assert (out / "report.html").read_text() == "an older report"
+
+
+def test_an_interrupted_directory_save_leaves_the_old_set(tmp_path, monkeypatch):
+    import tokensmith
+    import tokensmith.io.vocab_merges as vocab_merges
+
+    old = tokensmith.train_bpe(["low lower lowest"] * 10, vocab_size=262, name="old")
+    tokensmith.save(old, tmp_path / "v")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "v").iterdir()}
+    new = tokensmith.train_bpe(["new newer newest"] * 10, vocab_size=262, name="new")
+    real = vocab_merges.atomic_write
+
+    def interrupted(path, chunks):
+        if Path(path).name == "merges.txt":
+            raise KeyboardInterrupt
+        real(path, chunks)
+
+    monkeypatch.setattr(vocab_merges, "atomic_write", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        tokensmith.save(new, tmp_path / "v")
+    assert {p.name: p.read_bytes() for p in (tmp_path / "v").iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["v"]
