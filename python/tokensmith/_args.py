@@ -24,7 +24,7 @@ from tokensmith.errors import (
     UnknownTokenIdError,
 )
 
-__all__ = ["check_threads", "ids_error", "texts_error"]
+__all__ = ["check_count", "check_threads", "ids_error", "texts_error"]
 
 _MAX_ID = 2**32 - 1
 
@@ -67,6 +67,21 @@ def check_threads(num_threads: Any) -> None:
         raise ArgumentTypeError(f"num_threads must be an int >= 0, not {_name(num_threads)}")
     if num_threads < 0:
         raise InvalidArgumentError(f"num_threads must be an int >= 0, not {num_threads}")
+
+
+def check_count(name: str, value: Any, error: type[ValueError]) -> None:
+    """Raises unless ``value`` is an int from 0 to 2**63 - 1: ``ArgumentTypeError`` for another
+    type, ``error`` (the option's own error class) for a value out of range.
+
+    >>> check_count("max_length", -1, ValueError)
+    Traceback (most recent call last):
+    ...
+    ValueError: max_length must be an int from 0 to 9223372036854775807, not -1
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(f"{name} must be an int, not {_name(value)}")
+    if not 0 <= value < 2**63:
+        raise error(f"{name} must be an int from 0 to {2**63 - 1}, not {value}")
 
 
 def _name(value: Any) -> str:

@@ -46,10 +46,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tokensmith._args import check_threads, ids_error, texts_error
+from tokensmith._args import check_count, check_threads, ids_error, texts_error
 from tokensmith._core import CoreHfTokenizer, EncodingResult
 from tokensmith.added_token import AddedToken
-from tokensmith.errors import ArgumentTypeError
+from tokensmith.errors import ArgumentTypeError, PaddingError, TruncationError
 
 if TYPE_CHECKING:
     from tokensmith.pretrained import TokenizerConfig
@@ -234,6 +234,8 @@ class Tokenizer:
                 later when a strategy cannot be satisfied (``only_second`` without a pair,
                 a sequence too short to lose enough tokens), with HF's reasons.
         """
+        check_count("max_length", max_length, TruncationError)
+        check_count("stride", stride, TruncationError)
         self._core = self._core.with_truncation(max_length, stride, strategy, direction)
         self._set_json_truncation()
 
@@ -301,6 +303,9 @@ class Tokenizer:
             PaddingError: an unknown direction, or a negative length, multiple or id (the
                 message names the option).
         """
+        for option, value in (("length", length), ("pad_to_multiple_of", pad_to_multiple_of)):
+            if value is not None:
+                check_count(f"padding {option}", value, PaddingError)
         self._core = self._core.with_padding(
             True, length, direction, pad_id, pad_type_id, pad_token, pad_to_multiple_of
         )
@@ -377,7 +382,10 @@ class Tokenizer:
         return self._core.token_to_id(token)
 
     def id_to_token(self, id: int) -> str | None:
-        return self._core.id_to_token(id)
+        try:
+            return self._core.id_to_token(id)
+        except (TypeError, OverflowError) as e:
+            raise ids_error([id], e, "id") from None
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
         """Every token and its id, the added tokens included when ``with_added_tokens``."""

@@ -90,3 +90,15 @@ def test_binding_type_errors_are_typed(enc):
     _check(lambda: sp.encode(["a", 5]), ArgumentTypeError, "texts[1] has type int")
     _check(lambda: enc.encode("a", allowed_special="x"), ArgumentTypeError, "allowed_special")
     _check(lambda: tokensmith.train_bpe([5], vocab_size=300), ArgumentTypeError, "texts[0]")
+
+
+def test_padding_and_truncation_options_out_of_range(tok):
+    from tokensmith.errors import PaddingError, TruncationError
+
+    t = tokensmith.Tokenizer.from_str(tok.to_str())
+    _check(lambda: t.enable_padding(pad_to_multiple_of=2**63), PaddingError, "pad_to_multiple_of")
+    _check(lambda: t.enable_padding(length=2**64), PaddingError, "padding length")
+    _check(lambda: t.enable_truncation(max_length=-1), TruncationError, "max_length")
+    _check(lambda: t.enable_truncation(max_length="x"), ArgumentTypeError, "max_length")
+    _check(lambda: t.id_to_token(-1), UnknownTokenIdError, "token id -1")
+    assert t.id_to_token(1) == "b"
