@@ -50,6 +50,7 @@ from tokensmith._args import check_count, check_threads, ids_error, texts_error
 from tokensmith._core import CoreHfTokenizer, EncodingResult
 from tokensmith.added_token import AddedToken
 from tokensmith.errors import ArgumentTypeError, PaddingError, TruncationError
+from tokensmith.limits import exceeded, get_limit
 
 if TYPE_CHECKING:
     from tokensmith.pretrained import TokenizerConfig
@@ -466,6 +467,9 @@ class Tokenizer:
                     special or bool(token.special),
                 )
             )
+        longest = max((len(f[0].encode("utf-8", "surrogatepass")) for f in flags), default=0)
+        if longest > get_limit("max_token_bytes"):
+            raise exceeded("max_token_bytes", "an added token's length in bytes", longest)
         self._core, added = self._core.with_added_tokens(flags)
         self._set_json("added_tokens", [_saved(t) for t in self._core.added_tokens()])
         return added

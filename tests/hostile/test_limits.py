@@ -169,3 +169,25 @@ def test_one_replace_within_the_growth_limit_gives_the_tokens():
         """,
         repr([0] * 100),
     )
+
+
+def test_token_length_limit_in_add_tokens_and_tokenizer_json():
+    added = [{"id": 2, "content": "x" * 2000, "special": True}]
+    long_vocab = {"a": 0, "[PAD]": 1, "y" * 2000: 2}
+    with_added = _tokenizer_json(added_tokens=added)
+    with_vocab = _tokenizer_json(model={"type": "WordLevel", "vocab": long_vocab, "unk_token": "a"})
+    for setup, where in [
+        (f"tokensmith.Tokenizer.from_str({_tokenizer_json()!r}).add_tokens(['z' * 2000])",
+         "an added token"),
+        (f"tokensmith.Tokenizer.from_str({with_added!r})", "added_tokens[0].content"),
+        (f"tokensmith.Tokenizer.from_str({with_vocab!r})", "a token of model.vocab"),
+    ]:  # fmt: skip
+        expect_error(
+            f"""
+            import tokensmith
+            tokensmith.limits.set_limits(max_token_bytes=1000)
+            result = {setup}
+            """,
+            "LimitError",
+            contains=where,
+        )

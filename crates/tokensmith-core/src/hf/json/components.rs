@@ -17,6 +17,7 @@ use crate::hf::regex_split::Split;
 use crate::hf::split::Behavior;
 use crate::hf::truncation::{Direction, Padding, Strategy, Truncation};
 use crate::hf::wordpiece::WordPiece;
+use crate::limits::{self, Limit};
 use crate::{Error, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -276,6 +277,8 @@ pub(super) fn vocab(node: &Node<'_>) -> Result<(FxHashMap<String, u32>, String)>
     let mut seen = FxHashSet::default();
     for (token, id) in entries {
         let path = join(&vocab_path, token);
+        let what = format!("the length in bytes of a token of {vocab_path}");
+        limits::check(Limit::MaxTokenBytes, token.len() as u64, &what)?;
         let id = as_id(id, &path)?;
         if !seen.insert(id) {
             return Err(err(&path, format!("id {id} is given to two tokens")));

@@ -153,9 +153,12 @@ fn added_tokens(v: &Value, path: &str) -> Result<Vec<AddedToken>> {
         ])?;
         let (id, ip) = node.required("id")?;
         let special = node.opt_bool("special", false)?;
+        let content = node.str("content")?;
+        let what = format!("the length in bytes of {p}.content");
+        limits::check(Limit::MaxTokenBytes, content.len() as u64, &what)?;
         out.push(AddedToken {
             id: as_id(id, &ip)?,
-            content: node.str("content")?.to_string(),
+            content: content.to_string(),
             special,
             normalized: node.opt_bool("normalized", !special)?,
             lstrip: node.opt_bool("lstrip", false)?,
