@@ -9,6 +9,7 @@ The tiktoken-compatible face:
 """
 
 from tokensmith import core as core
+from tokensmith import limits as limits
 from tokensmith import model as model
 from tokensmith import registry as registry
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
@@ -25,6 +26,7 @@ from tokensmith.errors import (
     InputReadError,
     InvalidTrainerOptionError,
     InvalidVocabError,
+    LimitError,
     MissingByteError,
     ModelFormatError,
     PatternError,
@@ -70,6 +72,7 @@ __all__ = [
     "InputReadError",
     "InvalidTrainerOptionError",
     "InvalidVocabError",
+    "LimitError",
     "MissingByteError",
     "ModelFormatError",
     "O200K_PATTERN",

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from tokensmith.cli_eval import err_console, user_errors
 from tokensmith.eval import TokenizerAdapter, load_tokenizer
+from tokensmith.io.output_set import OutputSet
 from tokensmith.report import (
     ComparisonReport,
     Corpus,
@@ -138,6 +139,9 @@ def compare(
         list[str] | None,
         typer.Option("--sample", help="A text to show segmented in the report; repeatable."),
     ] = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace report files that already exist.")
+    ] = False,
 ) -> None:
     """Compare tokenizers on corpora: a table here, JSON + HTML report with plots in --out.
 
@@ -148,6 +152,11 @@ def compare(
     """
     console = Console()
     with user_errors():
+        # Checked before the (long) evaluation: existing reports and a folder we cannot write.
+        OutputSet(out, ["report.html"], overwrite=overwrite).check()
+        if json_file != "-":
+            json_path = Path(json_file) if json_file else out / "report.json"
+            OutputSet(json_path.parent, [json_path.name], overwrite=overwrite).check()
         corpora = [read_text_corpus(p) for p in corpus or []]
         if parallel is not None:
             corpora.append(read_parallel_corpus(parallel))

@@ -37,6 +37,7 @@ from rich.text import Text
 import tokensmith
 from tokensmith.bounded_counts import scale_options
 from tokensmith.corpus import Corpus
+from tokensmith.io.output_set import OutputSet
 from tokensmith.rss import format_bytes, peak_rss_bytes
 from tokensmith.train import InvalidUtf8Warning
 
@@ -71,41 +72,55 @@ def resolve_pattern(pattern: str) -> str:
     return PATTERNS.get(pattern.lower(), pattern)
 
 
-def save_outputs(enc: tokensmith.Encoding | tokensmith.Tokenizer, out: Path) -> list[Path]:
-    """Saves ``enc``: one format for a ``.json``/``.tiktoken`` path, every format for a directory.
+def planned_outputs(out: Path, name: str, *, kind: str, overwrite: bool) -> OutputSet:
+    """The files ``train bpe`` will write for ``--out``, checked before training: the
+    extension against the format, ``--name`` against leaving the folder, existing files
+    against ``--overwrite``, and the folder against being read-only.
 
-    A directory gets ``tokenizer.json``, ``NAME.tiktoken`` (+ sidecar), and ``vocab.json`` +
-    ``merges.txt`` (+ ``tokensmith.json``); ``tokensmith.load(DIR)`` reads the last pair. A
-    character-level or Metaspace :class:`~tokensmith.Tokenizer` is written as
-    ``tokenizer.json`` only (into the directory, or to the ``.json`` path).
+    A ``.json`` or ``.tiktoken`` path gets one format; a directory gets ``tokenizer.json``,
+    ``NAME.tiktoken`` (+ sidecar), and ``vocab.json`` + ``merges.txt`` (+ ``tokensmith.json``),
+    of which ``tokensmith.load(DIR)`` reads the last pair. A character-level or Metaspace
+    tokenizer (``kind`` char or metaspace) is written as ``tokenizer.json`` only.
     """
-    if isinstance(enc, tokensmith.Tokenizer):
-        target = out if out.suffix == ".json" else out / "tokenizer.json"
-        if out.suffix not in ("", ".json"):
-            raise tokensmith.UnknownFormatError(
-                f"{out}: a character-level or Metaspace tokenizer is written as tokenizer.json; "
-                "give a .json path or a directory"
-            )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        enc.save(target)
-        return [target]
-    if out.suffix in (".json", ".tiktoken"):
-        out.parent.mkdir(parents=True, exist_ok=True)
-        enc.save(out)
-        return [out] + ([Path(f"{out}.json")] if out.suffix == ".tiktoken" else [])
-    out.mkdir(parents=True, exist_ok=True)
-    tiktoken_path = out / f"{enc.name}.tiktoken"
-    enc.save(out / "tokenizer.json")
-    enc.save(tiktoken_path)
-    enc.save(out)
-    return [
-        out / "tokenizer.json",
-        tiktoken_path,
-        Path(f"{tiktoken_path}.json"),
-        out / "vocab.json",
-        out / "merges.txt",
-        out / "tokensmith.json",
-    ]
+    if name in ("", ".", "..") or Path(name).name != name or "\\" in name:
+        raise tokensmith.InvalidTrainerOptionError(
+            f"--name {name!r} must be a plain file name (no folders), as it names files "
+            "inside --out"
+        )
+    byte = kind == "byte"
+    suffixes = (".json", ".tiktoken") if byte else (".json",)
+    if out.suffix in suffixes:
+        names = [out.name] + ([f"{out.name}.json"] if out.suffix == ".tiktoken" else [])
+        outputs = OutputSet(out.parent, names, overwrite=overwrite)
+    elif out.suffix and not out.is_dir():
+        also = " (a .model is written by `tokensmith train unigram`)" if byte else ""
+        raise tokensmith.UnknownFormatError(
+            f"{out}: train bpe --kind {kind} writes "
+            + ("NAME.json, NAME.tiktoken" if byte else "NAME.json")
+            + f" or a directory, not {out.suffix}{also}"
+        )
+    elif byte:
+        tiktoken_name = f"{name}.tiktoken"
+        names = ["tokenizer.json", tiktoken_name, f"{tiktoken_name}.json", "vocab.json",
+                 "merges.txt", "tokensmith.json"]
+        outputs = OutputSet(out, names, overwrite=overwrite)
+    else:
+        outputs = OutputSet(out, ["tokenizer.json"], overwrite=overwrite)
+    outputs.check()
+    return outputs
+
+
+def save_outputs(enc: tokensmith.Encoding | tokensmith.Tokenizer, outputs: OutputSet) -> None:
+    """Writes every file of ``outputs`` into a temporary folder beside them, then moves the set
+    into place; an error or Ctrl-C leaves the old files as they were."""
+    with outputs.write() as tmp:
+        first = tmp / outputs.names[0]
+        if isinstance(enc, tokensmith.Tokenizer) or len(outputs.names) <= 2:
+            enc.save(first)
+        else:
+            enc.save(tmp / "tokenizer.json")
+            enc.save(tmp / outputs.names[1])
+            enc.save(tmp)
 
 
 class _AmountColumn(ProgressColumn):
@@ -253,11 +268,15 @@ def bpe(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON summary.")] = False,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace output files that already exist.")
+    ] = False,
 ) -> None:
     """Train a BPE on FILES and save it to --out.
 
     Text files give one text per line; .jsonl/.ndjson files give --field of each record.
-    Ctrl-C stops training within a moment and writes nothing.
+    Ctrl-C stops training within a moment and writes nothing. The outputs are checked
+    before training (format, existing files, a writable folder) and written as one set.
 
     Example: tokensmith train bpe 'corpus/*.txt.gz' --vocab-size 32000 --out my-tokenizer/
     """
@@ -265,6 +284,7 @@ def bpe(
     try:
         corpus = Corpus(files, field=field, errors="strict" if strict_utf8 else "replace")
         tok_name = name or (out.stem if out.suffix else out.name) or "trained"
+        outputs = planned_outputs(out, tok_name, kind=kind, overwrite=overwrite)
         columns = (
             SpinnerColumn(),
             TextColumn("{task.description}"),
@@ -302,7 +322,8 @@ def bpe(
                 )
             if display.merging is not None:
                 progress.remove_task(display.merging)
-        written = save_outputs(enc, out)
+        save_outputs(enc, outputs)
+        written = outputs.paths
     except tokensmith.TokensmithError as e:
         _err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None

@@ -30,6 +30,7 @@ import tokensmith
 from tokensmith._atomic import write_text_atomic
 from tokensmith.cli_train import FilesArgument, train_app
 from tokensmith.corpus import Corpus
+from tokensmith.io.output_set import OutputSet
 from tokensmith.sentencepiece import SentencePieceProcessor
 from tokensmith.train import InvalidUtf8Warning
 
@@ -143,6 +144,9 @@ def unigram(
     address: Annotated[
         str | None, typer.Option(help="The Ray cluster to join; default: start one.")
     ] = None,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace output files that already exist.")
+    ] = False,
 ) -> None:
     """Train a Unigram SentencePiece model on FILES and save it to --out.
 
@@ -155,6 +159,14 @@ def unigram(
     start = time.perf_counter()
     try:
         corpus = Corpus(files, field=field, errors="strict" if strict_utf8 else "replace")
+        if out.suffix != ".model":
+            raise tokensmith.UnknownFormatError(
+                f"{out}: train unigram writes a SentencePiece NAME.model (and NAME.vocab); "
+                "end --out in .model"
+            )
+        outputs = OutputSet(out.parent, [out.with_suffix(".vocab").name, out.name],
+                            overwrite=overwrite)
+        outputs.check()
         columns = (
             SpinnerColumn(),
             TextColumn("{task.description}"),
@@ -186,11 +198,10 @@ def unigram(
                     engine=engine,  # type: ignore[arg-type]
                     address=address,
                 )
-        vocab_path = out.with_suffix(".vocab")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(vocab_path, vocab_text(sp))
-        sp.save(out)
-        written = [vocab_path, out]
+        with outputs.write() as tmp:
+            write_text_atomic(tmp / outputs.names[0], vocab_text(sp))
+            sp.save(tmp / outputs.names[1])
+        written = outputs.paths
     except tokensmith.TokensmithError as e:
         _err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None

@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator, Sequence
 from os import PathLike
 from typing import Any, Literal
 
-from tokensmith.errors import InputNotFoundError, InputReadError
+from tokensmith.errors import InputNotFoundError, InputReadError, InvalidArgumentError
 from tokensmith.records import (
     MAX_LINE_BYTES,
     Errors,
@@ -123,7 +123,7 @@ class Corpus:
         on_progress: Callable[[int], None] | None = None,
     ) -> None:
         if format not in ("auto", "text", "jsonl", "parquet"):
-            raise ValueError(
+            raise InvalidArgumentError(
                 f'format={format!r} is not known; use "auto", "text", "jsonl" or "parquet"'
             )
         self.options = ReadOptions(

@@ -22,6 +22,7 @@ from collections.abc import Set as AbstractSet
 from os import PathLike
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
+from tokensmith._args import check_threads, ids_error, texts_error
 from tokensmith._core import CoreEncoding
 
 if TYPE_CHECKING:
@@ -58,6 +59,16 @@ def _scrubbing(call: Callable[..., _T], texts: str | list[str], *args: object) -
         if isinstance(texts, str):
             return call(_scrub_surrogates(texts), *args)
         return call([_scrub_surrogates(t) for t in texts], *args)
+    except (TypeError, OverflowError) as e:
+        raise texts_error(texts, e) from None
+
+
+def _decoding(call: Callable[[Any], _T], tokens: Any) -> _T:
+    """``call(tokens)``, with ids the core cannot convert reported as a typed error."""
+    try:
+        return call(tokens)
+    except (TypeError, OverflowError) as e:
+        raise ids_error(tokens, e) from None
 
 
 class Encoding:
@@ -246,6 +257,7 @@ class Encoding:
         self, text: Sequence[str], *, num_threads: int = _DEFAULT_THREADS
     ) -> list[list[int]]:
         """Encodes many texts in parallel on up to ``num_threads`` threads, in order."""
+        check_threads(num_threads)
         return _scrubbing(self._core.encode_ordinary_batch, list(text), num_threads)
 
     def encode_batch(
@@ -257,6 +269,7 @@ class Encoding:
         disallowed_special: DisallowedSpecial = "all",
     ) -> list[list[int]]:
         """Encodes many texts in parallel, with :meth:`encode`'s special-token rules."""
+        check_threads(num_threads)
         return _scrubbing(
             self._core.encode_batch, list(text), num_threads, allowed_special, disallowed_special
         )
@@ -275,6 +288,7 @@ class Encoding:
         >>> toks.tolist(), offs.tolist()
         ([24912, 24912, 2375], [0, 1, 3])
         """
+        check_threads(num_threads)
         texts = list(text)
         ordinary: frozenset[str] = frozenset()
         toks, offs = _scrubbing(self._core.encode_batch_to_bytes, texts, num_threads, ordinary, ())
@@ -304,14 +318,14 @@ class Encoding:
         >>> tokensmith.get_encoding("o200k_base").decode_bytes([24912, 2375])
         b'hello world'
         """
-        return self._core.decode_bytes(tokens)
+        return _decoding(self._core.decode_bytes, tokens)
 
     def decode(self, tokens: Sequence[int], errors: str = "replace") -> str:
         """Decodes tokens to text. Invalid UTF-8 becomes U+FFFD unless ``errors="strict"``.
 
         ``errors`` takes any of Python's codec error handlers.
         """
-        return self._core.decode_bytes(tokens).decode("utf-8", errors=errors)
+        return _decoding(self._core.decode_bytes, tokens).decode("utf-8", errors=errors)
 
     def decode_single_token_bytes(self, token: int) -> bytes:
         """The bytes of one token.
@@ -320,11 +334,14 @@ class Encoding:
         >>> tokensmith.get_encoding("o200k_base").decode_single_token_bytes(2375)
         b' world'
         """
-        return self._core.token_bytes(token)
+        try:
+            return self._core.token_bytes(token)
+        except (TypeError, OverflowError) as e:
+            raise ids_error([token], e, "token") from None
 
     def decode_tokens_bytes(self, tokens: Sequence[int]) -> list[bytes]:
         """The bytes of each token."""
-        return self._core.tokens_bytes(tokens)
+        return _decoding(self._core.tokens_bytes, tokens)
 
     def decode_with_offsets(self, tokens: Sequence[int]) -> tuple[str, list[int]]:
         """Decodes tokens and gives the character offset at which each token starts.
@@ -335,7 +352,7 @@ class Encoding:
         >>> tokensmith.get_encoding("o200k_base").decode_with_offsets([24912, 2375])
         ('hello world', [0, 5])
         """
-        offsets = self._core.decode_offsets(tokens)
+        offsets = _decoding(self._core.decode_offsets, tokens)
         return self.decode(tokens, errors="strict"), offsets
 
     def decode_batch(

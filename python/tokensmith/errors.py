@@ -178,8 +178,50 @@ class ConversionMismatchError(TokensmithError, ValueError):
     message shows the first differences. Nothing was written."""
 
 
+class LimitError(TokensmithError, ValueError):
+    """A size or id above one of the resource limits of :mod:`tokensmith.limits`. ``limit``
+    names it; the message says how to raise it when the input is trusted."""
+
+    limit: str | None = None
+
+
+class ChatTemplateLimitError(ChatTemplateError, LimitError):
+    """A chat template passed its output-size, loop or time budget; the message names the
+    template line and the limit (``template_output_chars``, ``template_loop_iterations``,
+    ``template_render_seconds``)."""
+
+
+class OutputWriteError(TokensmithError, OSError):
+    """An output cannot be written (a read-only or missing folder, a full disk); the message
+    names the path. Checked before long work starts where possible."""
+
+
+class ArgumentTypeError(TokensmithError, TypeError):
+    """An argument of the wrong type (a str where a list of texts is meant, an id that is not
+    an int); the message names the argument and what it takes."""
+
+
+class InvalidArgumentError(TokensmithError, ValueError):
+    """An argument has a value that cannot work (a negative ``num_threads``, a sampling
+    ``alpha`` below 0); the message names the argument."""
+
+
+class InternalError(TokensmithError, RuntimeError):
+    """A bug in tokensmith (a worker thread that stopped on an internal error); the message
+    says what and asks for a report."""
+
+
+class AddedTokenError(TokensmithError, TypeError):
+    """``add_tokens``/``add_special_tokens`` got something other than a list of str or
+    AddedToken, ``AddedToken`` a non-str content or a non-bool flag, or
+    ``encode_special_tokens`` a non-bool (HF raises TypeError there too)."""
+
+
 __all__ = [
+    "AddedTokenError",
+    "ArgumentTypeError",
     "ChatTemplateError",
+    "ChatTemplateLimitError",
     "ChatTemplateSecurityError",
     "ConversionMismatchError",
     "CorpusFormatError",
@@ -191,13 +233,17 @@ __all__ = [
     "InexpressibleComponentError",
     "InputNotFoundError",
     "InputReadError",
+    "InternalError",
+    "InvalidArgumentError",
     "InvalidTrainerOptionError",
     "InvalidVocabError",
+    "LimitError",
     "MissingByteError",
     "MissingDependencyError",
     "ModelFormatError",
     "ModelNotLoadedError",
     "OutputDirError",
+    "OutputWriteError",
     "PaddingError",
     "PatternError",
     "TokenizerJsonError",
@@ -213,8 +259,3 @@ __all__ = [
     "VocabFormatError",
 ]
 
-
-class AddedTokenError(TokensmithError, TypeError):
-    """``add_tokens``/``add_special_tokens`` got something other than a list of str or
-    AddedToken, ``AddedToken`` a non-str content or a non-bool flag, or
-    ``encode_special_tokens`` a non-bool (HF raises TypeError there too)."""

@@ -46,8 +46,11 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from tokensmith._args import check_count, check_threads, ids_error, texts_error
 from tokensmith._core import CoreHfTokenizer, EncodingResult
 from tokensmith.added_token import AddedToken
+from tokensmith.errors import ArgumentTypeError, PaddingError, TruncationError
+from tokensmith.limits import exceeded, get_limit
 
 if TYPE_CHECKING:
     from tokensmith.pretrained import TokenizerConfig
@@ -188,7 +191,7 @@ class Tokenizer:
     def to_str(self) -> str:
         """The ``tokenizer.json`` text this tokenizer was loaded from (or trained into)."""
         if self._json is None:
-            raise TypeError("this tokenizer was not made from a tokenizer.json")
+            raise ArgumentTypeError("this tokenizer was not made from a tokenizer.json")
         return self._json
 
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -212,7 +215,10 @@ class Tokenizer:
         Raises:
             TruncationError: the truncation strategy cannot be satisfied for this input.
         """
-        return self._core.encode(text, pair, add_special_tokens)
+        try:
+            return self._core.encode(text, pair, add_special_tokens)
+        except (TypeError, OverflowError) as e:
+            raise texts_error([text] if pair is None else [text, pair], e) from None
 
     def enable_truncation(
         self,
@@ -233,6 +239,8 @@ class Tokenizer:
                 later when a strategy cannot be satisfied (``only_second`` without a pair,
                 a sequence too short to lose enough tokens), with HF's reasons.
         """
+        check_count("max_length", max_length, TruncationError)
+        check_count("stride", stride, TruncationError)
         self._core = self._core.with_truncation(max_length, stride, strategy, direction)
         self._set_json_truncation()
 
@@ -300,6 +308,9 @@ class Tokenizer:
             PaddingError: an unknown direction, or a negative length, multiple or id (the
                 message names the option).
         """
+        for option, value in (("length", length), ("pad_to_multiple_of", pad_to_multiple_of)):
+            if value is not None:
+                check_count(f"padding {option}", value, PaddingError)
         self._core = self._core.with_padding(
             True, length, direction, pad_id, pad_type_id, pad_token, pad_to_multiple_of
         )
@@ -347,6 +358,7 @@ class Tokenizer:
         on up to ``num_threads`` threads with the GIL released; results keep input order.
         With padding to the longest (:meth:`enable_padding` without a ``length``), every
         result, and its overflowing parts, is padded to the longest result of the batch."""
+        check_threads(num_threads)
         pairs: list[tuple[str, str | None]] = [
             (x, None) if isinstance(x, str) else (x[0], x[1]) for x in inputs
         ]
@@ -354,7 +366,10 @@ class Tokenizer:
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         """The text of ``ids``; ids with no token are skipped, as in HF."""
-        return self._core.decode(list(ids), skip_special_tokens)
+        try:
+            return self._core.decode(list(ids), skip_special_tokens)
+        except (TypeError, OverflowError) as e:
+            raise ids_error(ids, e, "ids") from None
 
     def decode_batch(
         self,
@@ -372,7 +387,10 @@ class Tokenizer:
         return self._core.token_to_id(token)
 
     def id_to_token(self, id: int) -> str | None:
-        return self._core.id_to_token(id)
+        try:
+            return self._core.id_to_token(id)
+        except (TypeError, OverflowError) as e:
+            raise ids_error([id], e, "id") from None
 
     def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
         """Every token and its id, the added tokens included when ``with_added_tokens``."""
@@ -453,6 +471,9 @@ class Tokenizer:
                     special or bool(token.special),
                 )
             )
+        longest = max((len(f[0].encode("utf-8", "surrogatepass")) for f in flags), default=0)
+        if longest > get_limit("max_token_bytes"):
+            raise exceeded("max_token_bytes", "an added token's length in bytes", longest)
         self._core, added = self._core.with_added_tokens(flags)
         self._set_json("added_tokens", [_saved(t) for t in self._core.added_tokens()])
         return added

@@ -71,7 +71,6 @@ _FORMS = (
 )
 
 
-
 def _local(path: StrPath) -> str:
     """``path`` as a string, refusing URLs (``https://...``, ``gs://...``, ``az://...``)."""
     text = os.fspath(path)

@@ -47,6 +47,7 @@ from tokensmith.errors import (
     CorruptInputError,
     DatasetRecordError,
     InputReadError,
+    InvalidArgumentError,
     MissingDependencyError,
 )
 
@@ -93,9 +94,11 @@ class ReadOptions:
 
     def __post_init__(self) -> None:
         if self.errors not in ("replace", "strict"):
-            raise ValueError(f'errors={self.errors!r} is not known; use "replace" or "strict"')
+            raise InvalidArgumentError(
+                f'errors={self.errors!r} is not known; use "replace" or "strict"'
+            )
         if self.on_error not in ("raise", "skip"):
-            raise ValueError(f"on_error must be 'raise' or 'skip', not {self.on_error!r}")
+            raise InvalidArgumentError(f"on_error must be 'raise' or 'skip', not {self.on_error!r}")
 
 
 @dataclass

@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from tokensmith.errors import InvalidArgumentError
 from tokensmith.registry import BUNDLED, vocab_path
 
 _BLOB = "https://openaipublic.blob.core.windows.net/"
@@ -63,9 +64,11 @@ def tiktoken_encoding(name: str, *, data_gym_dir: Path | None = None) -> Any:
     import tiktoken
 
     if name not in BUNDLED:
-        raise ValueError(f"{name!r} is not bundled; bundled: {', '.join(BUNDLED)}")
+        raise InvalidArgumentError(f"{name!r} is not bundled; bundled: {', '.join(BUNDLED)}")
     if name == "gpt2" and data_gym_dir is None:
-        raise ValueError("tiktoken builds gpt2 from GPT-2's data-gym files: pass data_gym_dir")
+        raise InvalidArgumentError(
+            "tiktoken builds gpt2 from GPT-2's data-gym files: pass data_gym_dir"
+        )
     with _lock:
         old = os.environ.get("TIKTOKEN_CACHE_DIR")
         os.environ["TIKTOKEN_CACHE_DIR"] = str(tiktoken_cache_dir(data_gym_dir))

@@ -22,7 +22,7 @@ from pathlib import Path
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith.encoding import Encoding
 from tokensmith.encoding_plugins import plugin_constructors
-from tokensmith.errors import UnknownEncodingError, UnknownModelError
+from tokensmith.errors import ArgumentTypeError, UnknownEncodingError, UnknownModelError
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
@@ -114,7 +114,7 @@ def get_encoding(encoding_name: str) -> Encoding:
     100277
     """
     if not isinstance(encoding_name, str):
-        raise TypeError(f"encoding_name must be a str, not {type(encoding_name).__name__}")
+        raise ArgumentTypeError(f"encoding_name must be a str, not {type(encoding_name).__name__}")
     with _lock:
         if encoding_name in _cache:
             return _cache[encoding_name]

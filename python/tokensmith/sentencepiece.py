@@ -28,6 +28,7 @@ rather than ``IndexError``. Not handled: ``word``/``char`` models (loading one r
 
 from __future__ import annotations
 
+import math
 import os
 import random
 from collections.abc import Sequence
@@ -36,7 +37,7 @@ from typing import Any, cast
 
 from tokensmith._atomic import atomic_write
 from tokensmith._core import CoreSentencePiece
-from tokensmith.errors import ModelNotLoadedError
+from tokensmith.errors import ArgumentTypeError, InvalidArgumentError, ModelNotLoadedError
 
 _RANDOM = random.Random()
 
@@ -56,12 +57,12 @@ def _resolve_out_type(
     default: type[int] | type[str], out_type: Any, return_type: Any
 ) -> type[int] | type[str]:
     if out_type is not None and return_type is not None:
-        raise ValueError("give out_type or return_type, not both")
+        raise InvalidArgumentError("give out_type or return_type, not both")
     chosen = out_type if out_type is not None else return_type
     if chosen is None:
         return default
     if chosen is not int and chosen is not str:
-        raise ValueError(f"out_type must be int or str, not {chosen!r}")
+        raise InvalidArgumentError(f"out_type must be int or str, not {chosen!r}")
     return chosen
 
 
@@ -223,7 +224,7 @@ class SentencePieceProcessor:
     ) -> bool:
         """Loads a ``.model`` file or its bytes (exactly one of the two)."""
         if (model_file is None) == (model_proto is None):
-            raise TypeError("give exactly one of model_file=... or model_proto=...")
+            raise ArgumentTypeError("give exactly one of model_file=... or model_proto=...")
         if model_proto is not None:
             self._set_core(CoreSentencePiece.from_bytes(model_proto))
         else:
@@ -350,12 +351,15 @@ class SentencePieceProcessor:
         model = self._model
         out_type = _resolve_out_type(self._out_type, out_type, return_type)
         if out_type is not int and out_type is not str:
-            raise ValueError(f"out_type must be int or str, not {out_type!r}")
+            raise InvalidArgumentError(f"out_type must be int or str, not {out_type!r}")
         sampling = self._enable_sampling if enable_sampling is None else enable_sampling
         nbest = self._nbest_size if nbest_size is None else nbest_size
         alpha = self._alpha if alpha is None else alpha
         if sampling and (nbest in (0, 1) or alpha is None):
-            raise ValueError(_SAMPLING_HELP)
+            raise InvalidArgumentError(_SAMPLING_HELP)
+        if sampling and not (isinstance(alpha, (int, float)) and 0 <= alpha < math.inf):
+            # sentencepiece checks the same: std::isfinite(alpha) and alpha >= 0.
+            raise InvalidArgumentError(f"alpha must be a finite number >= 0, not {alpha!r}")
         rewrite = self._rewrite(add_bos, add_eos, reverse, emit_unk_piece)
         as_ids = out_type is int
 
@@ -459,8 +463,12 @@ class SentencePieceProcessor:
     def decode(self, input: int | str | Sequence[Any], out_type: type[str] = str) -> Any:
         """Decodes ids or pieces (or a list of either, or one id) back to text."""
         if out_type is not str:
-            raise ValueError(f"out_type must be str, not {out_type!r}")
+            raise InvalidArgumentError(f"out_type must be str, not {out_type!r}")
         model = self._model
+        to_list = getattr(input, "tolist", None)
+        if to_list is not None and not isinstance(input, str):
+            # A numpy array or scalar, as sentencepiece takes it.
+            input = to_list()
         if isinstance(input, int):
             return model.decode([input])
         if isinstance(input, str):

@@ -31,6 +31,7 @@ extension) and ``max_memory=`` for them, and parallel merging within one merge s
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
@@ -40,18 +41,35 @@ from tokensmith._core import train_bpe_bytes as _train_bpe_bytes
 from tokensmith.bounded_counts import CountMode, count_bounded
 from tokensmith.corpus import Corpus, Inputs
 from tokensmith.encoding import Encoding
-from tokensmith.errors import InvalidTrainerOptionError
+from tokensmith.errors import ArgumentTypeError, InvalidTrainerOptionError
 from tokensmith.hf_tokenizer import Tokenizer
 from tokensmith.train_families import Digits, PrependScheme, train_char_family
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-__all__ = ["InvalidUtf8Warning", "train_bpe"]
+__all__ = ["InvalidUtf8Warning", "VocabSizeWarning", "train_bpe"]
 
 
 class InvalidUtf8Warning(UnicodeWarning):
     """Input files held invalid UTF-8, which was replaced with U+FFFD; the message counts it."""
+
+
+class VocabSizeWarning(UserWarning):
+    """Training stopped short of ``vocab_size``: the corpus has no more pairs that reach
+    ``min_frequency``. The message gives the size reached."""
+
+
+def warn_short_vocab(reached: int, vocab_size: int) -> None:
+    """Warns when a trained vocabulary of ``reached`` tokens is smaller than asked."""
+    if reached < vocab_size:
+        warnings.warn(
+            f"the vocabulary reached {reached} tokens, not vocab_size={vocab_size}: the corpus "
+            "has no more pairs seen min_frequency times (train on more text, or lower "
+            "min_frequency)",
+            VocabSizeWarning,
+            stacklevel=3,
+        )
 
 
 _BYTES = 256
@@ -223,7 +241,7 @@ def train_bpe(
     """
     texts, corpus = resolve_texts(texts, files, field, errors, "train_bpe")
     if isinstance(special_tokens, str):
-        raise TypeError("special_tokens must be a sequence of strings, not one string")
+        raise ArgumentTypeError("special_tokens must be a sequence of strings, not one string")
     if show_progress:
         from tokensmith._train_progress import merge_bar
 
@@ -265,6 +283,7 @@ def train_bpe(
             byte_fallback=byte_fallback, progress=progress,
         )
         warn_replaced(corpus)
+        warn_short_vocab(tokenizer.get_vocab_size(), vocab_size)
         return tokenizer
     if kind != "byte":
         raise InvalidTrainerOptionError(
@@ -334,6 +353,7 @@ def train_bpe(
     )
     encoding._bpe_merges = list(merges)
     warn_replaced(corpus)
+    warn_short_vocab(encoding.n_vocab, vocab_size)
     return encoding
 
 
@@ -371,18 +391,35 @@ def resolve_texts(
     """The texts a trainer reads: ``texts``, or a :class:`Corpus` over ``files`` (returned
     too, for its statistics). Exactly one of them must be given."""
     if isinstance(texts, (str, bytes)):
-        raise TypeError(
+        raise ArgumentTypeError(
             "texts must be an iterable of strings, not a single string; "
             "pass [text] to train on one text, or files=path to read a file"
         )
     if files is not None:
         if texts is not None:
-            raise TypeError("pass texts or files=, not both")
+            raise ArgumentTypeError("pass texts or files=, not both")
         corpus = files if isinstance(files, Corpus) else Corpus(files, field=field, errors=errors)
         return corpus, corpus
     if texts is None:
-        raise TypeError(f"{caller} needs texts (an iterable of strings) or files=...")
+        raise ArgumentTypeError(f"{caller} needs texts (an iterable of strings) or files=...")
+    _refuse_paths_as_texts(texts, caller)
     return texts, None
+
+
+def _refuse_paths_as_texts(texts: Iterable[str], caller: str) -> None:
+    """``train_bpe(["corpus.txt"])`` would learn from the string ``"corpus.txt"``: a short
+    list whose strings are all existing files is surely meant as ``files=``."""
+    if not isinstance(texts, (list, tuple)) or not 0 < len(texts) <= 1000:
+        return
+    for text in texts:
+        if not isinstance(text, str) or len(text) > 4096 or "\n" in text:
+            return
+        if not os.path.isfile(text):
+            return
+    raise InvalidTrainerOptionError(
+        f"texts holds file paths ({texts[0]!r} is a file), and {caller} would learn from "
+        f"those strings, not the files; pass them as files={list(texts)[:3]!r} to read them"
+    )
 
 
 # Texts per Ray counting task, and how many partial counts one merge task sums.
@@ -401,7 +438,7 @@ def _count_with_ray(texts: Iterable[str], pattern: str, address: str | None) -> 
     refs, chunk = [], []
     for i, text in enumerate(texts):
         if not isinstance(text, str):
-            raise TypeError(f"texts[{i}] is a {type(text).__name__}, not a str")
+            raise ArgumentTypeError(f"texts[{i}] is a {type(text).__name__}, not a str")
         chunk.append(text)
         if len(chunk) == _RAY_CHUNK_TEXTS:
             refs.append(count.remote(chunk))
@@ -438,7 +475,7 @@ def _extend(
 ) -> Encoding:
     """``train_bpe(..., base=...)``: new merges on top of ``base``, keeping its ids."""
     if not isinstance(base, Encoding):
-        raise TypeError(f"base must be a tokensmith.Encoding, not {type(base).__name__}")
+        raise ArgumentTypeError(f"base must be a tokensmith.Encoding, not {type(base).__name__}")
     if pat_str is not None and pat_str != base._pat_str:
         raise InvalidTrainerOptionError(
             "pat_str differs from base's pattern; an extension pre-tokenizes as its base does, "

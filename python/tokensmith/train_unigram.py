@@ -29,7 +29,7 @@ from typing import Literal
 
 from tokensmith._core import train_unigram as _train_unigram
 from tokensmith.corpus import Corpus, Inputs
-from tokensmith.errors import InvalidTrainerOptionError, UnsupportedFeatureError
+from tokensmith.errors import ArgumentTypeError, InvalidTrainerOptionError, UnsupportedFeatureError
 from tokensmith.sentencepiece import SentencePieceProcessor
 from tokensmith.train import resolve_texts, warn_replaced
 from tokensmith.tsv_counts import tsv_pairs
@@ -147,7 +147,7 @@ def train_unigram(
             f'input_format={input_format!r} is not known; use "text" or "tsv"'
         )
     if not isinstance(required_chars, str):
-        raise TypeError("required_chars must be a str of characters")
+        raise ArgumentTypeError("required_chars must be a str of characters")
     if model_type != "unigram":
         raise UnsupportedFeatureError(
             f"model_type={model_type!r} is not supported by train_unigram; use 'unigram'"
@@ -157,7 +157,7 @@ def train_unigram(
         ("control_symbols", control_symbols),
     ):
         if isinstance(value, str):
-            raise TypeError(f"{name} must be a sequence of strings, not one string")
+            raise ArgumentTypeError(f"{name} must be a sequence of strings, not one string")
     _check_ints(
         vocab_size=vocab_size,
         max_piece_length=max_piece_length,

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tokensmith.corpus import Corpus
-from tokensmith.errors import InvalidTrainerOptionError
+from tokensmith.errors import ArgumentTypeError, InvalidTrainerOptionError
 from tokensmith.records import file_kind
 
 __all__ = ["count_on_ray"]
@@ -92,7 +92,7 @@ def _chunks(texts: Iterable[str]) -> Iterable[list[str]]:
     chunk: list[str] = []
     for i, text in enumerate(texts):
         if not isinstance(text, str):
-            raise TypeError(f"texts[{i}] is a {type(text).__name__}, not a str")
+            raise ArgumentTypeError(f"texts[{i}] is a {type(text).__name__}, not a str")
         chunk.append(text)
         if len(chunk) == CHUNK_TEXTS:
             yield chunk

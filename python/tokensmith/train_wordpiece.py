@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from tokensmith._core import train_bpe_chars
 from tokensmith.corpus import Corpus, Inputs
-from tokensmith.errors import InvalidTrainerOptionError
+from tokensmith.errors import ArgumentTypeError, InvalidTrainerOptionError
 from tokensmith.hf_tokenizer import Tokenizer
 from tokensmith.train import resolve_texts, warn_replaced
 from tokensmith.train_families import special_added_tokens
@@ -137,7 +137,7 @@ def train_wordpiece(
     """
     texts, corpus = resolve_texts(texts, files, field, errors, "train_wordpiece")
     if isinstance(special_tokens, str):
-        raise TypeError("special_tokens must be a sequence of strings, not one string")
+        raise ArgumentTypeError("special_tokens must be a sequence of strings, not one string")
     if not continuing_subword_prefix:
         raise InvalidTrainerOptionError(
             "continuing_subword_prefix must not be empty: WordPiece marks word-inner pieces"

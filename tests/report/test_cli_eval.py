@@ -69,6 +69,11 @@ def test_compare_json_to_stdout_and_to_a_file(corpus_dir: Path) -> None:
     assert doc["results"]["cl100k_base"]["notes.txt"]["all"]["n_texts"] == 2.0
     target = corpus_dir / "r.json"
     result = run("compare", "cl100k_base", "-c", notes, "-o", out, "--json", str(target))
+    # report.html is there from the first run.
+    assert result.exit_code == 2 and "--overwrite" in result.output
+    result = run(
+        "compare", "cl100k_base", "-c", notes, "-o", out, "--json", str(target), "--overwrite"
+    )
     assert result.exit_code == 0, result.output
     assert validate_report_json(json.loads(target.read_text(encoding="utf-8"))) == []
 

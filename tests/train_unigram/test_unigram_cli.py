@@ -65,5 +65,5 @@ def test_normalization_and_tsv_options(tmp_path: Path) -> None:
     # Case folding is in the saved charsmap: sentencepiece lowercases as it loads it.
     assert ref.normalize("HeLLo Ｗorld") == "▁hello▁world"
     tsv.write_text("Hello\tfifty\n", encoding="utf-8")
-    code, _, stderr = _run(str(tsv), *args)
+    code, _, stderr = _run(str(tsv), *args, "--overwrite")
     assert code == 2 and "words.tsv:1" in stderr and "fifty" in stderr

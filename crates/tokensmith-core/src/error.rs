@@ -66,6 +66,19 @@ pub enum Error {
     /// A padding option has a value that cannot work; the message names the option.
     #[error("{0}")]
     Padding(String),
+    /// A size or id above one of the [`crate::limits`]; the message names the limit and how to
+    /// raise it.
+    #[error(
+        "{what} is {value}, above the limit {limit} = {max}; if the input is trusted, raise it \
+         with tokensmith.limits.set_limits({limit}=...) or the environment variable \
+         TOKENSMITH_{}", limit.to_uppercase()
+    )]
+    Limit {
+        limit: &'static str,
+        what: String,
+        value: u64,
+        max: u64,
+    },
 }
 
 /// The result type of the core.

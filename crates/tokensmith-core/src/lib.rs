@@ -7,6 +7,7 @@ pub mod encoding;
 pub mod error;
 pub mod formats;
 pub mod hf;
+pub mod limits;
 pub mod models;
 pub mod normalizers;
 pub mod parallel;

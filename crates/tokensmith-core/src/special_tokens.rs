@@ -5,7 +5,8 @@
 //! encode call (tiktoken's `allowed_special` / `disallowed_special`).
 
 use crate::error::{Error, Result};
-use aho_corasick::{AhoCorasick, Input, MatchKind};
+use crate::limits::{self, Limit};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, Input, MatchKind};
 use rustc_hash::FxHashMap;
 
 /// A set of special tokens, by index into [`SpecialTokens::names`].
@@ -84,6 +85,26 @@ pub struct SpecialMatch {
     pub index: usize,
 }
 
+/// Patterns up to this many bytes in all get Aho-Corasick's DFA (fastest to search); longer
+/// sets get its contiguous NFA, whose build is linear where the DFA's is quadratic in a long
+/// repetitive pattern (one `"a" * 100_000` token took 40 s).
+const DFA_MAX_BYTES: usize = 1 << 12;
+
+/// A leftmost-longest matcher of `patterns` (special or added tokens), built in time linear
+/// in their total length.
+pub(crate) fn token_matcher<P: AsRef<[u8]>>(
+    patterns: &[P],
+) -> std::result::Result<AhoCorasick, aho_corasick::BuildError> {
+    let total: usize = patterns.iter().map(|p| p.as_ref().len()).sum();
+    let longest = patterns.iter().map(|p| p.as_ref().len()).max().unwrap_or(0);
+    let mut builder = AhoCorasick::builder();
+    builder.match_kind(MatchKind::LeftmostLongest);
+    if longest > DFA_MAX_BYTES || total > (1 << 20) {
+        builder.kind(Some(AhoCorasickKind::ContiguousNFA));
+    }
+    builder.build(patterns)
+}
+
 impl SpecialTokens {
     /// Builds the set; names must be unique and non-empty.
     ///
@@ -94,6 +115,12 @@ impl SpecialTokens {
         let mut by_id = FxHashMap::default();
         let (mut names, mut ids) = (Vec::new(), Vec::new());
         for (name, id) in tokens {
+            limits::check(Limit::MaxTokenId, id.into(), "a special token's id")?;
+            limits::check(
+                Limit::MaxTokenBytes,
+                name.len() as u64,
+                "a special token's length in bytes",
+            )?;
             if name.is_empty() {
                 return Err(Error::InvalidVocab(
                     "a special token is the empty string".into(),
@@ -112,9 +139,7 @@ impl SpecialTokens {
             None
         } else {
             Some(
-                AhoCorasick::builder()
-                    .match_kind(MatchKind::LeftmostLongest)
-                    .build(&names)
+                token_matcher(&names)
                     .map_err(|e| Error::InvalidVocab(format!("special tokens: {e}")))?,
             )
         };

@@ -42,8 +42,8 @@ fn assert_same(text: &str, behaviors: &[Behavior]) {
     for (pattern, behavior, invert, fast, slow) in cases() {
         if behaviors.contains(behavior) {
             assert_eq!(
-                fast.split_chars(&chars),
-                slow.split_chars(&chars),
+                fast.split_chars(&chars).unwrap(),
+                slow.split_chars(&chars).unwrap(),
                 "{pattern:?} {behavior:?} invert={invert} on {text:?}"
             );
         }

@@ -1,7 +1,6 @@
 //! Pulling texts from any Python iterable in chunks: each chunk is borrowed (no copy) while the
 //! GIL is held, handed to Rust, then dropped, so memory holds one chunk of text at a time.
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 
@@ -27,12 +26,15 @@ pub fn for_each_chunk_of<'py, T: for<'a> FromPyObject<'a, 'py>>(
     for (index, item) in items.try_iter()?.enumerate() {
         let item = item?;
         let value: T = item.extract().map_err(|_| {
-            PyTypeError::new_err(format!(
-                "texts[{index}] is a {}, not {expected}",
-                item.get_type()
-                    .name()
-                    .map_or_else(|_| "?".to_string(), |n| n.to_string())
-            ))
+            crate::errors::type_error(
+                items.py(),
+                format!(
+                    "texts[{index}] is a {}, not {expected}",
+                    item.get_type()
+                        .name()
+                        .map_or_else(|_| "?".to_string(), |n| n.to_string())
+                ),
+            )
         })?;
         chunk.push(value);
         if chunk.len() >= chunk_size.max(1) {

@@ -4,32 +4,35 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
 use tokensmith_core::{Encoding, SpecialPolicy, SpecialSet};
 
-use crate::errors::to_py;
+use crate::errors::{to_py, type_error};
 
 /// `"all"` or an iterable of special-token names.
 fn special_set(enc: &Encoding, arg: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<SpecialSet>> {
     if let Ok(s) = arg.cast::<PyString>() {
         return match s.to_str()? {
             "all" => Ok(None),
-            other => Err(pyo3::exceptions::PyTypeError::new_err(format!(
+            other => Err(type_error(arg.py(), format!(
                 "{what} must be \"all\" or a collection of special-token strings, not the string {other:?}"
             ))),
         };
     }
     let mut names = Vec::new();
     for item in arg.try_iter().map_err(|_| {
-        pyo3::exceptions::PyTypeError::new_err(format!(
-            "{what} must be \"all\" or a collection of special-token strings, not {}",
-            arg.get_type()
-                .name()
-                .map(|n| n.to_string())
-                .unwrap_or_default()
-        ))
+        type_error(
+            arg.py(),
+            format!(
+                "{what} must be \"all\" or a collection of special-token strings, not {}",
+                arg.get_type()
+                    .name()
+                    .map(|n| n.to_string())
+                    .unwrap_or_default()
+            ),
+        )
     })? {
         let item = item?;
-        let name: String = item.extract().map_err(|_| {
-            pyo3::exceptions::PyTypeError::new_err(format!("{what} must contain only strings"))
-        })?;
+        let name: String = item
+            .extract()
+            .map_err(|_| type_error(arg.py(), format!("{what} must contain only strings")))?;
         names.push(name);
     }
     Ok(Some(

@@ -27,6 +27,11 @@ pub fn new_error(py: Python<'_>, class_name: &str, message: String) -> PyErr {
     }
 }
 
+/// A `tokensmith.errors.ArgumentTypeError` (a `TypeError`): an argument of the wrong type.
+pub fn type_error(py: Python<'_>, message: String) -> PyErr {
+    new_error(py, "ArgumentTypeError", message)
+}
+
 /// Converts a core error into the Python exception users see.
 pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
     let message = err.to_string();
@@ -51,12 +56,16 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
         Error::UnsupportedComponent { .. } => "UnsupportedComponentError",
         Error::Truncation(_) => "TruncationError",
         Error::Padding(_) => "PaddingError",
+        Error::Limit { .. } => "LimitError",
     };
     let py_err = new_error(py, class, message);
     if let Error::VocabFormat { path, line, .. } = &err {
         let value = py_err.value(py);
         let _ = value.setattr("path", path);
         let _ = value.setattr("line", *line);
+    }
+    if let Error::Limit { limit, .. } = &err {
+        let _ = py_err.value(py).setattr("limit", *limit);
     }
     if let Error::TokenizerJson { path, .. } | Error::UnsupportedComponent { path, .. } = &err {
         let _ = py_err.value(py).setattr("json_path", path);

@@ -34,6 +34,32 @@ fn read_tiktoken(
         .collect())
 }
 
+/// The value of the resource limit `name` (see `tokensmith.limits`).
+#[pyfunction]
+fn get_limit(py: Python<'_>, name: &str) -> PyResult<u64> {
+    limit_named(py, name).map(|l| l.get())
+}
+
+/// Sets the resource limit `name` for the whole process.
+#[pyfunction]
+fn set_limit(py: Python<'_>, name: &str, value: u64) -> PyResult<()> {
+    limit_named(py, name).map(|l| l.set(value))
+}
+
+fn limit_named(py: Python<'_>, name: &str) -> PyResult<tokensmith_core::limits::Limit> {
+    tokensmith_core::limits::Limit::from_name(name).ok_or_else(|| {
+        let known: Vec<_> = tokensmith_core::limits::ALL
+            .iter()
+            .map(|l| l.name())
+            .collect();
+        errors::new_error(
+            py,
+            "LimitError",
+            format!("unknown limit {name:?} (known: {})", known.join(", ")),
+        )
+    })
+}
+
 #[pymodule(gil_used = false)]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<encoding::CoreEncoding>()?;
@@ -41,6 +67,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<hf_encoding::EncodingResult>()?;
     m.add_class::<sentencepiece::CoreSentencePiece>()?;
     m.add_function(wrap_pyfunction!(read_tiktoken, m)?)?;
+    m.add_function(wrap_pyfunction!(get_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(set_limit, m)?)?;
     m.add_function(wrap_pyfunction!(train::train_bpe_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(train::extend_bpe_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(train::count_words, m)?)?;

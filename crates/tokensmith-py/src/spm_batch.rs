@@ -8,7 +8,7 @@
 
 use std::ops::Range;
 
-use pyo3::exceptions::{PyRuntimeError, PyTypeError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -40,8 +40,9 @@ const PARALLEL_AT: usize = 32 * 1024;
 pub(crate) fn with_texts<R>(texts: &Bound<'_, PyAny>, f: impl FnOnce(&[&str]) -> R) -> PyResult<R> {
     let py = texts.py();
     if texts.is_instance_of::<pyo3::types::PyString>() {
-        return Err(PyTypeError::new_err(
-            "expected a list of str, not a str (pass [text] to encode one text)",
+        return Err(crate::errors::type_error(
+            py,
+            "expected a list of str, not a str (pass [text] to encode one text)".into(),
         ));
     }
     // SAFETY: PySequence_List returns a new reference (or NULL with an exception set).
@@ -62,9 +63,10 @@ pub(crate) fn with_texts<R>(texts: &Bound<'_, PyAny>, f: impl FnOnce(&[&str]) ->
             let kind = unsafe { Bound::from_borrowed_ptr(py, item) }
                 .get_type()
                 .name()?;
-            return Err(PyTypeError::new_err(format!(
-                "texts[{index}] has type {kind}, not str"
-            )));
+            return Err(crate::errors::type_error(
+                py,
+                format!("texts[{index}] has type {kind}, not str"),
+            ));
         }
         let mut size: ffi::Py_ssize_t = 0;
         // SAFETY: `item` is a str; the UTF-8 returned lives as long as the string (str objects

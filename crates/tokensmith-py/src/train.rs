@@ -4,7 +4,6 @@
 //! while the GIL is held, then counted on the rayon pool with the GIL released, then dropped,
 //! so memory holds one chunk of text plus the distinct words, never the whole corpus.
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyBytes;
@@ -61,8 +60,9 @@ pub fn train_bpe_bytes<'py>(
         }
         (None, Some(blob)) => py.detach(|| WordCounts::from_bytes(&blob)).py_err(py)?,
         (None, None) => {
-            return Err(PyTypeError::new_err(
-                "train_bpe_bytes needs texts or counts",
+            return Err(crate::errors::type_error(
+                py,
+                "train_bpe_bytes needs texts or counts".into(),
             ))
         }
     };

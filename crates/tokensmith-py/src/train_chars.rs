@@ -70,15 +70,28 @@ pub fn train_bpe_chars(
         .transpose()
         .py_err(py)?;
     let counts = count_texts(py, texts, chunk_size, |counts, chunk| {
+        // The first text the normalizer or pre-tokenizer refuses fails the whole count.
+        let failed = std::sync::Mutex::new(None);
         counts.add_texts_with(chunk, |text, emit| {
             let mut text = NormalizedString::new(text);
-            if let Some(n) = &norm {
-                n.normalize(&mut text);
+            let words = match &norm {
+                Some(n) => n.normalize(&mut text).and_then(|()| pre.pre_tokenize(text)),
+                None => pre.pre_tokenize(text),
+            };
+            match words {
+                Ok(words) => words.iter().for_each(|w| emit(&w.text())),
+                Err(e) => {
+                    failed
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(e);
+                }
             }
-            for word in pre.pre_tokenize(text) {
-                emit(&word.text());
-            }
-        })
+        })?;
+        failed
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner())
+            .map_or(Ok(()), Err)
     })?;
     let mut ticker = Progress::new(progress, progress_every);
     let trained = py

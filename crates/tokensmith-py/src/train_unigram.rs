@@ -13,7 +13,6 @@ use std::sync::mpsc::{channel, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyDict;
@@ -23,7 +22,7 @@ use tokensmith_core::trainers::unigram::{
 };
 
 use crate::chunks::{for_each_chunk, for_each_chunk_of};
-use crate::errors::IntoPyResult;
+use crate::errors::{new_error, IntoPyResult};
 use crate::sentencepiece::CoreSentencePiece;
 
 /// Trains a Unigram SentencePiece model; returns the loaded model.
@@ -134,7 +133,13 @@ fn count(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.num_threads)
         .build()
-        .map_err(|e| PyRuntimeError::new_err(format!("cannot start the thread pool: {e}")))?;
+        .map_err(|e| {
+            new_error(
+                py,
+                "InternalError",
+                format!("cannot start the thread pool: {e}"),
+            )
+        })?;
     if let Ok((blob, sentences, skipped)) = texts.extract::<(PyBackedBytes, u64, u64)>() {
         // Counts made elsewhere (`count_unigram_words`, summed by `merge_word_counts`).
         let mut words = py
@@ -213,10 +218,28 @@ fn run_training(
     if let Some(e) = pending {
         return Err(e);
     }
-    let result = outcome.map_err(|_| PyRuntimeError::new_err("the Unigram trainer crashed"))?;
+    let result = outcome.map_err(|panic| {
+        let what = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "no message".into());
+        new_error(
+            py,
+            "InternalError",
+            format!(
+                "the Unigram trainer stopped on an internal error ({what}); this is a bug in \
+                 tokensmith: please report it with the options and, if you can, the corpus"
+            ),
+        )
+    })?;
     match result.py_err(py)? {
         Some(proto) => Ok(proto),
-        None => Err(PyRuntimeError::new_err("training was stopped")),
+        None => Err(new_error(
+            py,
+            "InternalError",
+            "the Unigram trainer stopped without a result or an error".into(),
+        )),
     }
 }
 

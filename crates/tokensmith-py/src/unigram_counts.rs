@@ -59,7 +59,9 @@ pub fn count_unigram_words<'py>(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(num_threads)
         .build()
-        .map_err(|e| pyo3::exceptions::PyRuntimeError::new_err(format!("no thread pool: {e}")))?;
+        .map_err(|e| {
+            crate::errors::new_error(py, "InternalError", format!("no thread pool: {e}"))
+        })?;
     let mut counter = SentenceCounter::new(&config).py_err(py)?;
     for_each_chunk(texts, chunk_size, |chunk| {
         py.detach(|| pool.install(|| counter.add_texts(chunk)));

@@ -18,8 +18,10 @@ from typing import Any
 
 import jinja2
 
+from tokensmith.chat.budget import BudgetExceeded, render_budget
 from tokensmith.chat.sandbox import compile_template
-from tokensmith.errors import ChatTemplateError, ChatTemplateSecurityError
+from tokensmith.errors import ChatTemplateError, ChatTemplateLimitError, ChatTemplateSecurityError
+from tokensmith.limits import get_limit
 
 __all__ = ["Message", "plain_data", "render_chat"]
 
@@ -87,20 +89,58 @@ def render_chat(
     Raises:
         ChatTemplateError: bad messages, a template syntax error or a ``raise_exception``.
         ChatTemplateSecurityError: the template reached for something the sandbox forbids.
+        ChatTemplateLimitError: the render passed its output, loop or time budget (see
+            :mod:`tokensmith.limits`).
     """
     template = compile_template(source)
-    context = {k: plain_data(v) for k, v in variables.items()}
+    context = {
+        "messages": _checked_messages(messages),
+        "tools": plain_data(list(tools)) if tools is not None else None,
+        "documents": plain_data(list(documents)) if documents is not None else None,
+        "add_generation_prompt": add_generation_prompt,
+        **{k: plain_data(v) for k, v in variables.items()},
+    }
     try:
-        return template.render(
-            messages=_checked_messages(messages),
-            tools=plain_data(list(tools)) if tools is not None else None,
-            documents=plain_data(list(documents)) if documents is not None else None,
-            add_generation_prompt=add_generation_prompt,
-            **context,
-        )
+        with render_budget() as budget:
+            chunks = []
+            for chunk in template.generate(**context):
+                budget.charge_output(chunk)
+                chunks.append(chunk)
+            return "".join(chunks)
     except jinja2.exceptions.SecurityError as e:
         raise ChatTemplateSecurityError(
-            f"the chat template was refused by the sandbox: {e}"
+            f"the chat template was refused by the sandbox{_at_line(e)}: {e}"
         ) from None
+    except BudgetExceeded as e:
+        err = ChatTemplateLimitError(
+            f"the chat template stopped{_at_line(e)}: {e.what}, above the limit {e.limit} = "
+            f"{get_limit(e.limit)}; if the template is trusted, raise it with "
+            f"tokensmith.limits.set_limits({e.limit}=...)"
+        )
+        err.limit = e.limit
+        raise err from None
     except jinja2.exceptions.TemplateError as e:
-        raise ChatTemplateError(f"the chat template failed: {e}") from None
+        raise ChatTemplateError(f"the chat template failed{_at_line(e)}: {e}") from None
+    except RecursionError:
+        raise ChatTemplateError(
+            "the chat template failed: it recursed too deeply (a macro or recursive loop that "
+            "does not end)"
+        ) from None
+    except (ArithmeticError, LookupError, MemoryError, TypeError, ValueError) as e:
+        # Errors of the template's own expressions (1/0, a missing index, a bad format, a
+        # value too big to build); their Python type is an implementation detail.
+        raise ChatTemplateError(
+            f"the chat template failed{_at_line(e)}: {type(e).__name__}: {e}"
+        ) from None
+
+
+def _at_line(error: BaseException) -> str:
+    """`` at line N`` for the template line the error was raised on, as far as the traceback
+    shows it (Jinja maps its frames back to template lines)."""
+    line = getattr(error, "lineno", None)
+    tb = error.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<template>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return f" at line {line}" if line else ""

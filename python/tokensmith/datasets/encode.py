@@ -61,7 +61,12 @@ from tokensmith.datasets.readers import (
 )
 from tokensmith.datasets.shard import ShardWriter
 from tokensmith.encoding import Encoding
-from tokensmith.errors import EmptyCorpusError, OutputDirError, UnsupportedFeatureError
+from tokensmith.errors import (
+    EmptyCorpusError,
+    InvalidArgumentError,
+    OutputDirError,
+    UnsupportedFeatureError,
+)
 from tokensmith.records import Errors, dataset_name, is_hf_dataset
 from tokensmith.rss import peak_rss_bytes
 
@@ -145,16 +150,16 @@ def encode_dataset(
     fmt = check_format(format)
     enc = _encoding(tokenizer)
     if shard_by not in ("tokens", "documents"):
-        raise ValueError(f"shard_by must be 'tokens' or 'documents', not {shard_by!r}")
+        raise InvalidArgumentError(f"shard_by must be 'tokens' or 'documents', not {shard_by!r}")
     if shard_size < 1:
-        raise ValueError(f"shard_size must be at least 1, not {shard_size}")
+        raise InvalidArgumentError(f"shard_size must be at least 1, not {shard_size}")
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
-        raise ValueError(f"workers must be at least 1, not {workers}")
+        raise InvalidArgumentError(f"workers must be at least 1, not {workers}")
     if engine not in ("local", "ray"):
-        raise ValueError(f"engine must be 'local' or 'ray', not {engine!r}")
+        raise InvalidArgumentError(f"engine must be 'local' or 'ray', not {engine!r}")
     if verify and fmt == "nanogpt":
-        raise ValueError(
+        raise InvalidArgumentError(
             "verify needs document boundaries, which a flat nanoGPT .bin does not keep; "
             "use format='megatron' or 'npy', or verify=0"
         )

@@ -15,6 +15,7 @@ from tokensmith.datasets.megatron import MegatronShardWriter, megatron_dtype
 from tokensmith.datasets.nanogpt import NanoGPTShardWriter, nanogpt_dtype
 from tokensmith.datasets.npy import NpyShardWriter
 from tokensmith.datasets.shard import ShardWriter
+from tokensmith.errors import InvalidArgumentError
 
 Format = Literal["megatron", "nanogpt", "npy"]
 FORMATS: tuple[Format, ...] = ("megatron", "nanogpt", "npy")
@@ -27,7 +28,7 @@ _SUFFIXES: dict[str, tuple[str, ...]] = {
 
 def check_format(fmt: str) -> Format:
     if fmt not in FORMATS:
-        raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        raise InvalidArgumentError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     return fmt
 
 

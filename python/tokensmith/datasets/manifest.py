@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from tokensmith._atomic import atomic_write
-from tokensmith.errors import DatasetFormatError
+from tokensmith.errors import DatasetFormatError, InvalidArgumentError
 
 MANIFEST_NAME = "manifest.json"
 MANIFEST_VERSION = 1
@@ -74,7 +74,7 @@ class Manifest:
         try:
             body = json.loads(text)
             if body.get("tokensmith_manifest") != MANIFEST_VERSION:
-                raise ValueError("not a tokensmith manifest of version 1")
+                raise InvalidArgumentError("not a tokensmith manifest of version 1")
             shards = [ShardRecord(**s) for s in body["shards"]]
             return cls(body["job"], shards, bool(body["complete"]), body.get("summary"))
         except (ValueError, KeyError, TypeError, AttributeError) as e:

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tokensmith.errors import InputNotFoundError
+from tokensmith.errors import InputNotFoundError, InvalidArgumentError
 from tokensmith.records import (
     Errors,
     OnError,
@@ -102,7 +102,7 @@ def document_options(
 ) -> ReadOptions:
     """How a document stream reads its sources (see the module docstring)."""
     if text_mode not in ("line", "file"):
-        raise ValueError(f"text_mode must be 'line' or 'file', not {text_mode!r}")
+        raise InvalidArgumentError(f"text_mode must be 'line' or 'file', not {text_mode!r}")
     return ReadOptions(
         field=text_field,
         errors=errors,

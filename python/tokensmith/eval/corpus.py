@@ -20,7 +20,7 @@ from functools import cached_property
 
 import numpy as np
 
-from tokensmith.errors import EmptyCorpusError
+from tokensmith.errors import EmptyCorpusError, InvalidArgumentError
 from tokensmith.eval.adapters import (
     IntArray,
     TokenBatch,
@@ -182,9 +182,9 @@ def tokenize(
     text_chars = np.fromiter((len(t) for t in items), dtype=np.int64, count=len(items))
     batch = adapter.encode_batch(items)
     if batch.offsets.size != len(items) + 1:
-        raise ValueError(
+        raise InvalidArgumentError(
             f"{adapter.name}: encode_batch returned {batch.offsets.size - 1} texts for {len(items)}"
         )
     if batch.ids.size and (batch.ids.min() < 0 or batch.ids.max() >= adapter.vocab_size):
-        raise ValueError(f"{adapter.name}: token ids outside 0..{adapter.vocab_size - 1}")
+        raise InvalidArgumentError(f"{adapter.name}: token ids outside 0..{adapter.vocab_size - 1}")
     return Tokenized(adapter, items, batch, text_bytes, text_chars, language)

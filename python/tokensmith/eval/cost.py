@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from tokensmith.errors import InvalidArgumentError
 from tokensmith.eval.adapters import TokenizerSpec, load_tokenizer
 from tokensmith.eval.compression import bytes_per_token
 from tokensmith.eval.corpus import tokenize
@@ -50,7 +51,7 @@ class EmbeddingCost:
     def share_of(self, model_params: int) -> float:
         """The fraction of a model's parameters these are (seed 000: over 20% at 1-2B)."""
         if model_params <= 0:
-            raise ValueError(f"model_params must be positive, not {model_params}")
+            raise InvalidArgumentError(f"model_params must be positive, not {model_params}")
         return self.total / model_params
 
 
@@ -61,7 +62,9 @@ def embedding_params(vocab_size: int, d_model: int, *, tied: bool = False) -> Em
     (output layer ``|V| x d``). Biases, if a model has them, add ``V`` more and are left out.
     """
     if vocab_size <= 0 or d_model <= 0:
-        raise ValueError(f"vocab_size and d_model must be positive, not {vocab_size}, {d_model}")
+        raise InvalidArgumentError(
+            f"vocab_size and d_model must be positive, not {vocab_size}, {d_model}"
+        )
     one = vocab_size * d_model
     return EmbeddingCost(vocab_size, d_model, tied, one, 0 if tied else one)
 
@@ -72,7 +75,7 @@ def bytes_in_context(context_tokens: int, *, bytes_per_token: float) -> float:
     Seed 000 §7: the same 8K window holds twice the text at 3.0 bytes/token as at 1.5.
     """
     if context_tokens < 0:
-        raise ValueError(f"context_tokens must be >= 0, not {context_tokens}")
+        raise InvalidArgumentError(f"context_tokens must be >= 0, not {context_tokens}")
     return context_tokens * bytes_per_token
 
 

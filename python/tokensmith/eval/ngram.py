@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tokensmith.errors import InvalidArgumentError
 from tokensmith.eval.adapters import IntArray, TokenBatch, TokenizerSpec, flatten, load_tokenizer
 from tokensmith.eval.corpus import Tokenized, tokenize
 
@@ -179,9 +180,9 @@ class KneserNeyLM:
             eos: Also model the end of each sequence.
         """
         if not MIN_ORDER <= order <= MAX_ORDER:
-            raise ValueError(f"order must be {MIN_ORDER} to {MAX_ORDER}, not {order}")
+            raise InvalidArgumentError(f"order must be {MIN_ORDER} to {MAX_ORDER}, not {order}")
         if vocab_size < 1:
-            raise ValueError(f"vocab_size must be positive, not {vocab_size}")
+            raise InvalidArgumentError(f"vocab_size must be positive, not {vocab_size}")
         batch = _as_batch(sequences)
         _check_ids(batch.ids, vocab_size)
         discounts = _discounts(discount, order)
@@ -292,7 +293,7 @@ class KneserNeyLM:
         """
         hist = np.asarray(list(context), dtype=np.int64)
         if hist.size and (hist.min() < 0 or hist.max() > self.bos):
-            raise ValueError(f"context ids must be in 0..{self.bos}")
+            raise InvalidArgumentError(f"context ids must be in 0..{self.bos}")
         contexts: list[IntArray] = []
         for k in range(2, self.order + 1):
             m = k - 1
@@ -334,7 +335,7 @@ class KneserNeyLM:
 
 def _check_ids(ids: IntArray, vocab_size: int) -> None:
     if ids.size and (ids.min() < 0 or ids.max() >= vocab_size):
-        raise ValueError(f"token ids must be in 0..{vocab_size - 1}")
+        raise InvalidArgumentError(f"token ids must be in 0..{vocab_size - 1}")
 
 
 def _discounts(discount: float | Sequence[float] | None, order: int) -> list[float | None]:
@@ -342,10 +343,12 @@ def _discounts(discount: float | Sequence[float] | None, order: int) -> list[flo
         return [None] * order
     values = [float(discount)] * order if isinstance(discount, (int, float)) else list(discount)
     if len(values) != order:
-        raise ValueError(f"give one discount or {order} (D_1 .. D_{order}), not {len(values)}")
+        raise InvalidArgumentError(
+            f"give one discount or {order} (D_1 .. D_{order}), not {len(values)}"
+        )
     for d in values:
         if not 0 <= d < 1:
-            raise ValueError(f"discounts must be in [0, 1), not {d}")
+            raise InvalidArgumentError(f"discounts must be in [0, 1), not {d}")
     return [float(d) for d in values]
 
 
@@ -391,7 +394,7 @@ def split_train_test(
     (['a', 'c', 'e'], ['b', 'd', 'f'])
     """
     if not 0 < test_fraction < 1:
-        raise ValueError(f"test_fraction must be in (0, 1), not {test_fraction}")
+        raise InvalidArgumentError(f"test_fraction must be in (0, 1), not {test_fraction}")
     every = max(2, round(1 / test_fraction))
     train: list[str] = []
     test: list[str] = []

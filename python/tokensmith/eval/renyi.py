@@ -25,6 +25,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from tokensmith.errors import InvalidArgumentError
 from tokensmith.eval.corpus import Tokenized
 from tokensmith.eval.vocabulary import unigram_counts
 
@@ -42,9 +43,9 @@ def renyi_entropy(probs: npt.ArrayLike, *, alpha: float = DEFAULT_ALPHA) -> floa
     p = np.asarray(probs, dtype=np.float64)
     p = p[p > 0]
     if p.size == 0:
-        raise ValueError("renyi_entropy of an empty distribution")
+        raise InvalidArgumentError("renyi_entropy of an empty distribution")
     if alpha < 0:
-        raise ValueError(f"alpha must be >= 0, not {alpha}")
+        raise InvalidArgumentError(f"alpha must be >= 0, not {alpha}")
     if alpha == 1:
         return float(-(p * np.log2(p)).sum())
     if math.isinf(alpha):
@@ -75,9 +76,9 @@ def renyi_efficiency(
         size = vocab_size or counts.size
     total = float(np.sum(counts))
     if total <= 0:
-        raise ValueError("renyi_efficiency needs at least one token")
+        raise InvalidArgumentError("renyi_efficiency needs at least one token")
     if size < 2:
-        raise ValueError(f"vocab_size must be at least 2, not {size}")
+        raise InvalidArgumentError(f"vocab_size must be at least 2, not {size}")
     return renyi_entropy(np.asarray(counts, dtype=np.float64) / total, alpha=alpha) / math.log2(
         size
     )

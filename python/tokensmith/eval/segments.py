@@ -28,6 +28,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
+from tokensmith.errors import InvalidArgumentError
 from tokensmith.eval.adapters import IntArray
 from tokensmith.eval.corpus import Geometry
 
@@ -132,7 +133,7 @@ def unit_spans(geo: Geometry, units: Units = "mixed") -> tuple[IntArray, IntArra
             alone = spaceless_mask(cps) & inside
             first |= alone | (inside & _previous(alone, False))
         elif units != "words":
-            raise ValueError(f"units must be 'mixed', 'words' or 'chars', not {units!r}")
+            raise InvalidArgumentError(f"units must be 'mixed', 'words' or 'chars', not {units!r}")
     nxt_first = np.empty_like(first)
     nxt_first[:-1] = first[1:]
     nxt_first[-1:] = True

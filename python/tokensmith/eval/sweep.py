@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tokensmith.errors import InvalidVocabError
+from tokensmith.errors import ArgumentTypeError, InvalidArgumentError, InvalidVocabError
 from tokensmith.eval.adapters.tiktoken_like import default_threads
 from tokensmith.eval.corpus import scrub_surrogates
 from tokensmith.eval.cost import embedding_params
@@ -71,7 +71,7 @@ def _ranks_and_pattern(encoding: Any) -> tuple[dict[bytes, int], str, str]:
     ranks = getattr(encoding, "_mergeable_ranks", None)
     pattern = getattr(encoding, "_pat_str", None)
     if not isinstance(ranks, dict) or not isinstance(pattern, str):
-        raise TypeError(
+        raise ArgumentTypeError(
             f"a sweep needs a BPE encoding with ranks and a split pattern "
             f"(tokensmith.Encoding, tiktoken.Encoding or a bundled name), "
             f"not {type(encoding).__name__}"
@@ -122,7 +122,7 @@ def vocab_size_sweep(
     chosen = sorted(set(sizes if sizes is not None else default_sizes(len(ordered))))
     for k in chosen:
         if not 256 <= k <= len(ordered):
-            raise ValueError(f"sweep sizes must be in 256..{len(ordered)}, not {k}")
+            raise InvalidArgumentError(f"sweep sizes must be in 256..{len(ordered)}, not {k}")
     threads = num_threads or default_threads()
     corpus = [scrub_surrogates(t) for t in texts]
     n_bytes = sum(len(t.encode("utf-8")) for t in corpus)

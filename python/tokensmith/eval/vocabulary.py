@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tokensmith.errors import InvalidArgumentError
 from tokensmith.eval.adapters import IntArray
 from tokensmith.eval.corpus import Tokenized
 
@@ -36,7 +37,7 @@ def ids_for_mass(data: Tokenized, mass: float = 0.9) -> int:
     few tokens do most of the work.
     """
     if not 0 < mass <= 1:
-        raise ValueError(f"mass must be in (0, 1], not {mass}")
+        raise InvalidArgumentError(f"mass must be in (0, 1], not {mass}")
     counts = np.sort(unigram_counts(data))[::-1]
     if counts.size == 0 or counts[0] == 0:
         return 0

@@ -342,7 +342,7 @@ def read(path: str | PathLike[str], *, name: str) -> Encoding:
     with open(p, encoding="utf-8") as f:
         try:
             data = json.load(f)
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             raise _fail(p, f"not JSON ({e})") from None
     if not isinstance(data, dict):
         raise _fail(p, "not a tokenizer.json object")

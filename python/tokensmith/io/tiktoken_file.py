@@ -78,7 +78,7 @@ def read(path: str | PathLike[str]) -> Encoding:
         with open(side_path, encoding="utf-8") as f:
             side = json.load(f)
         name, pat_str, specials = side["name"], side["pat_str"], side["special_tokens"]
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, RecursionError) as e:
         err = VocabFormatError(f"{side_path}: not a tokensmith .tiktoken sidecar ({e!r})")
         err.path = side_path
         raise err from None

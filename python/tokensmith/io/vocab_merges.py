@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from os import PathLike
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tokensmith._atomic import atomic_write
@@ -33,17 +34,22 @@ SIDECAR = "tokensmith.json"
 
 
 def write(encoding: Encoding, directory: str | PathLike[str]) -> None:
-    """Writes ``vocab.json``, ``merges.txt`` and ``tokensmith.json`` into ``directory``."""
-    d = os.fspath(directory)
-    os.makedirs(d, exist_ok=True)
+    """Writes ``vocab.json``, ``merges.txt`` and ``tokensmith.json`` into ``directory``, as one
+    set: into a temporary folder beside it, then moved into place (see
+    :class:`~tokensmith.io.output_set.OutputSet`), so an error or Ctrl-C never leaves a new
+    ``vocab.json`` beside an old ``merges.txt``."""
+    from tokensmith.io.output_set import OutputSet
+
+    outputs = OutputSet(Path(directory), [SIDECAR, VOCAB, MERGES], overwrite=True)
     entries = [(token_to_str(t), r) for t, r in encoding._mergeable_ranks.items()]
     entries += list(encoding._special_tokens.items())
     vocab = dict(sorted(entries, key=lambda kv: kv[1]))
     merges = merges_of(encoding)
     lines = ["#version: 0.2\n"] + [f"{token_to_str(a)} {token_to_str(b)}\n" for a, b in merges]
-    atomic_write(os.path.join(d, SIDECAR), [_json_bytes(sidecar(encoding))])
-    atomic_write(os.path.join(d, VOCAB), [_json_bytes(vocab)])
-    atomic_write(os.path.join(d, MERGES), ["".join(lines).encode("utf-8")])
+    with outputs.write() as tmp:
+        atomic_write(tmp / SIDECAR, [_json_bytes(sidecar(encoding))])
+        atomic_write(tmp / VOCAB, [_json_bytes(vocab)])
+        atomic_write(tmp / MERGES, ["".join(lines).encode("utf-8")])
 
 
 def _json_bytes(value: Any) -> bytes:
@@ -65,14 +71,17 @@ def read(directory: str | PathLike[str], *, name: str) -> Encoding:
     with open(vocab_path, encoding="utf-8") as f:
         try:
             vocab = json.load(f)
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:
             raise _fail(vocab_path, f"not JSON ({e})") from None
     if not isinstance(vocab, dict) or not all(isinstance(i, int) for i in vocab.values()):
         raise _fail(vocab_path, "not a {token: id} map")
     merges = []
-    with open(merges_path, encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            line = line.rstrip("\r\n")
+    with open(merges_path, "rb") as f:
+        for n, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as e:
+                raise _fail(merges_path, f"not UTF-8 ({e.reason} at byte {e.start})", n) from None
             if not line or (n == 1 and line.startswith("#version")):
                 continue
             pair = line.split(" ")
@@ -92,7 +101,7 @@ def read(directory: str | PathLike[str], *, name: str) -> Encoding:
                     dict(side["special_tokens"]),
                     side["name"],
                 )
-            except (ValueError, KeyError, TypeError) as e:
+            except (ValueError, KeyError, TypeError, RecursionError) as e:
                 raise _fail(side_path, f"not a tokensmith sidecar ({e!r})") from None
     special_ids = set((specials or {}).values())
     ids: dict[bytes, int] = {}

@@ -7,6 +7,7 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::limits::Limit;
 use base64::Engine;
 use std::io::Read;
 use std::path::Path;
@@ -21,15 +22,39 @@ pub fn read(path: &Path) -> Result<Vec<(Vec<u8>, u32)>> {
     };
     let raw = std::fs::read(path).map_err(io_err)?;
     let data = if raw.starts_with(&GZIP_MAGIC) {
-        let mut out = Vec::with_capacity(raw.len() * 3);
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .read_to_end(&mut out)
-            .map_err(io_err)?;
-        out
+        inflate(&raw, &path.display().to_string()).map_err(|e| match e {
+            InflateError::Io(source) => io_err(source),
+            InflateError::Limit(e) => e,
+        })?
     } else {
         raw
     };
     parse(&data, &path.display().to_string())
+}
+
+/// Why [`inflate`] failed.
+pub enum InflateError {
+    Io(std::io::Error),
+    Limit(Error),
+}
+
+/// Inflates gzip data, stopping (before holding more) once the output passes
+/// [`Limit::MaxInflatedBytes`]: a small gzip bomb cannot fill the memory. `name` is used in
+/// the error message.
+pub fn inflate(raw: &[u8], name: &str) -> std::result::Result<Vec<u8>, InflateError> {
+    let max = Limit::MaxInflatedBytes.get();
+    let mut out = Vec::with_capacity(raw.len().saturating_mul(3).min(max as usize));
+    flate2::read::MultiGzDecoder::new(raw)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut out)
+        .map_err(InflateError::Io)?;
+    if out.len() as u64 > max {
+        let what = format!("the inflated size of {name} in bytes (at least)");
+        return Err(InflateError::Limit(
+            Limit::MaxInflatedBytes.error(&what, out.len() as u64),
+        ));
+    }
+    Ok(out)
 }
 
 /// Parses the contents of a `.tiktoken` file; `name` is used in error messages.
@@ -55,6 +80,12 @@ pub fn parse(data: &[u8], name: &str) -> Result<Vec<(Vec<u8>, u32)>> {
                 String::from_utf8_lossy(&line[..line.len().min(80)])
             )));
         };
+        // Checked on the base64 text, before decoding it.
+        let decoded_len = token.len() as u64 / 4 * 3;
+        if decoded_len > Limit::MaxTokenBytes.get() {
+            let what = format!("{name}:{}: the token's length in bytes", index + 1);
+            return Err(Limit::MaxTokenBytes.error(&what, decoded_len));
+        }
         // Python's base64 (which tiktoken uses) reads a field of padding alone as the empty
         // token, as Whisper's multilingual vocabulary writes it.
         let bytes = if token.iter().all(|&b| b == b'=') {

@@ -15,7 +15,8 @@
 //! ```
 
 use super::char_props::is_onig_word;
-use aho_corasick::{AhoCorasick, MatchKind};
+use crate::special_tokens::token_matcher;
+use aho_corasick::AhoCorasick;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::BTreeMap;
 
@@ -245,10 +246,8 @@ impl AddedMatcher {
         let automaton = if tokens.is_empty() {
             None
         } else {
-            AhoCorasick::builder()
-                .match_kind(MatchKind::LeftmostLongest)
-                .build(tokens.iter().map(|t| t.content.as_str()))
-                .ok()
+            let contents: Vec<&str> = tokens.iter().map(|t| t.content.as_str()).collect();
+            token_matcher(&contents).ok()
         };
         Self {
             automaton,

@@ -173,7 +173,11 @@ fn replace_matches(token: &str, matches: &Split, content: &str) -> String {
     let chars: Vec<char> = token.chars().collect();
     let mut out = String::with_capacity(token.len());
     let mut last = 0;
-    for (s, e) in matches.split(&NormalizedString::new(token)) {
+    // A pattern that gives up on a token (the backtracking limit) leaves it as it is.
+    let found = matches
+        .split(&NormalizedString::new(token))
+        .unwrap_or_default();
+    for (s, e) in found {
         if e > s {
             out.extend(&chars[last..s]);
             out.push_str(content);

@@ -270,6 +270,25 @@ impl NormalizedString {
         self.align = align;
     }
 
+    /// The number of characters after [`Self::replace_literal`] of `pattern` by a content of
+    /// `content_len` characters, counted without allocating.
+    pub fn replaced_len(&self, pattern: &str, content_len: usize) -> usize {
+        let pattern: Vec<char> = pattern.chars().collect();
+        if pattern.is_empty() {
+            return self.len();
+        }
+        let (mut i, mut found) = (0, 0usize);
+        while i < self.chars.len() {
+            if self.chars[i..].starts_with(&pattern) {
+                found += 1;
+                i += pattern.len();
+            } else {
+                i += 1;
+            }
+        }
+        self.len() - found * pattern.len() + found.saturating_mul(content_len)
+    }
+
     /// Replaces every `from` by `to`, each keeping its span.
     pub fn replace_char(&mut self, from: char, to: char) {
         for c in &mut self.chars {

@@ -8,7 +8,7 @@
 //! use tokensmith_core::hf::normalizers::{BertNormalizer, Normalizer};
 //! use tokensmith_core::hf::NormalizedString;
 //! let mut s = NormalizedString::new("Héllo\u{4e2d}");
-//! Normalizer::Bert(BertNormalizer::default()).normalize(&mut s);
+//! Normalizer::Bert(BertNormalizer::default()).normalize(&mut s).unwrap();
 //! assert_eq!(s.text(), "hello \u{4e2d} ");
 //! ```
 //!
@@ -27,6 +27,8 @@ use super::precompiled::Precompiled;
 use super::regex_split::Split;
 use super::transform::{compose, replace_ranges};
 use super::NormalizedString;
+use crate::error::{Error, Result};
+use crate::limits::{self, Limit, NORMALIZED_SLACK};
 
 /// BERT's cleaning, CJK spacing, accent stripping and lowercasing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -183,8 +185,15 @@ pub enum Normalizer {
 }
 
 impl Normalizer {
-    /// Normalizes `s` in place.
-    pub fn normalize(&self, s: &mut NormalizedString) {
+    /// Normalizes `s` in place. The text may grow to [`limits::max_normalized_len`] of its
+    /// length; a normalizer that would pass it (say, chained `Replace`s that each multiply
+    /// it) fails before allocating.
+    pub fn normalize(&self, s: &mut NormalizedString) -> Result<()> {
+        let input = s.len();
+        self.normalize_within(s, input, limits::max_normalized_len(input))
+    }
+
+    fn normalize_within(&self, s: &mut NormalizedString, input: usize, budget: u64) -> Result<()> {
         match self {
             Normalizer::Bert(bert) => bert.normalize(s),
             Normalizer::Nfc => compose(s, false),
@@ -195,22 +204,56 @@ impl Normalizer {
             Normalizer::StripAccents => s.filter(|c| !is_mark(c)),
             Normalizer::Strip { left, right } => s.strip(*left, *right),
             Normalizer::Prepend(text) => text.chars().rev().for_each(|c| s.prepend(c)),
-            Normalizer::Replace { pattern, content } => s.replace_literal(pattern, content),
+            Normalizer::Replace { pattern, content } => {
+                let grown = s.replaced_len(pattern, content.chars().count());
+                check_growth(grown as u64, input, budget)?;
+                s.replace_literal(pattern, content)
+            }
             Normalizer::ReplaceRegex { matches, content } => {
                 let found: Vec<(usize, usize)> = matches
-                    .split(s)
+                    .split(s)?
                     .into_iter()
                     .filter(|(a, b)| b > a)
                     .collect();
+                let removed: usize = found.iter().map(|(a, b)| b - a).sum();
+                let added = (found.len() as u64).saturating_mul(content.chars().count() as u64);
+                check_growth(
+                    ((s.len() - removed) as u64).saturating_add(added),
+                    input,
+                    budget,
+                )?;
                 if !found.is_empty() {
                     replace_ranges(s, &found, content);
                 }
             }
             Normalizer::Precompiled(p) => p.normalize(s),
             Normalizer::ByteLevel => s.spell_bytes(byte_chars()),
-            Normalizer::Sequence(all) => all.iter().for_each(|n| n.normalize(s)),
+            Normalizer::Sequence(all) => {
+                for n in all {
+                    n.normalize_within(s, input, budget)?;
+                }
+            }
         }
+        // The other normalizers grow a text by a bounded factor; checked after each.
+        check_growth(s.len() as u64, input, budget)
     }
+}
+
+/// `Ok` when a normalized text of `len` characters (from `input` characters) is in `budget`.
+fn check_growth(len: u64, input: usize, budget: u64) -> Result<()> {
+    if len <= budget {
+        return Ok(());
+    }
+    Err(Error::Limit {
+        limit: Limit::MaxNormalizedGrowth.name(),
+        what: format!(
+            "the normalizer would grow a {input}-character input to {len} characters (up to \
+             {}x + {NORMALIZED_SLACK} allowed): its growth factor",
+            Limit::MaxNormalizedGrowth.get()
+        ),
+        value: len / (input.max(1) as u64),
+        max: Limit::MaxNormalizedGrowth.get(),
+    })
 }
 
 #[cfg(test)]
@@ -219,7 +262,7 @@ mod tests {
 
     fn run(n: &Normalizer, text: &str) -> NormalizedString {
         let mut s = NormalizedString::new(text);
-        n.normalize(&mut s);
+        n.normalize(&mut s).unwrap();
         s
     }
 

@@ -20,14 +20,24 @@
 use super::truncation::Direction;
 use super::HfEncoding;
 use crate::error::{Error, Result};
+use crate::limits::{self, Limit};
 
-/// A padding length as a `usize`, or an error naming `option` when it is negative.
+/// A padding length as a `usize`, or an error naming `option` when it is negative or above
+/// [`Limit::MaxPaddedLength`].
 pub fn padding_number(option: &str, value: i64) -> Result<usize> {
-    usize::try_from(value).map_err(|_| {
+    let n = u64::try_from(value).map_err(|_| {
         Error::Padding(format!(
             "padding {option} must not be negative, got {value}"
         ))
-    })
+    })?;
+    padding_length(option, n)
+}
+
+/// `value` as a padding length, or an error naming `option` when it is above
+/// [`Limit::MaxPaddedLength`] (checked before any pad token is allocated).
+pub fn padding_length(option: &str, value: u64) -> Result<usize> {
+    limits::check(Limit::MaxPaddedLength, value, &format!("padding {option}"))?;
+    Ok(value as usize)
 }
 
 /// A padding id as a `u32`, or an error naming `option` when it is out of range.
@@ -71,7 +81,7 @@ impl Padding {
     pub fn target(&self, longest: usize) -> usize {
         let length = self.fixed.unwrap_or(longest);
         match self.pad_to_multiple_of.filter(|&m| m > 0) {
-            Some(m) => length.div_ceil(m) * m,
+            Some(m) => length.div_ceil(m).saturating_mul(m),
             None => length,
         }
     }

@@ -78,18 +78,18 @@ pub enum Words {
 
 impl PreTokenizer {
     /// The words of a piece, without copying them out of it when the pre-tokenizer only
-    /// cuts (or rewrites the piece as a whole).
-    pub fn cut_words(&self, piece: NormalizedString) -> Words {
+    /// cuts (or rewrites the piece as a whole). Fails only when a Split regex gives up.
+    pub fn cut_words(&self, piece: NormalizedString) -> crate::Result<Words> {
         let (piece, mut ranges) = match self {
             PreTokenizer::Metaspace(m) => m.cut(piece),
             PreTokenizer::ByteLevel(b) => b.cut(piece),
             PreTokenizer::Split(s) => {
-                let ranges = s.split(&piece);
+                let ranges = s.split(&piece)?;
                 (piece, ranges)
             }
-            PreTokenizer::Sequence(all) => match Self::cut_sequence(all, piece) {
+            PreTokenizer::Sequence(all) => match Self::cut_sequence(all, piece)? {
                 Ok(cut) => cut,
-                Err(piece) => return Words::Owned(self.words_of(piece)),
+                Err(piece) => return Ok(Words::Owned(self.words_of(piece)?)),
             },
             _ => {
                 let ranges = self.split(piece.chars());
@@ -97,22 +97,23 @@ impl PreTokenizer {
             }
         };
         ranges.retain(|(s, e)| e > s);
-        Words::Ranges(piece, ranges)
+        Ok(Words::Ranges(piece, ranges))
     }
 
     /// A `Sequence` whose steps only cut the text, the last one possibly a ByteLevel without
     /// a prefix space, as ranges of one piece (no string per word); any other sequence gives
-    /// the piece back.
+    /// the piece back (as the inner `Err`).
+    #[allow(clippy::type_complexity)]
     fn cut_sequence(
         all: &[PreTokenizer],
         piece: NormalizedString,
-    ) -> Result<(NormalizedString, Vec<(usize, usize)>), NormalizedString> {
+    ) -> crate::Result<Result<(NormalizedString, Vec<(usize, usize)>), NormalizedString>> {
         let (cuts, byte_level) = match all.split_last() {
             Some((PreTokenizer::ByteLevel(b), cuts)) if !b.add_prefix_space => (cuts, Some(b)),
             _ => (all, None),
         };
         if !cuts.iter().all(PreTokenizer::only_cuts) {
-            return Err(piece);
+            return Ok(Err(piece));
         }
         let mut ranges = if piece.is_empty() {
             Vec::new()
@@ -125,7 +126,7 @@ impl PreTokenizer {
             for &(s, e) in &ranges {
                 let chars = &piece.chars()[s..e];
                 let words = match p {
-                    PreTokenizer::Split(split) => split.split_chars(chars),
+                    PreTokenizer::Split(split) => split.split_chars(chars)?,
                     _ => p.split(chars),
                 };
                 next.extend(
@@ -137,10 +138,10 @@ impl PreTokenizer {
             }
             std::mem::swap(&mut ranges, &mut next);
         }
-        Ok(match byte_level {
+        Ok(Ok(match byte_level {
             Some(b) => b.cut_within(piece, ranges),
             None => (piece, ranges),
-        })
+        }))
     }
 
     /// Whether this pre-tokenizer only cuts the text into words (never rewrites it).
@@ -152,11 +153,11 @@ impl PreTokenizer {
     }
 
     /// The words of the whole normalized string, in order; none is empty.
-    pub fn pre_tokenize(&self, text: NormalizedString) -> Vec<NormalizedString> {
+    pub fn pre_tokenize(&self, text: NormalizedString) -> crate::Result<Vec<NormalizedString>> {
         self.words_of(text)
     }
 
-    fn words_of(&self, piece: NormalizedString) -> Vec<NormalizedString> {
+    fn words_of(&self, piece: NormalizedString) -> crate::Result<Vec<NormalizedString>> {
         let sliced = |ranges: Vec<(usize, usize)>| -> Vec<NormalizedString> {
             ranges
                 .into_iter()
@@ -164,20 +165,24 @@ impl PreTokenizer {
                 .map(|(s, e)| piece.slice(s, e))
                 .collect()
         };
-        match self {
+        Ok(match self {
             PreTokenizer::Metaspace(m) => m.pre_tokenize(piece),
             PreTokenizer::ByteLevel(b) => b.pre_tokenize(piece),
-            PreTokenizer::Split(s) => sliced(s.split(&piece)),
+            PreTokenizer::Split(s) => sliced(s.split(&piece)?),
             PreTokenizer::Sequence(all) => {
                 let mut words = vec![piece];
                 for p in all {
-                    words = words.into_iter().flat_map(|w| p.words_of(w)).collect();
+                    let mut next = Vec::with_capacity(words.len());
+                    for w in words {
+                        next.extend(p.words_of(w)?);
+                    }
+                    words = next;
                 }
                 words.retain(|w| !w.is_empty());
                 words
             }
             _ => sliced(self.split(piece.chars())),
-        }
+        })
     }
 
     /// The words of `chars`, as `(start, end)` ranges in order, for the pre-tokenizers
@@ -208,12 +213,12 @@ impl PreTokenizer {
             | PreTokenizer::Sequence(_) => {
                 let text: NormalizedString =
                     NormalizedString::new(&chars.iter().collect::<String>());
-                let mut out = Vec::new();
-                for w in self.words_of(text) {
-                    let (s, e) = w.original_span(0, w.len());
-                    out.push((s, e));
+                // Encoding goes through `cut_words`, which reports a Split that gives up;
+                // here such a text stays one word.
+                match self.words_of(text) {
+                    Ok(words) => words.iter().map(|w| w.original_span(0, w.len())).collect(),
+                    Err(_) => vec![(0, chars.len())],
                 }
-                out
             }
         }
     }

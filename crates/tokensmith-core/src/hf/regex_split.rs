@@ -17,6 +17,7 @@ use super::known_split::KnownSplit;
 use super::normalized::NormalizedString;
 use super::split::{cut, Behavior};
 use crate::error::{Error, Result};
+use crate::limits::Limit;
 
 /// A compiled `Split` pre-tokenizer.
 #[derive(Clone, Debug)]
@@ -62,7 +63,7 @@ impl Split {
             onig_to_fancy(pattern)
         };
         let regex = fancy_regex::RegexBuilder::new(&source)
-            .backtrack_limit(10_000_000)
+            .backtrack_limit(Limit::RegexBacktrackLimit.get() as usize)
             .build()
             .map_err(|e| {
                 Error::InvalidOption(format!("the pattern {pattern:?} does not compile: {e}"))
@@ -75,22 +76,23 @@ impl Split {
         })
     }
 
-    /// Cuts `piece` at the pattern's matches.
-    pub fn split(&self, piece: &NormalizedString) -> Vec<(usize, usize)> {
+    /// Cuts `piece` at the pattern's matches; fails when the regex gives up (it hit the
+    /// backtracking limit) rather than leave the rest of the piece unsplit.
+    pub fn split(&self, piece: &NormalizedString) -> Result<Vec<(usize, usize)>> {
         self.split_chars(piece.chars())
     }
 
     /// [`Self::split`] of the characters `chars`.
-    pub fn split_chars(&self, chars: &[char]) -> Vec<(usize, usize)> {
+    pub fn split_chars(&self, chars: &[char]) -> Result<Vec<(usize, usize)>> {
         let matches = match &self.known {
             Some(known) => {
                 let matches = known.matches(chars);
                 if known.tiles() && self.behavior == Behavior::Isolated && !self.invert {
-                    return matches;
+                    return Ok(matches);
                 }
                 matches
             }
-            None => self.regex_matches(chars),
+            None => self.regex_matches(chars)?,
         };
         let mut spans = Vec::with_capacity(2 * matches.len() + 1);
         let mut prev = 0;
@@ -104,11 +106,11 @@ impl Split {
         if prev != chars.len() {
             spans.push(((prev, chars.len()), self.invert));
         }
-        cut(&spans, self.behavior)
+        Ok(cut(&spans, self.behavior))
     }
 
     /// The regex's matches in `chars`, as ranges of characters.
-    fn regex_matches(&self, chars: &[char]) -> Vec<(usize, usize)> {
+    fn regex_matches(&self, chars: &[char]) -> Result<Vec<(usize, usize)>> {
         let text: String = chars.iter().collect();
         // Byte offsets of the matches, turned into character offsets.
         let mut char_at = Vec::with_capacity(text.len() + 1);
@@ -118,12 +120,25 @@ impl Split {
         char_at.push(chars.len());
         let mut matches = Vec::new();
         for m in self.regex.find_iter(&text) {
-            // A match that hits the backtracking limit ends the search; the rest of the
-            // piece stays one span, as unmatched text.
-            let Ok(m) = m else { break };
+            let m = m.map_err(|e| match e {
+                fancy_regex::Error::RuntimeError(
+                    fancy_regex::RuntimeError::BacktrackLimitExceeded,
+                ) => Error::Pattern(format!(
+                    "the Split pattern {:?} hit the backtracking limit on a piece of {} \
+                         characters (regex_backtrack_limit = {}; raise it with \
+                         tokensmith.limits.set_limits(regex_backtrack_limit=...) before loading)",
+                    self.regex.as_str(),
+                    chars.len(),
+                    Limit::RegexBacktrackLimit.get()
+                )),
+                other => Error::Pattern(format!(
+                    "the Split pattern {:?} failed: {other}",
+                    self.regex.as_str()
+                )),
+            })?;
             matches.push((char_at[m.start()], char_at[m.end()]));
         }
-        matches
+        Ok(matches)
     }
 
     /// The pattern as compiled.
@@ -258,9 +273,19 @@ mod tests {
         let piece = NormalizedString::new(text);
         split
             .split(&piece)
+            .unwrap()
             .into_iter()
             .map(|(s, e)| piece.chars()[s..e].iter().collect())
             .collect()
+    }
+
+    #[test]
+    fn a_pattern_that_gives_up_is_an_error_not_one_piece() {
+        let s = Split::new("(a|aa)+(?=b)|.", false, Behavior::Isolated, false).unwrap();
+        let piece = NormalizedString::new(&("a".repeat(100) + "c"));
+        let err = s.split(&piece).unwrap_err().to_string();
+        assert!(err.contains("regex_backtrack_limit"), "{err}");
+        assert_eq!(words(&s, "aac"), ["a", "a", "c"]);
     }
 
     #[test]

@@ -68,8 +68,8 @@ impl HfTokenizer {
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> Result<HfEncoding> {
-        let mut first = self.encode_sequence(text, &FIRST);
-        let mut second = pair.map(|p| self.encode_sequence(p, &SECOND));
+        let mut first = self.encode_sequence(text, &FIRST)?;
+        let mut second = pair.map(|p| self.encode_sequence(p, &SECOND)).transpose()?;
         if let Some(t) = &self.truncation {
             // Room is left for the special tokens the post-processor will add. When
             // max_length is below their number, HF's subtraction wraps around and nothing is
@@ -287,7 +287,7 @@ impl HfTokenizer {
         &self,
         text: &str,
         scratch: &'static LocalKey<Cell<HfEncoding>>,
-    ) -> HfEncoding {
+    ) -> Result<HfEncoding> {
         // A guess at the number of tokens (a few bytes each) that rarely needs to grow.
         let guess = text.len() / 2 + 4;
         let mut out = scratch.take();
@@ -328,7 +328,7 @@ impl HfTokenizer {
             let mut piece = PIECE.take();
             piece.reset(&text[bs..be], s);
             if let Some(n) = &self.normalizer {
-                n.normalize(&mut piece);
+                n.normalize(&mut piece)?;
             }
             for (added, (s, e)) in self.normalized_matcher.find(piece.chars()) {
                 let part = if s == 0 && e == piece.len() {
@@ -346,7 +346,7 @@ impl HfTokenizer {
                     continue;
                 }
                 let words = match &self.pre_tokenizer {
-                    Some(p) => p.cut_words(part),
+                    Some(p) => p.cut_words(part)?,
                     None => {
                         let n = part.len();
                         Words::Ranges(part, vec![(0, n)])
@@ -369,7 +369,7 @@ impl HfTokenizer {
                 }
             }
         }
-        out
+        Ok(out)
     }
 
     /// Appends the tokens of the word `start..end` of `piece` to `out`; `pieces` is a buffer.
@@ -568,7 +568,11 @@ impl HfTokenizer {
 fn spell(normalizer: Option<&Normalizer>, content: &str) -> String {
     let mut s = NormalizedString::new(content);
     if let Some(n) = normalizer {
-        n.normalize(&mut s);
+        // A token the normalizer would grow past its limit keeps its own spelling; the
+        // same text fails with that limit's error when an input holds it.
+        if n.normalize(&mut s).is_err() {
+            return content.to_string();
+        }
     }
     s.text()
 }

@@ -11,6 +11,7 @@ pub mod r50k;
 pub mod scan;
 
 use crate::error::{Error, Result};
+use crate::limits::Limit;
 use scan::Scanner;
 
 /// The pattern of gpt2, r50k_base and p50k_base.
@@ -36,9 +37,6 @@ pub const O200K_PATTERN: &str = concat!(
     "|",
     r"\s+",
 );
-
-/// Backtracking budget for user patterns; past it matching fails with an error, never a crash.
-const REGEX_BACKTRACK_LIMIT: usize = 10_000_000;
 
 /// A pre-tokenizer chosen from a pattern.
 #[derive(Debug, Clone)]
@@ -94,7 +92,7 @@ impl PreTokenizer {
 
 fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
     fancy_regex::RegexBuilder::new(pattern)
-        .backtrack_limit(REGEX_BACKTRACK_LIMIT)
+        .backtrack_limit(Limit::RegexBacktrackLimit.get() as usize)
         .build()
         .map_err(|e| Error::Pattern(format!("{pattern:?} does not compile: {e}")))
 }

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from tokensmith.errors import ArgumentTypeError
 from tokensmith.eval.adapters.base import IntArray, TokenBatch
 from tokensmith.io._byte_level import CHAR_TO_BYTE
 
@@ -78,7 +79,7 @@ class HFTokenizerAdapter:
 
     def __init__(self, tokenizer: Any, *, name: str = "tokenizers") -> None:
         if not hasattr(tokenizer, "encode_batch") or not hasattr(tokenizer, "to_str"):
-            raise TypeError(f"{type(tokenizer).__name__} is not a tokenizer.json pipeline")
+            raise ArgumentTypeError(f"{type(tokenizer).__name__} is not a tokenizer.json pipeline")
         self._name = name
         # Padding and truncation change how many tokens a text counts as; measure without.
         tokenizer, switched = without_padding(tokenizer)

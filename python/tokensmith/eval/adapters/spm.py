@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tokensmith.errors import InputNotFoundError
+from tokensmith.errors import ArgumentTypeError, InputNotFoundError
 from tokensmith.eval.adapters.base import IntArray, TokenBatch, flatten
 
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
@@ -57,7 +57,7 @@ class SentencePieceAdapter:
     def __init__(self, processor: Any, *, name: str = "sentencepiece") -> None:
         missing = [m for m in _METHODS if not callable(getattr(processor, m, None))]
         if missing:
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"{type(processor).__name__} is not a SentencePieceProcessor "
                 f"(missing {', '.join(missing)})"
             )

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from tokensmith.errors import ArgumentTypeError
 from tokensmith.eval.adapters.base import IntArray, TokenBatch, flatten
 
 
@@ -40,7 +41,9 @@ class TiktokenLikeAdapter:
     def __init__(self, encoding: Any, *, num_threads: int | None = None) -> None:
         for method in ("encode_ordinary", "encode_ordinary_batch", "decode", "n_vocab"):
             if not hasattr(encoding, method):
-                raise TypeError(f"{type(encoding).__name__} has no {method!r}; not an Encoding")
+                raise ArgumentTypeError(
+                    f"{type(encoding).__name__} has no {method!r}; not an Encoding"
+                )
         self._enc = encoding
         self._threads = num_threads or default_threads()
         self._lengths: IntArray | None = None

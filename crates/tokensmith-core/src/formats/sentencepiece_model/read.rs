@@ -93,6 +93,10 @@ pub fn parse(bytes: &[u8]) -> Result<ModelProto> {
     Ok(model)
 }
 
+/// sentencepiece refuses to load a model with a piece of this many bytes or more ("piece is
+/// too long"); so does tokensmith, which also keeps a long piece's encode from being quadratic.
+const MAX_PIECE_BYTES: usize = 8000;
+
 fn parse_piece(bytes: &[u8], base: usize, index: usize) -> Result<Piece> {
     let mut r = Reader::new(bytes, "SentencePiece", base);
     let mut piece = Piece {
@@ -117,6 +121,13 @@ fn parse_piece(bytes: &[u8], base: usize, index: usize) -> Result<Piece> {
             (1..=3, _) => return Err(r.wrong_wire(field, wire)),
             _ => r.skip(field, wire)?,
         }
+    }
+    if piece.piece.len() >= MAX_PIECE_BYTES {
+        return Err(Error::ModelFormat(format!(
+            "piece {index} is {} bytes long; pieces must be shorter than {MAX_PIECE_BYTES} \
+             bytes (sentencepiece refuses such a file too)",
+            piece.piece.len()
+        )));
     }
     Ok(piece)
 }

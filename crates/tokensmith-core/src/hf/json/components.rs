@@ -10,12 +10,14 @@ use crate::hf::decoders::Decoder;
 use crate::hf::metaspace::{Metaspace, Prepend};
 use crate::hf::model::Model;
 use crate::hf::normalizers::{BertNormalizer, Normalizer};
+use crate::hf::padding::padding_length;
 use crate::hf::pre_tokenizers::PreTokenizer;
 use crate::hf::processors::{Piece, PostProcessor, SpecialToken, Template};
 use crate::hf::regex_split::Split;
 use crate::hf::split::Behavior;
 use crate::hf::truncation::{Direction, Padding, Strategy, Truncation};
 use crate::hf::wordpiece::WordPiece;
+use crate::limits::{self, Limit};
 use crate::{Error, Result};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
@@ -275,6 +277,8 @@ pub(super) fn vocab(node: &Node<'_>) -> Result<(FxHashMap<String, u32>, String)>
     let mut seen = FxHashSet::default();
     for (token, id) in entries {
         let path = join(&vocab_path, token);
+        let what = format!("the length in bytes of a token of {vocab_path}");
+        limits::check(Limit::MaxTokenBytes, token.len() as u64, &what)?;
         let id = as_id(id, &path)?;
         if !seen.insert(id) {
             return Err(err(&path, format!("id {id} is given to two tokens")));
@@ -665,11 +669,12 @@ pub(super) fn padding(node: Node<'_>) -> Result<Padding> {
     let (strategy, sp) = node.required("strategy")?;
     let fixed = match strategy {
         Value::String(s) if s == "BatchLongest" => None,
-        Value::Object(o) if o.len() == 1 && o.contains_key("Fixed") => Some(
+        Value::Object(o) if o.len() == 1 && o.contains_key("Fixed") => Some(padding_length(
+            "strategy.Fixed",
             o["Fixed"]
                 .as_u64()
-                .ok_or_else(|| err(&join(&sp, "Fixed"), "expected a length"))? as usize,
-        ),
+                .ok_or_else(|| err(&join(&sp, "Fixed"), "expected a length"))?,
+        )?),
         _ => return Err(err(&sp, "expected \"BatchLongest\" or {\"Fixed\": n}")),
     };
     let pad_id = match node.get("pad_id")? {
@@ -683,7 +688,10 @@ pub(super) fn padding(node: Node<'_>) -> Result<Padding> {
     Ok(Padding {
         fixed,
         direction: direction(&node)?,
-        pad_to_multiple_of: node.opt_uint("pad_to_multiple_of")?.map(|n| n as usize),
+        pad_to_multiple_of: node
+            .opt_uint("pad_to_multiple_of")?
+            .map(|n| padding_length("pad_to_multiple_of", n))
+            .transpose()?,
         pad_id,
         pad_type_id,
         pad_token: match node.get("pad_token")? {

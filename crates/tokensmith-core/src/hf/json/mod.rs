@@ -18,6 +18,7 @@ mod post_sequence;
 
 use super::added_tokens::{AddedMatcher, AddedVocabulary};
 use super::tokenizer::{AddedToken, HfTokenizer};
+use crate::limits::{self, Limit};
 use crate::{Error, Result};
 use components::{decoder, model, normalizer, padding, post_processor, pre_tokenizer, truncation};
 use rustc_hash::FxHashSet;
@@ -109,15 +110,19 @@ impl<'a> Node<'a> {
     }
 }
 
+/// A token id; ids above [`Limit::MaxTokenId`] are refused before any table is sized by them.
 fn as_id(v: &Value, path: &str) -> Result<u32> {
-    v.as_u64()
+    let id = v
+        .as_u64()
         .and_then(|n| u32::try_from(n).ok())
         .ok_or_else(|| {
             err(
                 path,
                 "expected a token id (an integer from 0 to 4294967295)",
             )
-        })
+        })?;
+    limits::check(Limit::MaxTokenId, id.into(), &format!("the id at {path}"))?;
+    Ok(id)
 }
 
 fn unsupported(path: &str, kind: &str, supported: &[&str]) -> Error {
@@ -148,9 +153,12 @@ fn added_tokens(v: &Value, path: &str) -> Result<Vec<AddedToken>> {
         ])?;
         let (id, ip) = node.required("id")?;
         let special = node.opt_bool("special", false)?;
+        let content = node.str("content")?;
+        let what = format!("the length in bytes of {p}.content");
+        limits::check(Limit::MaxTokenBytes, content.len() as u64, &what)?;
         out.push(AddedToken {
             id: as_id(id, &ip)?,
-            content: node.str("content")?.to_string(),
+            content: content.to_string(),
             special,
             normalized: node.opt_bool("normalized", !special)?,
             lstrip: node.opt_bool("lstrip", false)?,

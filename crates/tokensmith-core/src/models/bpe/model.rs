@@ -6,6 +6,7 @@ use super::pair_table::{PairTable, RANK_BITS};
 use super::piece_table::{InlineKey, PieceTable, INLINE};
 use super::token_table::TokenTable;
 use crate::error::{Error, Result};
+use crate::limits::{self, Limit};
 use crate::thread_tables::CacheTag;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
@@ -64,6 +65,11 @@ impl Bpe {
         encoder.reserve(ranks.len());
         let mut empty: Option<Rank> = None;
         for (bytes, rank) in ranks {
+            limits::check(
+                Limit::MaxTokenBytes,
+                bytes.len() as u64,
+                "a token's length in bytes",
+            )?;
             if rank == NO_RANK {
                 return Err(Error::InvalidVocab(format!("rank {rank} is reserved")));
             }
@@ -363,14 +369,28 @@ impl Bpe {
 fn find_pairs(encoder: &FxHashMap<Vec<u8>, Rank>) -> Vec<(Rank, Rank, Rank)> {
     use rayon::prelude::*;
     let tokens: Vec<(&Vec<u8>, &Rank)> = encoder.iter().collect();
+    // A token splits only where both halves have the length of some token: trying the lengths
+    // that occur rather than every cut keeps one very long token from costing its length
+    // squared (a 640 KB token took 30 s to load).
+    let mut lengths: Vec<usize> = encoder.keys().map(Vec::len).collect();
+    lengths.sort_unstable();
+    lengths.dedup();
+    let mut is_length = vec![false; lengths.last().map_or(0, |&n| n + 1)];
+    for &n in &lengths {
+        is_length[n] = true;
+    }
+    let (lengths, is_length) = (&lengths, &is_length);
     let mut found: Vec<(Rank, Rank, Rank)> = tokens
         .par_iter()
         .flat_map_iter(|(bytes, &rank)| {
-            (1..bytes.len()).filter_map(move |k| {
-                let a = encoder.get(&bytes[..k])?;
-                let b = encoder.get(&bytes[k..])?;
-                Some((*a, *b, rank))
-            })
+            let n = bytes.len();
+            let cuts = lengths.iter().copied().take_while(move |&k| k < n);
+            cuts.filter(move |&k| is_length[n - k])
+                .filter_map(move |k| {
+                    let a = encoder.get(&bytes[..k])?;
+                    let b = encoder.get(&bytes[k..])?;
+                    Some((*a, *b, rank))
+                })
         })
         .collect();
     // A fixed insertion order makes the table's layout, and so its speed, reproducible.
