@@ -345,20 +345,23 @@ impl Bpe {
 /// Every `(left, right, merged)` where both halves of a token are tokens themselves.
 fn find_pairs(encoder: &FxHashMap<Vec<u8>, Rank>) -> Vec<(Rank, Rank, Rank)> {
     use rayon::prelude::*;
-    let tokens: Vec<(&Vec<u8>, &Rank)> = encoder.iter().collect();
-    let mut found: Vec<(Rank, Rank, Rank)> = tokens
-        .par_iter()
-        .flat_map_iter(|(bytes, &rank)| {
-            (1..bytes.len()).filter_map(move |k| {
-                let a = encoder.get(&bytes[..k])?;
-                let b = encoder.get(&bytes[k..])?;
-                Some((*a, *b, rank))
+    // In this crate's pools: see `parallel::install` (rayon's global pool hangs after fork).
+    crate::parallel::install(|| {
+        let tokens: Vec<(&Vec<u8>, &Rank)> = encoder.iter().collect();
+        let mut found: Vec<(Rank, Rank, Rank)> = tokens
+            .par_iter()
+            .flat_map_iter(|(bytes, &rank)| {
+                (1..bytes.len()).filter_map(move |k| {
+                    let a = encoder.get(&bytes[..k])?;
+                    let b = encoder.get(&bytes[k..])?;
+                    Some((*a, *b, rank))
+                })
             })
-        })
-        .collect();
-    // A fixed insertion order makes the table's layout, and so its speed, reproducible.
-    found.par_sort_unstable();
-    found
+            .collect();
+        // A fixed insertion order makes the table's layout, and so its speed, reproducible.
+        found.par_sort_unstable();
+        found
+    })
 }
 
 #[cfg(test)]
