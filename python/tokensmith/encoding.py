@@ -163,6 +163,22 @@ class Encoding:
             ),
         )
 
+    def __copy__(self) -> Encoding:
+        """A copy that shares this encoding's (immutable) compiled core."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)
+        return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Encoding:
+        """As :meth:`__copy__`, with the Python attributes (name, special tokens, merges)
+        deep-copied; the core is immutable, so sharing it is as good as copying it."""
+        import copy
+
+        twin = object.__new__(type(self))
+        for key, value in self.__dict__.items():
+            twin.__dict__[key] = value if key == "_core" else copy.deepcopy(value, memo)
+        return twin
+
     def __repr__(self) -> str:
         return f"<Encoding {self.name!r}>"
 

@@ -81,6 +81,41 @@ class Tokenizer:
         self._json = json
         self._config: TokenizerConfig | None = None
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickles the ``tokenizer.json`` text (added tokens, truncation and padding included),
+        the folder's configuration and ``encode_special_tokens``; loading parses the text
+        again, so no compiled state or per-thread cache travels in the pickle.
+
+        Pickling is how ``multiprocessing`` spawn workers and ``datasets.map(num_proc=...)``
+        receive a tokenizer, and how ``datasets`` fingerprints it for its cache.
+
+        >>> import pickle
+        >>> tok = Tokenizer.from_str('{"model": {"type": "WordLevel", "unk_token": "?",'
+        ...     ' "vocab": {"?": 0, "a": 1}}, "pre_tokenizer": {"type": "Whitespace"}}')
+        >>> tok.enable_truncation(1)
+        >>> pickle.loads(pickle.dumps(tok)).encode("a a").ids
+        [1]
+        """
+        return (
+            _unpickle_tokenizer,
+            (type(self), self.to_str(), self._config, self.encode_special_tokens),
+        )
+
+    def __copy__(self) -> Tokenizer:
+        """A tokenizer that shares this one's (immutable) compiled core: changing either one
+        later (truncation, padding, added tokens) replaces its own core only."""
+        twin = object.__new__(type(self))
+        twin._core, twin._json, twin._config = self._core, self._json, self._config
+        return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tokenizer:
+        """As :meth:`__copy__`, with the folder's configuration deep-copied."""
+        import copy
+
+        twin = self.__copy__()
+        twin._config = copy.deepcopy(self._config, memo)
+        return twin
+
     @classmethod
     def from_pretrained_dir(cls, folder: str | os.PathLike[str]) -> Tokenizer:
         """Loads a folder as transformers saves it: ``tokenizer.json`` with
@@ -514,3 +549,15 @@ class Tokenizer:
                 f"encode_special_tokens must be a bool, got {type(value).__name__}"
             )
         self._core = self._core.with_encode_special_tokens(value)
+
+
+def _unpickle_tokenizer(
+    cls: type[Tokenizer], json: str, config: TokenizerConfig | None, encode_special: bool
+) -> Tokenizer:
+    """Rebuilds a pickled :class:`Tokenizer` (see :meth:`Tokenizer.__reduce__`)."""
+    tok = cls.__new__(cls)
+    Tokenizer.__init__(tok, CoreHfTokenizer.from_str(json), json)
+    tok._config = config
+    if encode_special:
+        tok.encode_special_tokens = True
+    return tok

@@ -250,12 +250,49 @@ class SentencePieceProcessor:
         check_extension(path, "sentencepiece")
         atomic_write(path, [self.serialized_model_proto()])
 
-    def __getstate__(self) -> bytes:
-        return self.serialized_model_proto()
+    def __getstate__(self) -> tuple[bytes | None, dict[str, Any]]:
+        """The model as ``.model`` bytes (``None`` if none is loaded) and the options and
+        instance attributes: what ``pickle`` keeps. The compiled encoder and its per-thread
+        caches are rebuilt when loaded, never pickled.
 
-    def __setstate__(self, state: bytes) -> None:
+        >>> import pickle
+        >>> model = SentencePieceProcessor.from_pieces(
+        ...     [("<unk>", 0.0, "unknown"), ("▁a", -1.0, "normal")]).serialized_model_proto()
+        >>> sp = SentencePieceProcessor(model_proto=model, out_type=str)
+        >>> pickle.loads(pickle.dumps(sp)).encode("a a")
+        ['▁a', '▁a']
+        """
+        model = None if self._core is None else self._core.serialize()
+        options = {name: getattr(self, name) for name in _OPTIONS}
+        extra = {k: v for k, v in self.__dict__.items() if k != "encode"}
+        return model, {**options, **extra}
+
+    def __setstate__(self, state: bytes | tuple[bytes | None, dict[str, Any]]) -> None:
+        # A bare ``bytes`` state is the model alone, as older versions pickled it.
+        model, attributes = (state, {}) if isinstance(state, bytes) else state
         self.__init__()  # type: ignore[misc]
-        self.load(model_proto=state)
+        for name, value in attributes.items():
+            setattr(self, name, value)
+        if model is not None:
+            self._set_core(CoreSentencePiece.from_bytes(model))
+
+    def __copy__(self) -> SentencePieceProcessor:
+        """A copy with the same options that shares the (immutable) model."""
+        twin = self._twin()
+        if self._core is not None:
+            twin._set_core(self._core)
+        return twin
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SentencePieceProcessor:
+        """As :meth:`__copy__`, with the instance attributes deep-copied (the model is
+        immutable, so sharing it is as good as copying it)."""
+        import copy
+
+        twin = self.__copy__()
+        for name, value in self.__dict__.items():
+            if name != "encode":
+                twin.__dict__[name] = copy.deepcopy(value, memo)
+        return twin
 
     @property
     def _model(self) -> CoreSentencePiece:
@@ -580,6 +617,8 @@ class SentencePieceProcessor:
 
 # The per-instance state a twin copies (see ``SentencePieceProcessor._twin``).
 _STATE = tuple(name for name in SentencePieceProcessor.__slots__ if name != "__dict__")
+# The encoding defaults ``__init__`` takes, kept by pickling and copying.
+_OPTIONS = tuple(name for name in _STATE if name not in ("_core", "_fast"))
 
 
 class _Rewrite:

@@ -32,6 +32,7 @@ character but the last are empty.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -122,6 +123,17 @@ class SentencePieceTokenizer(Tokenizer):
     def __init__(self, processor: SentencePieceProcessor) -> None:
         super().__init__(_SentencePieceCore(processor))  # type: ignore[arg-type]
         self.processor = processor
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickles the processor (its model bytes and options), as
+        :class:`~tokensmith.SentencePieceProcessor` pickles."""
+        return (type(self), (self.processor,))
+
+    def __copy__(self) -> SentencePieceTokenizer:
+        return type(self)(copy.copy(self.processor))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SentencePieceTokenizer:
+        return type(self)(copy.deepcopy(self.processor, memo))
 
     @classmethod
     def from_file(cls, path: str | os.PathLike[str]) -> SentencePieceTokenizer:

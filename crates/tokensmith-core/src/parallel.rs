@@ -13,7 +13,7 @@
 use rayon::ThreadPool;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -27,14 +27,56 @@ pub fn effective_threads(requested: usize) -> usize {
     requested.clamp(1, cores)
 }
 
-/// The pool of `helpers` threads, built once per size (building one costs far more than
-/// encoding a short text); `None` if the OS refuses to start threads.
+/// The thread pools of one process, by number of threads.
+struct Pools {
+    /// The process that built them.
+    pid: u32,
+    by_size: Mutex<HashMap<usize, Option<Arc<ThreadPool>>>>,
+}
+
+/// The pools of the process that last looked them up (leaked: a [`Pools`] is never freed).
+static POOLS: AtomicPtr<Pools> = AtomicPtr::new(std::ptr::null_mut());
+
+/// This process's pools, made anew on first use in a child created by `fork`.
+///
+/// A forked child has only the thread that called `fork`: the pool threads it inherits the
+/// record of do not exist, so work handed to them would never run and the caller would wait
+/// forever (this is how `multiprocessing` and `datasets.map(num_proc=...)` start workers).
+/// The pools are therefore kept with the id of the process that built them, and a child
+/// builds its own. The parent's record is left as it is, not freed: freeing it would signal
+/// threads that are not there, and a lock in it may have been held at the fork by a thread
+/// the child does not have. Reading the process id costs one system call per batch call.
+fn pools() -> &'static Pools {
+    let pid = std::process::id();
+    let mut seen = POOLS.load(Ordering::Acquire);
+    loop {
+        // SAFETY: POOLS holds null or a pointer from `Box::leak`, never freed.
+        if let Some(current) = unsafe { seen.as_ref() } {
+            if current.pid == pid {
+                return current;
+            }
+        }
+        let fresh: &'static mut Pools = Box::leak(Box::new(Pools {
+            pid,
+            by_size: Mutex::new(HashMap::new()),
+        }));
+        match POOLS.compare_exchange(seen, fresh, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return fresh,
+            Err(now) => {
+                // Another thread of this process got there first: use its pools. The lost
+                // record was never shared, so it can be freed.
+                // SAFETY: `fresh` came from `Box::leak` above and no one else has seen it.
+                drop(unsafe { Box::from_raw(fresh) });
+                seen = now;
+            }
+        }
+    }
+}
+
+/// The pool of `helpers` threads, built once per size and process (building one costs far
+/// more than encoding a short text); `None` if the OS refuses to start threads.
 fn pool(helpers: usize) -> Option<Arc<ThreadPool>> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, Option<Arc<ThreadPool>>>>> = OnceLock::new();
-    let pools = POOLS.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut pools = pools
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut pools = lock(&pools().by_size);
     pools
         .entry(helpers)
         .or_insert_with(|| {
@@ -46,6 +88,30 @@ fn pool(helpers: usize) -> Option<Arc<ThreadPool>> {
                 .map(Arc::new)
         })
         .clone()
+}
+
+/// Runs `f`, whose parallel iterators (rayon's `par_iter` and kin) run on one pool thread per
+/// core of this process's pools, unless `f` is already running in a rayon pool (a caller's
+/// `ThreadPool::install`), whose threads it then keeps.
+///
+/// Parallel iterators outside any pool would use rayon's global pool, which cannot be rebuilt:
+/// in a child created by `fork` after the parent used it, they would wait forever for threads
+/// that do not exist. Every parallel iterator of the crate runs inside this or inside a pool
+/// its caller built.
+///
+/// ```
+/// use rayon::prelude::*;
+/// let sum: u64 = tokensmith_core::parallel::install(|| (1..=100u64).into_par_iter().sum());
+/// assert_eq!(sum, 5050);
+/// ```
+pub fn install<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if rayon::current_thread_index().is_some() {
+        return f();
+    }
+    match pool(effective_threads(usize::MAX)) {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
 }
 
 /// Hands out `0..len` as ranges of consecutive indices, each a share of what is left: large
@@ -686,6 +752,73 @@ mod tests {
             2,
             |&x| fails_on_a_helper(x, caller),
             |results| while results.next_chunk().is_some() {},
+        );
+    }
+
+    /// Runs `child` in a process forked from this one and returns its exit status, or
+    /// `None` if it has not exited after 30 s (it is then killed): a hang fails the test.
+    #[cfg(unix)]
+    fn in_forked_child(child: impl FnOnce() -> bool) -> Option<i32> {
+        // SAFETY: the child runs only `child` and leaves by `_exit`, never returning into the
+        // test harness, whose other threads it does not have.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            let ok = std::panic::catch_unwind(std::panic::AssertUnwindSafe(child)).unwrap_or(false);
+            unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+        }
+        let start = Instant::now();
+        let mut status = 0;
+        while start.elapsed() < Duration::from_secs(30) {
+            // SAFETY: `pid` is our child; `status` is a valid out pointer.
+            if unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } == pid {
+                return Some(libc::WEXITSTATUS(status));
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+            libc::waitpid(pid, &mut status, 0);
+        }
+        None
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn every_function_works_in_a_child_forked_after_the_pools_ran() {
+        use rayon::prelude::*;
+        let items: Vec<u64> = (0..5000).collect();
+        let expected: Vec<u64> = items.iter().map(|x| x * 3).collect();
+        let run_all = || {
+            let mapped = map(&items, 2, |x| x * 3);
+            let concat = map_concat(&items, 2, |x, out: &mut Vec<u64>| {
+                out.push(x * 3);
+                Ok::<(), ()>(())
+            });
+            let mut streamed = vec![0; items.len()];
+            map_streamed(
+                &items,
+                2,
+                |x| x * 3,
+                |results| {
+                    while let Some((start, chunk)) = results.next_chunk() {
+                        streamed[start..start + chunk.len()].copy_from_slice(&chunk);
+                    }
+                },
+            );
+            let summed: u64 = install(|| items.par_iter().map(|x| x * 3).sum());
+            mapped == expected
+                && concat.is_ok_and(|c| c.to_vec() == expected)
+                && streamed == expected
+                && summed == expected.iter().sum::<u64>()
+        };
+        // The parent's pools (and their threads) exist before the fork.
+        assert!(run_all());
+        assert_eq!(in_forked_child(run_all), Some(0));
+        // A child of a child, too.
+        assert_eq!(
+            in_forked_child(|| in_forked_child(run_all) == Some(0)),
+            Some(0)
         );
     }
 

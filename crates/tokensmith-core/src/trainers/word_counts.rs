@@ -48,10 +48,12 @@ impl WordCounts {
         pre: &PreTokenizer,
         texts: &[S],
     ) -> Result<()> {
-        let partial = texts
-            .par_chunks(TEXTS_PER_TASK)
-            .map(|chunk| count_chunk(pre, chunk))
-            .collect::<Result<Vec<_>>>()?;
+        let partial = crate::parallel::install(|| {
+            texts
+                .par_chunks(TEXTS_PER_TASK)
+                .map(|chunk| count_chunk(pre, chunk))
+                .collect::<Result<Vec<_>>>()
+        })?;
         for local in partial {
             for (piece, n) in local {
                 self.add(piece, n);
@@ -68,26 +70,28 @@ impl WordCounts {
         S: AsRef<str> + Sync,
         F: Fn(&str, &mut dyn FnMut(&str)) + Sync,
     {
-        let partial: Vec<FxHashMap<String, u64>> = texts
-            .par_chunks(TEXTS_PER_TASK)
-            .map(|chunk| {
-                let mut local: FxHashMap<String, u64> = FxHashMap::default();
-                for text in chunk {
-                    split(text.as_ref(), &mut |word: &str| {
-                        if word.is_empty() {
-                            return;
-                        }
-                        match local.get_mut(word) {
-                            Some(c) => *c += 1,
-                            None => {
-                                local.insert(word.to_string(), 1);
+        let partial: Vec<FxHashMap<String, u64>> = crate::parallel::install(|| {
+            texts
+                .par_chunks(TEXTS_PER_TASK)
+                .map(|chunk| {
+                    let mut local: FxHashMap<String, u64> = FxHashMap::default();
+                    for text in chunk {
+                        split(text.as_ref(), &mut |word: &str| {
+                            if word.is_empty() {
+                                return;
                             }
-                        }
-                    });
-                }
-                local
-            })
-            .collect();
+                            match local.get_mut(word) {
+                                Some(c) => *c += 1,
+                                None => {
+                                    local.insert(word.to_string(), 1);
+                                }
+                            }
+                        });
+                    }
+                    local
+                })
+                .collect()
+        });
         for local in partial {
             for (word, n) in local {
                 self.add(word.as_bytes(), n);

@@ -368,7 +368,6 @@ impl Bpe {
 /// Every `(left, right, merged)` where both halves of a token are tokens themselves.
 fn find_pairs(encoder: &FxHashMap<Vec<u8>, Rank>) -> Vec<(Rank, Rank, Rank)> {
     use rayon::prelude::*;
-    let tokens: Vec<(&Vec<u8>, &Rank)> = encoder.iter().collect();
     // A token splits only where both halves have the length of some token: trying the lengths
     // that occur rather than every cut keeps one very long token from costing its length
     // squared (a 640 KB token took 30 s to load).
@@ -380,22 +379,26 @@ fn find_pairs(encoder: &FxHashMap<Vec<u8>, Rank>) -> Vec<(Rank, Rank, Rank)> {
         is_length[n] = true;
     }
     let (lengths, is_length) = (&lengths, &is_length);
-    let mut found: Vec<(Rank, Rank, Rank)> = tokens
-        .par_iter()
-        .flat_map_iter(|(bytes, &rank)| {
-            let n = bytes.len();
-            let cuts = lengths.iter().copied().take_while(move |&k| k < n);
-            cuts.filter(move |&k| is_length[n - k])
-                .filter_map(move |k| {
-                    let a = encoder.get(&bytes[..k])?;
-                    let b = encoder.get(&bytes[k..])?;
-                    Some((*a, *b, rank))
-                })
-        })
-        .collect();
-    // A fixed insertion order makes the table's layout, and so its speed, reproducible.
-    found.par_sort_unstable();
-    found
+    // In this crate's pools: see `parallel::install` (rayon's global pool hangs after fork).
+    crate::parallel::install(|| {
+        let tokens: Vec<(&Vec<u8>, &Rank)> = encoder.iter().collect();
+        let mut found: Vec<(Rank, Rank, Rank)> = tokens
+            .par_iter()
+            .flat_map_iter(|(bytes, &rank)| {
+                let n = bytes.len();
+                let cuts = lengths.iter().copied().take_while(move |&k| k < n);
+                cuts.filter(move |&k| is_length[n - k])
+                    .filter_map(move |k| {
+                        let a = encoder.get(&bytes[..k])?;
+                        let b = encoder.get(&bytes[k..])?;
+                        Some((*a, *b, rank))
+                    })
+            })
+            .collect();
+        // A fixed insertion order makes the table's layout, and so its speed, reproducible.
+        found.par_sort_unstable();
+        found
+    })
 }
 
 #[cfg(test)]

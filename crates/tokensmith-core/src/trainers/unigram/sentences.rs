@@ -74,7 +74,9 @@ impl WordTable {
 
 fn sorted(map: FxHashMap<String, u64>) -> Vec<(String, u64)> {
     let mut words: Vec<(String, u64)> = map.into_iter().collect();
-    words.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    crate::parallel::install(|| {
+        words.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    });
     words
 }
 
@@ -186,33 +188,35 @@ impl SentenceCounter {
         get: &(impl Fn(&T) -> (&str, u64) + Sync),
         usable: impl Fn(&str) -> bool + Sync,
     ) {
-        let partial: Vec<(FxHashMap<String, u64>, u64)> = items
-            .par_chunks(SENTENCES_PER_TASK)
-            .map(|chunk| {
-                let mut local: FxHashMap<String, u64> = FxHashMap::default();
-                let mut sentences = 0u64;
-                for item in chunk {
-                    let (text, n) = get(item);
-                    let text = line(text);
-                    if !usable(text) || n == 0 {
-                        continue;
-                    }
-                    let normalized = self.normalize(text);
-                    if normalized.is_empty() {
-                        continue;
-                    }
-                    sentences += n;
-                    if self.split_by_whitespace {
-                        for w in split_words(&normalized, self.suffix) {
-                            bump(&mut local, w, n);
+        let partial: Vec<(FxHashMap<String, u64>, u64)> = crate::parallel::install(|| {
+            items
+                .par_chunks(SENTENCES_PER_TASK)
+                .map(|chunk| {
+                    let mut local: FxHashMap<String, u64> = FxHashMap::default();
+                    let mut sentences = 0u64;
+                    for item in chunk {
+                        let (text, n) = get(item);
+                        let text = line(text);
+                        if !usable(text) || n == 0 {
+                            continue;
                         }
-                    } else {
-                        bump(&mut local, &normalized, n);
+                        let normalized = self.normalize(text);
+                        if normalized.is_empty() {
+                            continue;
+                        }
+                        sentences += n;
+                        if self.split_by_whitespace {
+                            for w in split_words(&normalized, self.suffix) {
+                                bump(&mut local, w, n);
+                            }
+                        } else {
+                            bump(&mut local, &normalized, n);
+                        }
                     }
-                }
-                (local, sentences)
-            })
-            .collect();
+                    (local, sentences)
+                })
+                .collect()
+        });
         for (local, n) in partial {
             self.sentences += n;
             for (w, c) in local {
