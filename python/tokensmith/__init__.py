@@ -42,7 +42,7 @@ from tokensmith.registry import (
     get_encoding,
     list_encoding_names,
 )
-from tokensmith.sentencepiece import SentencePieceProcessor
+from tokensmith.sentencepiece import SentencePieceNormalizer, SentencePieceProcessor
 from tokensmith.sentencepiece_backend import SentencePieceTokenizer
 from tokensmith.train import train_bpe
 from tokensmith.train_unigram import train_unigram
@@ -67,6 +67,7 @@ __all__ = [
     "O200K_PATTERN",
     "PatternError",
     "R50K_PATTERN",
+    "SentencePieceNormalizer",
     "SentencePieceProcessor",
     "SentencePieceTokenizer",
     "TokenizerJsonError",
