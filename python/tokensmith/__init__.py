@@ -42,7 +42,11 @@ from tokensmith.registry import (
     get_encoding,
     list_encoding_names,
 )
-from tokensmith.sentencepiece import SentencePieceNormalizer, SentencePieceProcessor
+from tokensmith.sentencepiece import (
+    SentencePieceNormalizer,
+    SentencePieceProcessor,
+    SentencePieceTrainer,
+)
 from tokensmith.sentencepiece_backend import SentencePieceTokenizer
 from tokensmith.train import train_bpe
 from tokensmith.train_unigram import train_unigram
@@ -69,6 +73,7 @@ __all__ = [
     "R50K_PATTERN",
     "SentencePieceNormalizer",
     "SentencePieceProcessor",
+    "SentencePieceTrainer",
     "SentencePieceTokenizer",
     "TokenizerJsonError",
     "Tokenizer",

@@ -55,6 +55,7 @@ from tokensmith.sentencepiece_outputs import (
     resolve_out_type,
 )
 from tokensmith.sentencepiece_rewrite import Rewrite
+from tokensmith.sentencepiece_trainer import SentencePieceTrainer
 from tokensmith.sentencepiece_vocab import VocabularyQueries
 
 _RANDOM = random.Random()
@@ -573,4 +574,9 @@ class SentencePieceProcessor(VocabularyQueries, ProcessorOutputs):
 _STATE = tuple(name for name in SentencePieceProcessor.__slots__ if name != "__dict__")
 
 
-__all__ = ["SentencePieceNormalizer", "SentencePieceProcessor", "set_random_generator_seed"]
+__all__ = [
+    "SentencePieceNormalizer",
+    "SentencePieceProcessor",
+    "SentencePieceTrainer",
+    "set_random_generator_seed",
+]
