@@ -666,11 +666,8 @@ impl PlainEncode {
             }));
         }
         let list = input.cast_exact::<PyList>().ok().filter(|_| lists)?;
-        // A list of bytes (read as UTF-8) goes the general way.
-        if list
-            .get_item(0)
-            .is_ok_and(|first| !first.is_exact_instance_of::<PyString>())
-        {
+        // A list holding anything but `str` (bytes, read as UTF-8) goes the general way.
+        if !list.iter().all(|t| t.is_exact_instance_of::<PyString>()) {
             return None;
         }
         Some(if as_ids {
