@@ -50,7 +50,11 @@ from tokensmith.registry import (
     get_encoding,
     list_encoding_names,
 )
-from tokensmith.sentencepiece import SentencePieceProcessor
+from tokensmith.sentencepiece import (
+    SentencePieceNormalizer,
+    SentencePieceProcessor,
+    SentencePieceTrainer,
+)
 from tokensmith.sentencepiece_backend import SentencePieceTokenizer
 from tokensmith.train import train_bpe
 from tokensmith.train_unigram import train_unigram
@@ -78,7 +82,9 @@ __all__ = [
     "O200K_PATTERN",
     "PatternError",
     "R50K_PATTERN",
+    "SentencePieceNormalizer",
     "SentencePieceProcessor",
+    "SentencePieceTrainer",
     "SentencePieceTokenizer",
     "TokenizerJsonError",
     "Tokenizer",

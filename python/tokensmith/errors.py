@@ -72,6 +72,17 @@ class UnknownTokenIdError(TokensmithError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class PieceIdOutOfRangeError(UnknownTokenIdError, IndexError):
+    """A SentencePiece piece id outside the vocabulary: an ``IndexError``, as sentencepiece
+    raises, and an :class:`UnknownTokenIdError` like a bad id of the other faces."""
+
+
+class SentencePieceOptionError(TokensmithError, ValueError, RuntimeError):
+    """An option a ``SentencePieceProcessor`` call cannot apply (``nbest_size`` above 512,
+    ``add_bos`` with a proto output): sentencepiece raises ``RuntimeError`` for these, so this
+    is one, and a ``ValueError`` as tokensmith's other bad options are."""
+
+
 class InputNotFoundError(TokensmithError, FileNotFoundError):
     """An input file does not exist."""
 
@@ -246,6 +257,8 @@ __all__ = [
     "OutputWriteError",
     "PaddingError",
     "PatternError",
+    "PieceIdOutOfRangeError",
+    "SentencePieceOptionError",
     "TokenizerJsonError",
     "TokensmithError",
     "TruncationError",

@@ -18,12 +18,18 @@ package.
 Every CamelCase method has its snake_case twin (``EncodeAsPieces`` / ``encode_as_pieces``,
 ``NBestEncodeAsIds`` / ``nbest_encode_as_ids``), as in sentencepiece.
 
+Every output type of sentencepiece 0.2 is there (``bytes``, ``"numpy"``, ``"proto"``,
+``"serialized_proto"``, ``"offset_mapping"``, and 0.2.0's ``"immutable_proto"``), with the
+``*AsProto``, ``*AsNumpy`` and ``Parallel*`` methods: see :mod:`tokensmith.sentencepiece_outputs`.
+A bad id raises :class:`~tokensmith.errors.PieceIdOutOfRangeError`, an ``IndexError`` as in
+sentencepiece.
+
 Differences from sentencepiece: sampling draws from tokensmith's own seeded generator
 (:func:`set_random_generator_seed`), so samples follow the same distribution but are not the
-same draws; a bad id raises :class:`~tokensmith.errors.UnknownTokenIdError` (a ``KeyError``)
-rather than ``IndexError``. Not handled: ``word``/``char`` models (loading one raises
-:class:`~tokensmith.errors.UnsupportedFeatureError`), the proto output types
-(``out_type="immutable_proto"``), ``SampleEncodeAndScore`` and ``OverrideNormalizerSpec``.
+same draws; a proto result is tokensmith's own frozen object with sentencepiece's fields, not
+a protobuf message (its ``SerializeToString()`` bytes are the message's). Not handled:
+``word``/``char`` models (loading one raises
+:class:`~tokensmith.errors.UnsupportedFeatureError`).
 """
 
 from __future__ import annotations
@@ -38,6 +44,20 @@ from typing import Any, cast
 from tokensmith._atomic import atomic_write
 from tokensmith._core import CoreSentencePiece
 from tokensmith.errors import ArgumentTypeError, InvalidArgumentError, ModelNotLoadedError
+from tokensmith.sentencepiece_normalizer import SentencePieceNormalizer
+from tokensmith.sentencepiece_outputs import (
+    DECODE_OUT_TYPES,
+    OUT_TYPES,
+    ProcessorOutputs,
+    as_text,
+    convert_plain,
+    normalize_any,
+    refuse_rewrite_with_proto,
+    resolve_out_type,
+)
+from tokensmith.sentencepiece_rewrite import Rewrite
+from tokensmith.sentencepiece_trainer import SentencePieceTrainer
+from tokensmith.sentencepiece_vocab import VocabularyQueries
 
 _RANDOM = random.Random()
 
@@ -53,24 +73,11 @@ def set_random_generator_seed(seed: int) -> None:
     _RANDOM.seed(seed)
 
 
-def _resolve_out_type(
-    default: type[int] | type[str], out_type: Any, return_type: Any
-) -> type[int] | type[str]:
-    if out_type is not None and return_type is not None:
-        raise InvalidArgumentError("give out_type or return_type, not both")
-    chosen = out_type if out_type is not None else return_type
-    if chosen is None:
-        return default
-    if chosen is not int and chosen is not str:
-        raise InvalidArgumentError(f"out_type must be int or str, not {chosen!r}")
-    return chosen
-
-
 def _threads(num_threads: int) -> int:
     return num_threads if num_threads > 0 else (os.cpu_count() or 1)
 
 
-class SentencePieceProcessor:
+class SentencePieceProcessor(VocabularyQueries, ProcessorOutputs):
     """A SentencePiece model. The model itself is immutable and safe to share between threads.
 
     The keyword defaults (``out_type``, ``add_bos``, ``enable_sampling``, ...) are those of
@@ -98,7 +105,7 @@ class SentencePieceProcessor:
         self,
         model_file: str | PathLike[str] | None = None,
         model_proto: bytes | None = None,
-        out_type: type[int] | type[str] = int,
+        out_type: Any = None,
         add_bos: bool = False,
         add_eos: bool = False,
         reverse: bool = False,
@@ -107,11 +114,12 @@ class SentencePieceProcessor:
         nbest_size: int = -1,
         alpha: float = 0.1,
         num_threads: int = -1,
+        return_type: Any = None,
     ) -> None:
         self._core: CoreSentencePiece | None = None
         self._fast: Any = None
         self.__dict__.pop("encode", None)
-        self._out_type = out_type
+        self._out_type = resolve_out_type(int, out_type, return_type, OUT_TYPES)
         self._add_bos = add_bos
         self._add_eos = add_eos
         self._reverse = reverse
@@ -310,9 +318,9 @@ class SentencePieceProcessor:
         add_eos: bool | None,
         reverse: bool | None,
         emit_unk_piece: bool | None,
-    ) -> _Rewrite:
+    ) -> Rewrite:
         """The post-encoding options of one call, defaults filled from ``__init__``."""
-        return _Rewrite(
+        return Rewrite(
             self,
             self._add_bos if add_bos is None else add_bos,
             self._add_eos if add_eos is None else add_eos,
@@ -332,9 +340,12 @@ class SentencePieceProcessor:
         nbest_size: int | None = None,
         alpha: float | None = None,
         num_threads: int | None = None,
-        return_type: type[int] | type[str] | None = None,
+        return_type: Any = None,
+        thread_pool: Any = None,
+        return_bytes: bool | None = None,
     ) -> Any:
-        """Encodes a text (or a list of texts) into ids (``out_type=int``) or pieces (``str``).
+        """Encodes a text (or a list of texts) into ids (``out_type=int``) or pieces (``str``),
+        or any other output type of :mod:`tokensmith.sentencepiece_outputs`.
 
         With ``enable_sampling``, each call draws a segmentation: Unigram models sample among
         the ``nbest_size`` best (all of them with ``-1``) with probability proportional to
@@ -353,6 +364,7 @@ class SentencePieceProcessor:
             and add_eos is None
             and reverse is None
             and emit_unk_piece is None
+            and return_bytes is None
             and type(input) is str
         ):
             return fast(input)
@@ -368,6 +380,8 @@ class SentencePieceProcessor:
             alpha,
             num_threads,
             return_type,
+            thread_pool,
+            return_bytes,
         )
 
     def _encode(
@@ -382,13 +396,19 @@ class SentencePieceProcessor:
         nbest_size: int | None,
         alpha: float | None,
         num_threads: int | None,
-        return_type: type[int] | type[str] | None,
+        return_type: Any,
+        thread_pool: Any = None,
+        return_bytes: bool | None = None,
     ) -> Any:
         """:meth:`encode` with any options."""
         model = self._model
-        out_type = _resolve_out_type(self._out_type, out_type, return_type)
-        if out_type is not int and out_type is not str:
-            raise InvalidArgumentError(f"out_type must be int or str, not {out_type!r}")
+        out_type = resolve_out_type(self._out_type, out_type, return_type, OUT_TYPES)
+        if return_bytes is not None and out_type != "offset_mapping":
+            raise InvalidArgumentError("return_bytes applies only to out_type='offset_mapping'")
+        if num_threads is not None and not isinstance(num_threads, int):
+            raise ArgumentTypeError("num_threads must be int")
+        if num_threads is None and thread_pool is not None:
+            num_threads = thread_pool.num_threads()
         sampling = self._enable_sampling if enable_sampling is None else enable_sampling
         nbest = self._nbest_size if nbest_size is None else nbest_size
         alpha = self._alpha if alpha is None else alpha
@@ -398,11 +418,34 @@ class SentencePieceProcessor:
             # sentencepiece checks the same: std::isfinite(alpha) and alpha >= 0.
             raise InvalidArgumentError(f"alpha must be a finite number >= 0, not {alpha!r}")
         rewrite = self._rewrite(add_bos, add_eos, reverse, emit_unk_piece)
+        bytes_in = isinstance(input, bytes) or (
+            isinstance(input, list) and bool(input) and isinstance(input[0], bytes)
+        )
+        if return_bytes is None and out_type == "offset_mapping":
+            return_bytes = bytes_in
+        if isinstance(input, bytes) or (
+            isinstance(input, list) and any(isinstance(t, bytes) for t in input)
+        ):
+            input = as_text(input) if isinstance(input, bytes) else [as_text(t) for t in input]
+        if out_type not in (int, str):
+            refuse_rewrite_with_proto(out_type, rewrite.is_noop)
+            if out_type in (bytes, "numpy"):
+                plain = self._encode(
+                    input, str if out_type is bytes else int, add_bos, add_eos, reverse,
+                    emit_unk_piece, sampling, nbest, alpha, num_threads, None,
+                )
+                return convert_plain(plain, out_type, isinstance(input, list))
+            if isinstance(input, str):
+                return self._encode_proto(input, out_type, sampling, nbest, alpha, return_bytes)
+            return [
+                self._encode_proto(t, out_type, sampling, nbest, alpha, return_bytes)
+                for t in input
+            ]
         as_ids = out_type is int
 
         def one(text: str) -> list[int] | list[str]:
             if sampling:
-                pieces, ids = model.sample(text, alpha, nbest, _RANDOM.getrandbits(64))
+                pieces, ids = model.sample(text, alpha, nbest, self._sampling_seed())
             elif rewrite.is_noop:
                 return model.encode_ids(text) if as_ids else model.encode_pieces(text)
             else:
@@ -452,24 +495,31 @@ class SentencePieceProcessor:
         reverse: bool | None = None,
         emit_unk_piece: bool | None = None,
         nbest_size: int | None = None,
-        return_type: type[int] | type[str] | None = None,
+        return_type: Any = None,
     ) -> Any:
         """The ``nbest_size`` best segmentations (Unigram models), best first."""
         model = self._model
-        out_type = _resolve_out_type(self._out_type, out_type, return_type)
+        out_type = resolve_out_type(self._out_type, out_type, return_type, OUT_TYPES)
+        if out_type == "offset_mapping":
+            raise ValueError("NBestEncode has no out_type='offset_mapping'")
         size = self._nbest_size if nbest_size is None else nbest_size
         size = max(size, 1)
         rewrite = self._rewrite(add_bos, add_eos, reverse, emit_unk_piece)
+        refuse_rewrite_with_proto(out_type, rewrite.is_noop)
+        as_ids = out_type in (int, "numpy")
 
-        def one(text: str) -> list[list[int] | list[str]]:
-            return [
-                rewrite.apply(pieces, ids, out_type is int)
-                for pieces, ids, _ in model.nbest(text, size)
-            ]
+        def one(text: str) -> Any:
+            if not isinstance(out_type, type) and out_type != "numpy":
+                return self._nbest_proto(text, out_type, size)
+            return convert_plain(
+                [rewrite.apply(pieces, ids, as_ids) for pieces, ids, _ in model.nbest(text, size)],
+                out_type,
+                True,
+            )
 
-        if isinstance(input, str):
-            return one(input)
-        return [one(text) for text in input]
+        if isinstance(input, str | bytes):
+            return one(as_text(input))
+        return [one(as_text(text)) for text in input]
 
     def NBestEncodeAsIds(  # noqa: N802
         self, input: str | list[str], nbest_size: int | None = None, **kwargs: Any
@@ -491,21 +541,38 @@ class SentencePieceProcessor:
             return self._model.entropy(input, alpha)
         return [self._model.entropy(text, alpha) for text in input]
 
-    def normalize(self, text: str) -> str:
-        """The normalized text the model segments (spaces shown as ``▁``)."""
-        return self._model.normalize(text)
+    def normalize(self, input: Any, with_offsets: bool | None = None) -> Any:
+        """The normalized text the model segments (spaces shown as ``▁``); ``bytes`` give
+        bytes, a list gives a list. ``with_offsets``: ``(normalized, offsets)``, where
+        ``offsets[i]`` is the position in ``input`` that the normalized ``i``-th character
+        came from (in bytes for a ``bytes`` input), with one more entry for the end."""
+        return normalize_any(self._model, input, with_offsets)
+
+    def _sampling_seed(self) -> int:
+        return _RANDOM.getrandbits(64)
 
     # Decoding.
 
-    def decode(self, input: int | str | Sequence[Any], out_type: type[str] = str) -> Any:
-        """Decodes ids or pieces (or a list of either, or one id) back to text."""
-        if out_type is not str:
-            raise InvalidArgumentError(f"out_type must be str, not {out_type!r}")
+    def decode(
+        self,
+        input: Any,
+        out_type: Any = None,
+        num_threads: int | None = None,
+        thread_pool: Any = None,
+        return_bytes: bool | None = None,
+        return_type: Any = None,
+    ) -> Any:
+        """Decodes ids or pieces (or a list of either, or one id) back to text, or to any
+        decode output type of :mod:`tokensmith.sentencepiece_outputs`."""
+        out_type = resolve_out_type(str, out_type, return_type, DECODE_OUT_TYPES)
+        if return_bytes is not None and out_type != "offset_mapping":
+            raise InvalidArgumentError("return_bytes applies only to out_type='offset_mapping'")
+        if num_threads is not None and not isinstance(num_threads, int):
+            raise ArgumentTypeError("num_threads must be int")
+        del thread_pool  # decoding is one pass per sequence
         model = self._model
-        to_list = getattr(input, "tolist", None)
-        if to_list is not None and not isinstance(input, str):
-            # A numpy array or scalar, as sentencepiece takes it.
-            input = to_list()
+        if out_type is not str or not isinstance(input, int | str | list):
+            return self._decode_as(input, out_type, return_bytes)
         if isinstance(input, int):
             return model.decode([input])
         if isinstance(input, str):
@@ -517,81 +584,22 @@ class SentencePieceProcessor:
             return model.decode(list(cast(Sequence[int], input)))
         if isinstance(first, str):
             return model.decode_pieces(list(input))
-        return [self.decode(item) for item in input]
+        return self._decode_as(input, out_type, return_bytes)
 
-    def DecodeIds(self, input: Sequence[Any]) -> Any:  # noqa: N802
-        return self.decode(input)
+    def DecodeIds(self, input: Any, out_type: Any = None, **kwargs: Any) -> Any:  # noqa: N802
+        return self.decode(input, out_type, **kwargs)
 
-    def DecodePieces(self, input: Sequence[Any]) -> Any:  # noqa: N802
-        return self.decode(input)
-
-    # The vocabulary.
-
-    def GetPieceSize(self) -> int:  # noqa: N802
-        return self._model.piece_size()
-
-    def piece_size(self) -> int:
-        return self._model.piece_size()
-
-    def vocab_size(self) -> int:
-        return self._model.piece_size()
-
-    def __len__(self) -> int:
-        return self._model.piece_size()
-
-    def __getitem__(self, piece: str) -> int:
-        return self._model.piece_to_id(piece)
-
-    def IdToPiece(self, id: int | list[int]) -> Any:  # noqa: N802
-        if isinstance(id, list):
-            return [self._model.id_to_piece(i) for i in id]
-        return self._model.id_to_piece(id)
-
-    def PieceToId(self, piece: str | list[str]) -> Any:  # noqa: N802
-        if isinstance(piece, list):
-            return [self._model.piece_to_id(p) for p in piece]
-        return self._model.piece_to_id(piece)
-
-    def GetScore(self, id: int | list[int]) -> Any:  # noqa: N802
-        if isinstance(id, list):
-            return [self._model.get_score(i) for i in id]
-        return self._model.get_score(id)
-
-    def _is(self, id: int | list[int], kind: str) -> Any:
-        if isinstance(id, list):
-            return [self._model.piece_type(i) == kind for i in id]
-        return self._model.piece_type(id) == kind
-
-    def IsUnknown(self, id: int | list[int]) -> Any:  # noqa: N802
-        return self._is(id, "unknown")
-
-    def IsControl(self, id: int | list[int]) -> Any:  # noqa: N802
-        return self._is(id, "control")
-
-    def IsUnused(self, id: int | list[int]) -> Any:  # noqa: N802
-        return self._is(id, "unused")
-
-    def IsByte(self, id: int | list[int]) -> Any:  # noqa: N802
-        return self._is(id, "byte")
-
-    def unk_id(self) -> int:
-        return self._model.special_ids()[0]
-
-    def bos_id(self) -> int:
-        return self._model.special_ids()[1]
-
-    def eos_id(self) -> int:
-        return self._model.special_ids()[2]
-
-    def pad_id(self) -> int:
-        return self._model.special_ids()[3]
+    def DecodePieces(self, input: Any, out_type: Any = None, **kwargs: Any) -> Any:  # noqa: N802
+        return self.decode(input, out_type, **kwargs)
 
     # sentencepiece's other spellings.
     Load = load
     Encode = encode
     Tokenize = encode
+    tokenize = encode
     Decode = decode
     Detokenize = decode
+    detokenize = decode
     Normalize = normalize
     encode_as_ids = EncodeAsIds
     encode_as_pieces = EncodeAsPieces
@@ -603,14 +611,6 @@ class SentencePieceProcessor:
     calculate_entropy = CalculateEntropy
     decode_ids = DecodeIds
     decode_pieces = DecodePieces
-    get_piece_size = GetPieceSize
-    id_to_piece = IdToPiece
-    piece_to_id = PieceToId
-    get_score = GetScore
-    is_unknown = IsUnknown
-    is_control = IsControl
-    is_unused = IsUnused
-    is_byte = IsByte
     load_from_file = LoadFromFile
     load_from_serialized_proto = LoadFromSerializedProto
 
@@ -621,49 +621,9 @@ _STATE = tuple(name for name in SentencePieceProcessor.__slots__ if name != "__d
 _OPTIONS = tuple(name for name in _STATE if name not in ("_core", "_fast"))
 
 
-class _Rewrite:
-    """sentencepiece's post-encoding options: reverse, then BOS/EOS, then unknown pieces."""
-
-    __slots__ = ("sp", "add_bos", "add_eos", "reverse", "emit_unk_piece")
-
-    def __init__(
-        self,
-        sp: SentencePieceProcessor,
-        add_bos: bool,
-        add_eos: bool,
-        reverse: bool,
-        emit_unk_piece: bool,
-    ) -> None:
-        self.sp = sp
-        self.add_bos = add_bos
-        self.add_eos = add_eos
-        self.reverse = reverse
-        self.emit_unk_piece = emit_unk_piece
-
-    @property
-    def is_noop(self) -> bool:
-        return not (self.add_bos or self.add_eos or self.reverse or self.emit_unk_piece)
-
-    def apply(self, pieces: list[str], ids: list[int], as_ids: bool) -> list[int] | list[str]:
-        if self.reverse:
-            pieces, ids = pieces[::-1], ids[::-1]
-        if as_ids:
-            out_ids = list(ids)
-            if self.add_bos:
-                out_ids.insert(0, self.sp.bos_id())
-            if self.add_eos:
-                out_ids.append(self.sp.eos_id())
-            return out_ids
-        out = list(pieces)
-        if self.add_bos:
-            out.insert(0, self.sp.id_to_piece(self.sp.bos_id()))
-        if self.add_eos:
-            out.append(self.sp.id_to_piece(self.sp.eos_id()))
-        if self.emit_unk_piece:
-            unk = self.sp.unk_id()
-            unk_piece = self.sp.id_to_piece(unk)
-            out = [unk_piece if self.sp.piece_to_id(p) == unk else p for p in out]
-        return out
-
-
-__all__ = ["SentencePieceProcessor", "set_random_generator_seed"]
+__all__ = [
+    "SentencePieceNormalizer",
+    "SentencePieceProcessor",
+    "SentencePieceTrainer",
+    "set_random_generator_seed",
+]

@@ -110,10 +110,12 @@ def test_any_iterable_of_texts(texts: list[str]) -> None:
 def test_a_batch_raises_for_its_first_bad_text(threads: int | None, texts: list[str]) -> None:
     ours, _ = shipped_pair("test_model.model")
     batch = list(texts)
-    batch[700] = b"bytes"  # type: ignore[call-overload]
+    # bytes are UTF-8 text, as in sentencepiece; anything else is refused by position.
+    batch[700] = texts[700].encode("utf-8")  # type: ignore[call-overload]
+    assert ours.encode(batch, **threads_kw(threads)) == ours.encode(texts, **threads_kw(threads))
     batch[-3] = 7  # type: ignore[call-overload]
     for out_type in (int, str):
-        with pytest.raises(TypeError, match=r"texts\[700\] has type bytes, not str"):
+        with pytest.raises(TypeError, match=rf"texts\[{len(texts) - 3}\] has type int, not str"):
             ours.encode(batch, out_type=out_type, **threads_kw(threads))
     # A lone surrogate cannot be UTF-8, as in a single call.
     batch = list(texts)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
+import sentencepiece as spm
 import tokensmith
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -57,15 +58,27 @@ def test_a_processor_without_a_model_says_so():
     assert sp.encode("x")
 
 
-def test_bad_ids_are_unknown_token_id_errors():
-    sp = tokensmith.SentencePieceProcessor(model_proto=trained("unigram_nmt_nfkc"))
-    for bad in (-1, 2000, 10**12):
-        with pytest.raises(tokensmith.UnknownTokenIdError, match="0..2000"):
-            sp.decode([5, bad])
-        with pytest.raises(tokensmith.UnknownTokenIdError):
-            sp.id_to_piece(bad)
-        with pytest.raises(tokensmith.UnknownTokenIdError):
-            sp.get_score(bad)
+def test_bad_ids_are_index_errors_as_in_sentencepiece():
+    proto = trained("unigram_nmt_nfkc")
+    sp = tokensmith.SentencePieceProcessor(model_proto=proto)
+    ref = spm.SentencePieceProcessor(model_proto=proto)
+    calls = [
+        lambda p, bad: p.decode([5, bad]),
+        lambda p, bad: p.id_to_piece(bad),
+        lambda p, bad: p.get_score(bad),
+        lambda p, bad: p.is_unknown(bad),
+        lambda p, bad: p.is_control([3, bad]),
+        lambda p, bad: p.decode([5, bad], out_type="proto"),
+    ]
+    for bad in (-1, 2000, 2**31 - 1):
+        for call in calls:
+            with pytest.raises(IndexError):
+                call(ref, bad)
+            with pytest.raises(tokensmith.errors.PieceIdOutOfRangeError, match="0..2000"):
+                call(sp, bad)
+    # Also the KeyError of tokensmith's other faces.
+    with pytest.raises(tokensmith.UnknownTokenIdError):
+        sp.id_to_piece(10**12)
 
 
 def test_bad_options_are_value_errors():
@@ -75,7 +88,7 @@ def test_bad_options_are_value_errors():
     with pytest.raises(ValueError, match="512"):
         sp.sample_encode_as_ids("x", nbest_size=600, alpha=0.1)
     with pytest.raises(ValueError, match="out_type"):
-        sp.encode("x", out_type=bytes)
+        sp.encode("x", out_type=float)
     with pytest.raises(ValueError, match="piece type"):
         tokensmith.SentencePieceProcessor.from_pieces([("<unk>", 0.0, "unk")])
     with pytest.raises(tokensmith.ModelFormatError, match="no unknown piece"):

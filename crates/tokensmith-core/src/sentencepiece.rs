@@ -45,6 +45,20 @@ use ids::{IdSink, Step, Unknowns};
 /// One segmentation as `(piece, id)` pairs, with its score.
 pub type Scored = (Vec<(String, u32)>, f32);
 
+/// A piece of an encoded text and where in the text it came from, as sentencepiece's
+/// `SentencePieceText` holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffsetPiece {
+    pub piece: String,
+    pub id: u32,
+    /// Byte offsets in the input of what the piece came from.
+    pub begin: usize,
+    pub end: usize,
+    /// False for the byte pieces of an unknown run but its last (with byte fallback), which
+    /// sentencepiece leaves without a surface: they are empty at the run's start.
+    pub has_surface: bool,
+}
+
 thread_local! {
     /// The normalized text and the model's spans, kept between calls so that encoding short
     /// texts allocates only its output.
@@ -231,14 +245,55 @@ impl SentencePieceProcessor {
     /// # let bytes = std::fs::read("../../tests/data/spm/test_model.model").unwrap();
     /// let sp = SentencePieceProcessor::from_bytes(&bytes).unwrap();
     /// let pieces = sp.encode_with_offsets("  Hi there");
-    /// let spans: Vec<&str> = pieces.iter().map(|p| &"  Hi there"[p.2..p.3]).collect();
+    /// let spans: Vec<&str> = pieces.iter().map(|p| &"  Hi there"[p.begin..p.end]).collect();
     /// assert_eq!(spans.concat(), "Hi there");
     /// ```
-    pub fn encode_with_offsets(&self, text: &str) -> Vec<(String, u32, usize, usize)> {
+    pub fn encode_with_offsets(&self, text: &str) -> Vec<OffsetPiece> {
         let (normalized, to_orig) = self.normalizer.normalize_with_offsets(text);
         let mut spans = Vec::new();
         self.segment(&normalized, &mut spans);
-        let mut out: Vec<(String, u32, usize, usize)> = Vec::with_capacity(spans.len());
+        self.offset_pieces_of(&normalized, &to_orig, spans)
+    }
+
+    /// The normalized text and, for each of its bytes and its end, the byte offset in `text`
+    /// it came from (sentencepiece's `Normalize` with offsets).
+    pub fn normalize_with_offsets(&self, text: &str) -> (String, Vec<usize>) {
+        self.normalizer.normalize_with_offsets(text)
+    }
+
+    /// [`Self::nbest`] with each piece's offsets, as [`Self::encode_with_offsets`] gives them.
+    pub fn nbest_with_offsets(&self, text: &str, n: usize) -> Result<Vec<(Vec<OffsetPiece>, f32)>> {
+        let (normalized, to_orig) = self.normalizer.normalize_with_offsets(text);
+        Ok(self
+            .nbest_spans(&normalized, n)?
+            .into_iter()
+            .map(|(spans, score)| (self.offset_pieces_of(&normalized, &to_orig, spans), score))
+            .collect())
+    }
+
+    /// [`Self::sample`] with each piece's offsets, as [`Self::encode_with_offsets`] gives them.
+    pub fn sample_with_offsets(
+        &self,
+        text: &str,
+        alpha: f32,
+        nbest_size: i64,
+        seed: u64,
+    ) -> Result<Vec<OffsetPiece>> {
+        let (normalized, to_orig) = self.normalizer.normalize_with_offsets(text);
+        let spans = self.sample_spans(&normalized, alpha, nbest_size, seed)?;
+        Ok(self.offset_pieces_of(&normalized, &to_orig, spans))
+    }
+
+    /// Turns model spans into pieces with offsets in the original text (`to_orig` maps each
+    /// normalized byte back): unknown runs merged, or split into byte pieces of which all but
+    /// a character's last are empty at its start.
+    fn offset_pieces_of(
+        &self,
+        normalized: &str,
+        to_orig: &[usize],
+        spans: Vec<Span>,
+    ) -> Vec<OffsetPiece> {
+        let mut out: Vec<OffsetPiece> = Vec::with_capacity(spans.len());
         let mut is_prev_unk = false;
         let unknowns = self.unknowns();
         for (start, end, id) in spans {
@@ -247,18 +302,27 @@ impl SentencePieceProcessor {
             match unknowns.step(id, &mut is_prev_unk) {
                 Step::Bytes(table) => {
                     let last = w.len().saturating_sub(1);
-                    out.extend(w.bytes().enumerate().map(|(i, b)| {
-                        let stop = if i == last { finish } else { begin };
-                        (byte_piece(b), table[usize::from(b)], begin, stop)
+                    out.extend(w.bytes().enumerate().map(|(i, b)| OffsetPiece {
+                        piece: byte_piece(b),
+                        id: table[usize::from(b)],
+                        begin,
+                        end: if i == last { finish } else { begin },
+                        has_surface: i == last,
                     }));
                 }
                 Step::JoinPrevious => {
                     if let Some(prev) = out.last_mut() {
-                        prev.0.push_str(w);
-                        prev.3 = finish;
+                        prev.piece.push_str(w);
+                        prev.end = finish;
                     }
                 }
-                Step::Piece => out.push((w.to_string(), id, begin, finish)),
+                Step::Piece => out.push(OffsetPiece {
+                    piece: w.to_string(),
+                    id,
+                    begin,
+                    end: finish,
+                    has_surface: true,
+                }),
             }
         }
         out
@@ -267,6 +331,16 @@ impl SentencePieceProcessor {
     /// Up to `n` best segmentations of `text` with their scores, best first (sentencepiece's
     /// `NBestEncode`: `n <= 1` gives the best one, scored 0; more than 512 is an error).
     pub fn nbest(&self, text: &str, n: usize) -> Result<Vec<Scored>> {
+        let normalized = self.normalizer.normalize(text);
+        Ok(self
+            .nbest_spans(&normalized, n)?
+            .into_iter()
+            .map(|(spans, score)| (self.pieces_of(&normalized, spans), score))
+            .collect())
+    }
+
+    /// The model's `n` best segmentations of `normalized` with their scores.
+    fn nbest_spans(&self, normalized: &str, n: usize) -> Result<Vec<(Vec<Span>, f32)>> {
         if n > MAX_NBEST {
             return Err(Error::InvalidOption(format!(
                 "nbest_size must be at most {MAX_NBEST}, got {n}"
@@ -277,11 +351,7 @@ impl SentencePieceProcessor {
                 "n-best encoding needs a Unigram model; this .model is BPE".into(),
             ));
         };
-        let normalized = self.normalizer.normalize(text);
-        Ok(m.nbest(&normalized, n)
-            .into_iter()
-            .map(|(spans, score)| (self.pieces_of(&normalized, spans), score))
-            .collect())
+        Ok(m.nbest(normalized, n))
     }
 
     /// One sampled segmentation of `text` (sentencepiece's `SampleEncode`).
@@ -297,24 +367,35 @@ impl SentencePieceProcessor {
         nbest_size: i64,
         seed: u64,
     ) -> Result<Vec<(String, u32)>> {
+        let normalized = self.normalizer.normalize(text);
+        let spans = self.sample_spans(&normalized, alpha, nbest_size, seed)?;
+        Ok(self.pieces_of(&normalized, spans))
+    }
+
+    /// The model's sampled segmentation of `normalized` (see [`Self::sample`]).
+    fn sample_spans(
+        &self,
+        normalized: &str,
+        alpha: f32,
+        nbest_size: i64,
+        seed: u64,
+    ) -> Result<Vec<Span>> {
         if nbest_size > MAX_NBEST as i64 {
             return Err(Error::InvalidOption(format!(
                 "nbest_size must be at most {MAX_NBEST}, got {nbest_size}"
             )));
         }
-        let normalized = self.normalizer.normalize(text);
         let mut rng = SplitMix64::new(seed);
-        let spans = match &self.model {
-            Model::Bpe(m) => m.encode_with_dropout(&normalized, alpha, Some(&mut rng)),
-            Model::Unigram(m) if nbest_size < 0 => m.sample(&normalized, alpha, &mut rng),
-            Model::Unigram(m) if nbest_size <= 1 => m.encode(&normalized),
+        Ok(match &self.model {
+            Model::Bpe(m) => m.encode_with_dropout(normalized, alpha, Some(&mut rng)),
+            Model::Unigram(m) if nbest_size < 0 => m.sample(normalized, alpha, &mut rng),
+            Model::Unigram(m) if nbest_size <= 1 => m.encode(normalized),
             Model::Unigram(m) => {
-                let mut paths = m.nbest(&normalized, nbest_size as usize);
+                let mut paths = m.nbest(normalized, nbest_size as usize);
                 let i = pick_scored(&paths, alpha, &mut rng);
                 paths.swap_remove(i).0
             }
-        };
-        Ok(self.pieces_of(&normalized, spans))
+        })
     }
 
     /// The entropy of the distribution over segmentations of `text` at inverse temperature
@@ -501,23 +582,61 @@ impl SentencePieceProcessor {
 
     /// Decodes ids into text, exactly as `SentencePieceProcessor::DecodeIds`.
     pub fn decode(&self, ids: &[u32]) -> Result<String> {
-        self.decode_items(ids.iter().map(|&id| (id, None)))
+        self.decode_items(ids.iter().map(|&id| (id, None)), None)
     }
 
     /// Decodes pieces, exactly as `SentencePieceProcessor::DecodePieces`: a piece that is not
     /// in the vocabulary is written as it is (the text of a merged unknown run), not as
     /// `unk_surface`.
     pub fn decode_pieces<S: AsRef<str>>(&self, pieces: &[S]) -> Result<String> {
-        self.decode_items(
-            pieces
-                .iter()
-                .map(|p| (self.piece_to_id(p.as_ref()), Some(p.as_ref()))),
-        )
+        self.decode_items(self.given_pieces(pieces), None)
     }
 
+    /// [`Self::decode`] with the `begin..end` byte span each id wrote in the text, as
+    /// sentencepiece's decoded `SentencePieceText` gives them: a control piece is empty where
+    /// it stands; a byte piece that does not end a character is empty at the character's
+    /// start, and the one that ends it spans it; an invalid byte spans its U+FFFD.
+    ///
+    /// ```
+    /// use tokensmith_core::sentencepiece::SentencePieceProcessor;
+    /// # let bytes = std::fs::read("../../tests/data/spm/test_model.model").unwrap();
+    /// let sp = SentencePieceProcessor::from_bytes(&bytes).unwrap();
+    /// let ids = sp.encode_ids("Hi there");
+    /// let (text, spans) = sp.decode_with_spans(&ids).unwrap();
+    /// let parts: Vec<&str> = spans.iter().map(|&(b, e)| &text[b..e]).collect();
+    /// assert_eq!(parts.concat(), "Hi there");
+    /// ```
+    pub fn decode_with_spans(&self, ids: &[u32]) -> Result<(String, Vec<(usize, usize)>)> {
+        let mut spans = Vec::with_capacity(ids.len());
+        let text = self.decode_items(ids.iter().map(|&id| (id, None)), Some(&mut spans))?;
+        Ok((text, spans))
+    }
+
+    /// [`Self::decode_pieces`] with spans, as [`Self::decode_with_spans`].
+    pub fn decode_pieces_with_spans<S: AsRef<str>>(
+        &self,
+        pieces: &[S],
+    ) -> Result<(String, Vec<(usize, usize)>)> {
+        let mut spans = Vec::with_capacity(pieces.len());
+        let text = self.decode_items(self.given_pieces(pieces), Some(&mut spans))?;
+        Ok((text, spans))
+    }
+
+    fn given_pieces<'a, S: AsRef<str>>(
+        &'a self,
+        pieces: &'a [S],
+    ) -> impl Iterator<Item = (u32, Option<&'a str>)> + 'a {
+        pieces
+            .iter()
+            .map(|p| (self.piece_to_id(p.as_ref()), Some(p.as_ref())))
+    }
+
+    /// Decodes `items` (an id, and the piece's text when pieces were given); `spans`, when
+    /// given, receives each item's span in the text.
     fn decode_items<'a>(
         &self,
         items: impl Iterator<Item = (u32, Option<&'a str>)>,
+        mut spans: Option<&mut Vec<(usize, usize)>>,
     ) -> Result<String> {
         let strip_bos_space = self.proto.normalizer_spec.add_dummy_prefix
             || self.proto.normalizer_spec.remove_extra_whitespaces;
@@ -536,11 +655,12 @@ impl SentencePieceProcessor {
                 })?);
                 continue;
             }
-            flush_bytes(&mut bytes, &mut text);
+            flush_bytes(&mut bytes, &mut text, spans.as_deref_mut());
             if bos_ws_seen || !text.is_empty() {
                 is_bos_ws = false;
             }
             bos_ws_seen = false;
+            let begin = text.len();
             match piece.kind {
                 PieceType::Control => {}
                 PieceType::Unknown => match given {
@@ -558,8 +678,11 @@ impl SentencePieceProcessor {
                     text.push_str(&s.replace(SPACE_SYMBOL, " "));
                 }
             }
+            if let Some(spans) = spans.as_deref_mut() {
+                spans.push((begin, text.len()));
+            }
         }
-        flush_bytes(&mut bytes, &mut text);
+        flush_bytes(&mut bytes, &mut text, spans);
         Ok(text)
     }
 
@@ -623,22 +746,41 @@ fn piece_to_byte(piece: &str) -> Option<u8> {
 }
 
 /// Appends byte pieces as text; each byte that does not start a valid UTF-8 character
-/// becomes U+FFFD on its own, as sentencepiece does.
-fn flush_bytes(bytes: &mut Vec<u8>, text: &mut String) {
+/// becomes U+FFFD on its own, as sentencepiece does. `spans`, when given, receives each
+/// byte's span (see [`SentencePieceProcessor::decode_with_spans`]).
+fn flush_bytes(
+    bytes: &mut Vec<u8>,
+    text: &mut String,
+    mut spans: Option<&mut Vec<(usize, usize)>>,
+) {
     let mut rest: &[u8] = bytes;
     while !rest.is_empty() {
-        match std::str::from_utf8(rest) {
-            Ok(s) => {
-                text.push_str(s);
-                break;
+        let (valid, invalid) = match std::str::from_utf8(rest) {
+            Ok(s) => (s, false),
+            // `valid_up_to` bytes were just checked to be UTF-8.
+            Err(e) => (
+                std::str::from_utf8(&rest[..e.valid_up_to()]).unwrap_or_default(),
+                true,
+            ),
+        };
+        if let Some(spans) = spans.as_deref_mut() {
+            let mut at = text.len();
+            for c in valid.chars() {
+                let n = c.len_utf8();
+                spans.extend(std::iter::repeat_n((at, at), n - 1));
+                spans.push((at, at + n));
+                at += n;
             }
-            Err(e) => {
-                let valid = e.valid_up_to();
-                // `valid` bytes were just checked to be UTF-8.
-                text.push_str(std::str::from_utf8(&rest[..valid]).unwrap_or_default());
-                text.push('\u{FFFD}');
-                rest = &rest[valid + 1..];
+        }
+        text.push_str(valid);
+        rest = &rest[valid.len()..];
+        if invalid {
+            let at = text.len();
+            text.push('\u{FFFD}');
+            if let Some(spans) = spans.as_deref_mut() {
+                spans.push((at, text.len()));
             }
+            rest = &rest[1..];
         }
     }
     bytes.clear();
@@ -656,7 +798,7 @@ mod tests {
     #[test]
     fn invalid_bytes_become_one_replacement_each() {
         let mut text = String::new();
-        flush_bytes(&mut vec![b'a', 0xE2, 0x96, b'b'], &mut text);
+        flush_bytes(&mut vec![b'a', 0xE2, 0x96, b'b'], &mut text, None);
         assert_eq!(text, "a\u{FFFD}\u{FFFD}b");
     }
 
@@ -677,6 +819,19 @@ mod tests {
             bare.prepare();
             assert!(bare.is_prepared());
         }
+    }
+
+    #[test]
+    fn byte_spans_end_at_each_character_and_each_invalid_byte() {
+        let (mut text, mut spans) = ("x".to_string(), Vec::new());
+        // "é" (two bytes), an invalid byte, then "a".
+        flush_bytes(
+            &mut vec![0xC3, 0xA9, 0xFF, b'a'],
+            &mut text,
+            Some(&mut spans),
+        );
+        assert_eq!(text, "xé\u{FFFD}a");
+        assert_eq!(spans, [(1, 1), (1, 3), (3, 6), (6, 7)]);
     }
 
     #[test]

@@ -11,6 +11,7 @@ mod int_cache;
 mod plain_call;
 mod sentencepiece;
 mod spm_batch;
+mod spm_normalizer;
 mod train;
 mod train_chars;
 mod train_unigram;
@@ -69,6 +70,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(get_limit, m)?)?;
     m.add_function(wrap_pyfunction!(set_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(spm_normalizer::spm_normalizer, m)?)?;
+    m.add_function(wrap_pyfunction!(spm_normalizer::spm_rule_charsmap, m)?)?;
+    m.add_function(wrap_pyfunction!(spm_normalizer::spm_compile_charsmap, m)?)?;
+    m.add_function(wrap_pyfunction!(spm_normalizer::spm_decompile_charsmap, m)?)?;
     m.add_function(wrap_pyfunction!(train::train_bpe_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(train::extend_bpe_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(train::count_words, m)?)?;

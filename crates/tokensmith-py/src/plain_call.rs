@@ -38,7 +38,7 @@ static ENCODE: Definition = Definition(ffi::PyMethodDef {
     // first line of the doc, up to the `--` line; it is that of `PlainEncode.encode`.
     ml_doc: c"encode($self, input, out_type=None, add_bos=None, add_eos=None, reverse=None, \
 emit_unk_piece=None, enable_sampling=None, nbest_size=None, alpha=None, num_threads=None, \
-return_type=None)\n--\n\nEncodes a text (or a list of texts) as \
+return_type=None, thread_pool=None, return_bytes=None)\n--\n\nEncodes a text (or a list of texts) as \
 `SentencePieceProcessor.encode` does."
         .as_ptr(),
 });

@@ -13,9 +13,9 @@ use tokensmith_core::error::Error;
 use tokensmith_core::formats::sentencepiece_model::{
     ModelProto, ModelType, NormalizerSpec, Piece, PieceType, TrainerSpec,
 };
-use tokensmith_core::sentencepiece::SentencePieceProcessor;
+use tokensmith_core::sentencepiece::{OffsetPiece, SentencePieceProcessor};
 
-use crate::errors::IntoPyResult;
+use crate::errors::{new_error, to_py};
 use crate::int_cache::IntCache;
 use crate::spm_batch::{self, with_texts};
 
@@ -25,6 +25,34 @@ type Segmentation = (Vec<String>, Vec<u32>);
 type OffsetSegmentation = (Vec<String>, Vec<u32>, Vec<(usize, usize)>);
 /// One n-best entry: pieces, ids and the score.
 type ScoredSegmentation = (Vec<String>, Vec<u32>, f32);
+/// `(piece, id, begin, end, has_surface)` with byte offsets: what a `SentencePieceText`
+/// holds (see `OffsetPiece`).
+type ProtoPieces = Vec<(String, u32, usize, usize, bool)>;
+
+fn proto_pieces(pieces: Vec<OffsetPiece>) -> ProtoPieces {
+    pieces
+        .into_iter()
+        .map(|p| (p.piece, p.id, p.begin, p.end, p.has_surface))
+        .collect()
+}
+/// A text with the `(begin, end)` byte span of each piece in it.
+type SpannedText = (String, Vec<(usize, usize)>);
+
+/// Core errors as the sentencepiece face raises them: a bad id is also an `IndexError`, and an
+/// option the processor refuses also a `RuntimeError`, as in sentencepiece.
+trait SpmResult<T> {
+    fn spm_err(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> SpmResult<T> for Result<T, Error> {
+    fn spm_err(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| match e {
+            Error::UnknownTokenId { .. } => new_error(py, "PieceIdOutOfRangeError", e.to_string()),
+            Error::InvalidOption(_) => new_error(py, "SentencePieceOptionError", e.to_string()),
+            e => to_py(py, e),
+        })
+    }
+}
 
 #[pyclass(frozen, name = "CoreSentencePiece", module = "tokensmith._core")]
 pub struct CoreSentencePiece {
@@ -128,6 +156,10 @@ impl CoreSentencePiece {
         self.ints.list(py, ids)
     }
 
+    fn ids(&self, ids: &[i64]) -> Result<Vec<u32>, Error> {
+        ids.iter().map(|&i| self.id(i)).collect()
+    }
+
     fn id(&self, id: i64) -> Result<u32, Error> {
         u32::try_from(id)
             .ok()
@@ -146,7 +178,7 @@ impl CoreSentencePiece {
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         py.detach(|| SentencePieceProcessor::open(&path))
             .map(Self::wrap)
-            .py_err(py)
+            .spm_err(py)
     }
 
     /// Loads the bytes of a `.model` file.
@@ -154,7 +186,7 @@ impl CoreSentencePiece {
     fn from_bytes(py: Python<'_>, data: PyBackedBytes) -> PyResult<Self> {
         py.detach(|| SentencePieceProcessor::from_bytes(&data))
             .map(Self::wrap)
-            .py_err(py)
+            .spm_err(py)
     }
 
     /// A new model from `(piece, score, type)` triples, with identity normalization.
@@ -214,14 +246,14 @@ impl CoreSentencePiece {
                 ..ModelProto::default()
             })
         };
-        build().map(Self::wrap).py_err(py)
+        build().map(Self::wrap).spm_err(py)
     }
 
     /// The same model with another vocabulary of `(piece, score, type)` triples.
     fn with_pieces(&self, py: Python<'_>, pieces: Vec<(String, f32, String)>) -> PyResult<Self> {
         py.detach(|| self.inner.with_pieces(to_pieces(pieces)?))
             .map(Self::wrap)
-            .py_err(py)
+            .spm_err(py)
     }
 
     /// Every piece as `(piece, score, type)`.
@@ -294,13 +326,70 @@ impl CoreSentencePiece {
                 Vec::with_capacity(pieces.len()),
                 Vec::with_capacity(pieces.len()),
             );
-            for (piece, id, begin, end) in pieces {
-                out.0.push(piece);
-                out.1.push(id);
-                out.2.push((at(begin), at(end)));
+            for p in pieces {
+                out.0.push(p.piece);
+                out.1.push(p.id);
+                out.2.push((at(p.begin), at(p.end)));
             }
             out
         })
+    }
+
+    /// Pieces, ids and `(begin, end)` byte offsets in `text`, as sentencepiece's proto.
+    fn encode_proto(&self, py: Python<'_>, text: &str) -> ProtoPieces {
+        py.detach(|| proto_pieces(self.inner.encode_with_offsets(text)))
+    }
+
+    /// The `n` best segmentations with byte offsets and scores, best first.
+    fn nbest_proto(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        n: usize,
+    ) -> PyResult<Vec<(ProtoPieces, f32)>> {
+        py.detach(|| {
+            self.inner.nbest_with_offsets(text, n).map(|list| {
+                list.into_iter()
+                    .map(|(pieces, score)| (proto_pieces(pieces), score))
+                    .collect()
+            })
+        })
+        .spm_err(py)
+    }
+
+    /// One sampled segmentation with byte offsets; the same `seed` gives the same result.
+    fn sample_proto(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        alpha: f32,
+        nbest_size: i64,
+        seed: u64,
+    ) -> PyResult<ProtoPieces> {
+        py.detach(|| {
+            self.inner
+                .sample_with_offsets(text, alpha, nbest_size, seed)
+                .map(proto_pieces)
+        })
+        .spm_err(py)
+    }
+
+    /// The normalized text and, for each of its bytes and its end, the byte offset in
+    /// `text` it came from.
+    fn normalize_offsets(&self, py: Python<'_>, text: &str) -> (String, Vec<usize>) {
+        py.detach(|| self.inner.normalize_with_offsets(text))
+    }
+
+    /// The decoded text and the byte span each id wrote in it.
+    fn decode_spans(&self, py: Python<'_>, ids: Vec<i64>) -> PyResult<SpannedText> {
+        py.detach(|| self.inner.decode_with_spans(&self.ids(&ids)?))
+            .spm_err(py)
+    }
+
+    /// The text decoded from pieces and the byte span each piece wrote in it.
+    fn decode_pieces_spans(&self, py: Python<'_>, pieces: Vec<String>) -> PyResult<SpannedText> {
+        py.detach(|| self.inner.decode_pieces_with_spans(&pieces))
+            .spm_err(py)
     }
 
     /// Ids of many texts (any iterable of `str`), on `num_threads` threads. This thread
@@ -340,7 +429,7 @@ impl CoreSentencePiece {
                     .collect()
             })
         })
-        .py_err(py)
+        .spm_err(py)
     }
 
     /// One sampled segmentation; the same `seed` gives the same result.
@@ -353,11 +442,11 @@ impl CoreSentencePiece {
         seed: u64,
     ) -> PyResult<Segmentation> {
         py.detach(|| self.inner.sample(text, alpha, nbest_size, seed).map(split))
-            .py_err(py)
+            .spm_err(py)
     }
 
     fn entropy(&self, py: Python<'_>, text: &str, alpha: f32) -> PyResult<f32> {
-        py.detach(|| self.inner.entropy(text, alpha)).py_err(py)
+        py.detach(|| self.inner.entropy(text, alpha)).spm_err(py)
     }
 
     fn normalize(&self, py: Python<'_>, text: &str) -> String {
@@ -365,19 +454,13 @@ impl CoreSentencePiece {
     }
 
     fn decode(&self, py: Python<'_>, ids: Vec<i64>) -> PyResult<String> {
-        py.detach(|| {
-            let ids = ids
-                .iter()
-                .map(|&i| self.id(i))
-                .collect::<Result<Vec<u32>, Error>>()?;
-            self.inner.decode(&ids)
-        })
-        .py_err(py)
+        py.detach(|| self.inner.decode(&self.ids(&ids)?))
+            .spm_err(py)
     }
 
     /// Decodes pieces; a piece not in the vocabulary is written as it is.
     fn decode_pieces(&self, py: Python<'_>, pieces: Vec<String>) -> PyResult<String> {
-        py.detach(|| self.inner.decode_pieces(&pieces)).py_err(py)
+        py.detach(|| self.inner.decode_pieces(&pieces)).spm_err(py)
     }
 
     fn piece_size(&self) -> usize {
@@ -387,7 +470,7 @@ impl CoreSentencePiece {
     fn id_to_piece(&self, py: Python<'_>, id: i64) -> PyResult<String> {
         self.id(id)
             .and_then(|id| self.inner.id_to_piece(id).map(str::to_string))
-            .py_err(py)
+            .spm_err(py)
     }
 
     fn piece_to_id(&self, piece: &str) -> u32 {
@@ -401,7 +484,7 @@ impl CoreSentencePiece {
     }
 
     fn get_score(&self, py: Python<'_>, id: i64) -> PyResult<f32> {
-        self.id(id).and_then(|id| self.inner.score(id)).py_err(py)
+        self.id(id).and_then(|id| self.inner.score(id)).spm_err(py)
     }
 
     /// One of "normal", "unknown", "control", "user_defined", "unused", "byte".
@@ -409,7 +492,7 @@ impl CoreSentencePiece {
         self.id(id)
             .and_then(|id| self.inner.piece_type(id))
             .map(kind_name)
-            .py_err(py)
+            .spm_err(py)
     }
 
     /// `(unk, bos, eos, pad)` ids as sentencepiece reports them; -1 means absent.
@@ -457,7 +540,8 @@ impl PlainEncode {
     /// Encodes a text (or a list of texts) as `SentencePieceProcessor.encode` does.
     #[pyo3(signature = (
         input, out_type=None, add_bos=None, add_eos=None, reverse=None, emit_unk_piece=None,
-        enable_sampling=None, nbest_size=None, alpha=None, num_threads=None, return_type=None
+        enable_sampling=None, nbest_size=None, alpha=None, num_threads=None, return_type=None,
+        thread_pool=None, return_bytes=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn encode<'py>(
@@ -474,8 +558,11 @@ impl PlainEncode {
         alpha: Option<Bound<'py, PyAny>>,
         num_threads: Option<Bound<'py, PyAny>>,
         return_type: Option<Bound<'py, PyAny>>,
+        thread_pool: Option<Bound<'py, PyAny>>,
+        return_bytes: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let plain = add_bos.is_none()
+            && return_bytes.is_none()
             && add_eos.is_none()
             && reverse.is_none()
             && emit_unk_piece.is_none()
@@ -489,7 +576,8 @@ impl PlainEncode {
         // A text, or a list of texts with the default number of threads (the batch, with no
         // Python frame in between, which costs as much as encoding a few short texts).
         if let (true, Some(as_ids)) = (plain, as_ids) {
-            if let Some(done) = self.encode_plain(py, &input, as_ids, num_threads.is_none()) {
+            let lists = num_threads.is_none() && thread_pool.is_none();
+            if let Some(done) = self.encode_plain(py, &input, as_ids, lists) {
                 return done;
             }
         }
@@ -500,19 +588,25 @@ impl PlainEncode {
                 "the SentencePieceProcessor of this encode method is gone",
             ));
         };
-        let args = (
-            input,
-            out_type,
-            add_bos,
-            add_eos,
-            reverse,
-            emit_unk_piece,
-            enable_sampling,
-            nbest_size,
-            alpha,
-            num_threads,
-            return_type,
-        );
+        let given = |o: Option<Bound<'py, PyAny>>| o.unwrap_or_else(|| py.None().into_bound(py));
+        let args = pyo3::types::PyTuple::new(
+            py,
+            [
+                input,
+                given(out_type),
+                given(add_bos),
+                given(add_eos),
+                given(reverse),
+                given(emit_unk_piece),
+                given(enable_sampling),
+                given(nbest_size),
+                given(alpha),
+                given(num_threads),
+                given(return_type),
+                given(thread_pool),
+                given(return_bytes),
+            ],
+        )?;
         slow.bind(py).call1(args)
     }
 
@@ -571,7 +665,9 @@ impl PlainEncode {
                 }
             }));
         }
-        if !(lists && input.is_exact_instance_of::<PyList>()) {
+        let list = input.cast_exact::<PyList>().ok().filter(|_| lists)?;
+        // A list holding anything but `str` (bytes, read as UTF-8) goes the general way.
+        if !list.iter().all(|t| t.is_exact_instance_of::<PyString>()) {
             return None;
         }
         Some(if as_ids {

@@ -155,6 +155,22 @@ pub struct ModelProto {
     pub preserved: Preserved,
 }
 
+impl ModelProto {
+    /// This model's normalizer spec alone (its unparsed fields kept), as sentencepiece's
+    /// `SentencePieceNormalizer` serializes a model: no pieces and no trainer spec.
+    pub fn normalizer_only(&self) -> ModelProto {
+        ModelProto {
+            normalizer_spec: self.normalizer_spec.clone(),
+            preserved: Preserved {
+                normalizer_spec: self.preserved.normalizer_spec.clone(),
+                lacks_trainer_spec: true,
+                ..Preserved::default()
+            },
+            ..ModelProto::default()
+        }
+    }
+}
+
 /// Raw bytes a loaded `.model` carried, written back by [`serialize`].
 ///
 /// The spec messages are kept whole: their known fields are re-encoded from the typed structs
