@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tokensmith.chat import render_chat, resolve_template, with_special_tokens
+from tokensmith.chat import render_chat, resolve_template
 from tokensmith.errors import ChatTemplateError
 from tokensmith.hf_tokenizer import Tokenizer
 from tokensmith.serve.pieces import readable
@@ -76,8 +76,7 @@ class _Counter:
             self.missing = tuple(
                 t for t in chosen.control_tokens if t not in self.encoding.special_tokens_set
             )
-            if self.missing:
-                self.encoding = with_special_tokens(self.encoding, self.missing)
+            self.encoding = segmenter.encoding_with(self.missing)
 
     def render(self, messages: Sequence[Mapping[str, Any]], *, prompt: bool = False) -> str:
         return render_chat(self.source, messages, add_generation_prompt=prompt, **self.variables)

@@ -7,7 +7,7 @@
   progress events) is not cut.
 - A request that carries an ``Origin`` other than the server's own gets **403**, so a page on
   another site cannot drive this server from a visitor's browser. No CORS header is ever sent.
-- Every response says ``nosniff``, sends no referrer, may not be framed, and carries a
+- Every response says ``nosniff``, sends a referrer only to itself, may not be framed, and carries a
   Content-Security-Policy that allows only this server's own scripts, unless the handler set
   a stricter one.
 
@@ -32,17 +32,13 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
-class _TooLarge(Exception):
-    pass
-
-
 PAGE_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
     "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 )
 _SAFETY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
 ]
 
@@ -97,38 +93,41 @@ class RequestGuard:
             await _reply(send, 413, f"the request body is larger than {self.max_body} bytes")
             return
         started = False
+        refused = False
         seen = 0
-        too_large = False
 
         async def counted_receive() -> Message:
-            nonlocal seen
+            nonlocal seen, refused
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_body:
-                    raise _TooLarge
+                if seen > self.max_body and not started:
+                    # Answer now, and tell the app the client is gone so it stops reading.
+                    refused = True
+                    await _reply(
+                        send, 413, f"the request body is larger than {self.max_body} bytes"
+                    )
+                    return {"type": "http.disconnect"}
             return message
 
         async def watched_send(message: Message) -> None:
             nonlocal started
+            if refused:
+                return
             if message["type"] == "http.response.start":
                 started = True
                 message = {**message, "headers": _with_safety_headers(message.get("headers", []))}
             await send(message)
 
         async def run() -> None:
-            nonlocal too_large
             try:
                 await self.app(scope, counted_receive, watched_send)
-            except _TooLarge:
-                too_large = True
+            except Exception:
+                if not refused:
+                    raise
 
-        timed_out = await self._within_limit(run, lambda: started)
-        if started:
-            return
-        if too_large:
-            await _reply(send, 413, f"the request body is larger than {self.max_body} bytes")
-        elif timed_out:
+        timed_out = await self._within_limit(run, lambda: started or refused)
+        if timed_out and not started and not refused:
             await _reply(send, 408, f"the request took longer than {self.time_limit:g} s")
 
     async def _within_limit(

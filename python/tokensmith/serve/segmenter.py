@@ -101,6 +101,7 @@ class Segmenter:
         self.tokenizer = tokenizer
         self.label = label
         self._lengths: IntArray | None = None
+        self._extended: dict[tuple[str, ...], Encoding] = {}
         spec = ""
         if isinstance(tokenizer, Tokenizer):
             try:
@@ -132,6 +133,18 @@ class Segmenter:
     def encoding(self) -> Encoding | None:
         """The byte-level encoding, if that is what this is."""
         return self.tokenizer if isinstance(self.tokenizer, Encoding) else None
+
+    def encoding_with(self, tokens: tuple[str, ...]) -> Encoding | None:
+        """The byte-level encoding with ``tokens`` added as special tokens, made once (adding
+        them copies the vocabulary: about a second for o200k_base)."""
+        from tokensmith.chat import with_special_tokens
+
+        enc = self.encoding()
+        if enc is None or not tokens:
+            return enc
+        if tokens not in self._extended:
+            self._extended[tokens] = with_special_tokens(enc, tokens)
+        return self._extended[tokens]
 
     def segment(self, layout: TextLayout) -> Cut:
         """The tokens of ``layout.text`` (as ordinary text: special-token text is text)."""

@@ -20,12 +20,13 @@ from __future__ import annotations
 import socket
 import sys
 from collections.abc import Callable
+from typing import Any
 
 from tokensmith.errors import TokensmithError
 from tokensmith.serve.catalog import Catalog
 from tokensmith.serve.config import ServeConfig, is_loopback
 
-__all__ = ["RemoteBindError", "bind_socket", "run"]
+__all__ = ["RemoteBindError", "bind_socket", "make_server", "run"]
 
 REMOTE_WARNING = (
     "WARNING: tokensmith serve is listening on {host}, which other machines may reach. It has "
@@ -63,24 +64,14 @@ def bind_socket(host: str, port: int, *, allow_remote: bool) -> socket.socket:
     return sock
 
 
-def run(
-    config: ServeConfig,
-    sock: socket.socket,
-    *,
-    catalog: Catalog | None = None,
-    announce: Callable[[str], None] = print,
-) -> None:
-    """Serves the page on ``sock`` until interrupted."""
+def make_server(config: ServeConfig, *, catalog: Catalog | None = None) -> Any:
+    """The ``uvicorn.Server`` for ``config``: quiet, with short keep-alives, a bound on
+    concurrent connections and on the size of a request's headers."""
     import uvicorn
 
     from tokensmith.serve.app import create_app
 
-    host, port = sock.getsockname()[:2]
-    if not is_loopback(host):
-        print(REMOTE_WARNING.format(host=host), file=sys.stderr, flush=True)
-    shown = f"[{host}]" if ":" in host else host
-    announce(f"tokensmith playground on http://{shown}:{port}/  (Ctrl-C stops it)")
-    server = uvicorn.Server(
+    return uvicorn.Server(
         uvicorn.Config(
             create_app(config, catalog=catalog),
             log_level="warning",
@@ -89,4 +80,19 @@ def run(
             h11_max_incomplete_event_size=64 * 1024,
         )
     )
-    server.run(sockets=[sock])
+
+
+def run(
+    config: ServeConfig,
+    sock: socket.socket,
+    *,
+    catalog: Catalog | None = None,
+    announce: Callable[[str], None] = print,
+) -> None:
+    """Serves the page on ``sock`` until interrupted."""
+    host, port = sock.getsockname()[:2]
+    if not is_loopback(host):
+        print(REMOTE_WARNING.format(host=host), file=sys.stderr, flush=True)
+    shown = f"[{host}]" if ":" in host else host
+    announce(f"tokensmith playground on http://{shown}:{port}/  (Ctrl-C stops it)")
+    make_server(config, catalog=catalog).run(sockets=[sock])

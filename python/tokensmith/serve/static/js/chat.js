@@ -69,8 +69,10 @@ export class ChatView {
 
   async render(keys) {
     const state = this.state();
+    const asked = (this.asked = (this.asked || 0) + 1);
     const answer = await postJson("/api/chat", {tokenizers: keys, messages: state.messages,
       template: state.template, context_window: state.window});
+    if (asked !== this.asked) return; // a later edit was sent meanwhile: its answer wins
     this.results.textContent = "";
     for (const view of answer.views) this.results.appendChild(this.viewBox(view));
     this.results.dataset.rendered = String(Date.now());

@@ -72,7 +72,7 @@ function saveUrlSoon() {
   page.urlTimer = setTimeout(async () => {
     const hash = await encodeState(currentState());
     history.replaceState(null, "", "#" + hash);
-    document.body.dataset.url = location.href;
+    document.body.dataset.saved = String((Number(document.body.dataset.saved) || 0) + 1);
   }, 150);
 }
 
@@ -106,6 +106,8 @@ async function renderTokens() {
   await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   const ms = performance.now() - started;
   document.body.dataset.renderMs = ms.toFixed(1);
+  document.body.dataset.renderedKeys = keys.join(" ");
+  document.body.dataset.renderedLength = String(text.length);
   document.body.dataset.rendered = String((Number(document.body.dataset.rendered) || 0) + 1);
   status(`${data.nBytes.toLocaleString()} bytes · ${keys.length} tokenizer${keys.length > 1 ? "s" : ""} · ${ms.toFixed(0)} ms`);
 }
@@ -160,6 +162,7 @@ async function start() {
     const slot = chosen.length < 4 ? chosen.length : 3;
     chosen[slot] = key;
     await loadCatalog(chosen);
+    refreshSoon(0);
     status(`trained ${label}: added to tokenizer ${slot + 1}`);
     return (page.catalog.find((e) => e.key === key) || {}).formats;
   });
