@@ -153,13 +153,27 @@ class Segmenter:
             ends = np.cumsum(self._byte_lengths()[ids])
             starts = ends - self._byte_lengths()[ids]
         else:
-            result = self.tokenizer.encode(layout.text, add_special_tokens=False)
-            ids = np.asarray(result.ids, dtype=np.int64)
-            spans = np.asarray(result.offsets, dtype=np.int64).reshape(-1, 2)
+            ids, spans = self._encode_with_offsets(layout.text)
             chars = np.clip(spans, 0, len(layout.text))
             starts = layout.byte_at_char[chars[:, 0]]
             ends = np.maximum(layout.byte_at_char[chars[:, 1]], starts)
         return Cut(ids, starts, ends, layout.u16_of_bytes(starts), layout.u16_of_bytes(ends))
+
+    def _encode_with_offsets(self, text: str) -> tuple[IntArray, IntArray]:
+        """Ids and ``(n, 2)`` character offsets from a pipeline tokenizer."""
+        from tokensmith.sentencepiece_backend import SentencePieceTokenizer
+
+        tok = self.tokenizer
+        if isinstance(tok, SentencePieceTokenizer):
+            # The model's own call: the HF-style result would also build word ids and
+            # special-token masks in Python, which the page does not show (half the time).
+            _, id_list, offsets = tok.processor._model.encode_offsets(text)
+        else:
+            assert isinstance(tok, Tokenizer)
+            result = tok.encode(text, add_special_tokens=False)
+            id_list, offsets = result.ids, result.offsets
+        flat = np.fromiter((x for pair in offsets for x in pair), np.int64, 2 * len(offsets))
+        return np.asarray(id_list, dtype=np.int64), flat.reshape(-1, 2)
 
     def _encode_ordinary(self, text: str) -> IntArray:
         enc = self.tokenizer

@@ -100,12 +100,17 @@ async function renderTokens() {
   status("tokenizing…");
   const data = await tokenize(text, keys, controller.signal);
   if (controller.signal.aborted) return;
+  const fetched = performance.now() - started;
   const marks = disagreements(data.results, data.nBytes);
+  const marked = performance.now() - started;
   page.panes.show(text, data, marks, $("#ws").checked);
+  const drawn = performance.now() - started;
   $("#spread").textContent = spreadText(data.results);
   await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
   const ms = performance.now() - started;
   document.body.dataset.renderMs = ms.toFixed(1);
+  document.body.dataset.fetchMs = fetched.toFixed(1);
+  document.body.dataset.phases = JSON.stringify({fetched, marked, drawn, painted: ms});
   document.body.dataset.renderedKeys = keys.join(" ");
   document.body.dataset.renderedLength = String(text.length);
   document.body.dataset.rendered = String((Number(document.body.dataset.rendered) || 0) + 1);

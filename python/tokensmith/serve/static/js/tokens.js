@@ -66,19 +66,24 @@ function chunkHtml(pane, [first, end, from, to]) {
   return parts.join("");
 }
 
-function estimateHeight(chunk, text, width) {
-  const [, , from, to] = chunk;
-  const perLine = Math.max(10, Math.floor(width / CHAR_PX));
-  let lines = 0;
-  let lineLength = 0;
-  // Sampled for long chunks: an estimate only sizes the scrollbar until the chunk is drawn.
-  const step = Math.max(1, Math.floor((to - from) / 4000));
-  for (let c = from; c < to; c += step) {
-    if (text.charCodeAt(c) === 10) { lines += 1 + Math.floor(lineLength / perLine); lineLength = 0; }
-    else lineLength += step;
+// How many newlines come before each character: one pass over the text, shared by the panes.
+function newlinesBefore(text) {
+  const counts = new Uint32Array(text.length + 1);
+  let seen = 0;
+  for (let c = 0; c < text.length; c++) {
+    counts[c] = seen;
+    if (text.charCodeAt(c) === 10) seen++;
   }
-  lines += 1 + Math.floor(lineLength / perLine);
-  return Math.ceil(lines * LINE_PX);
+  counts[text.length] = seen;
+  return counts;
+}
+
+// An undrawn chunk's height: its lines, with long lines wrapped at the pane's width. Only the
+// scrollbar depends on it until the chunk is drawn.
+function estimateHeight([, , from, to], newlines, width) {
+  const perLine = Math.max(10, Math.floor(width / CHAR_PX));
+  const breaks = newlines[to] - newlines[from];
+  return Math.ceil((1 + breaks + Math.floor((to - from) / perLine)) * LINE_PX);
 }
 
 function drawChunk(pane, element) {
@@ -105,7 +110,9 @@ export class TokenPanes {
     for (const pane of this.panes) pane.observer.disconnect();
     this.container.textContent = "";
     this.container.style.setProperty("--cols", String(Math.max(1, data.results.length + errors.length)));
-    this.panes = data.results.map((result, k) => this.pane(text, data, result, marks[k], whitespace));
+    const newlines = newlinesBefore(text);
+    this.panes = data.results.map((result, k) =>
+      this.pane(text, data, result, marks[k], whitespace, newlines));
     for (const message of errors) {
       const box = document.createElement("section");
       box.className = "pane";
@@ -116,7 +123,7 @@ export class TokenPanes {
     this.syncScrolling();
   }
 
-  pane(text, data, result, marks, whitespace) {
+  pane(text, data, result, marks, whitespace, newlines) {
     const box = document.createElement("section");
     box.className = "pane";
     box.dataset.key = result.key;
@@ -137,7 +144,7 @@ export class TokenPanes {
       const element = document.createElement("div");
       element.className = "chunk";
       element.dataset.chunk = String(index);
-      element.style.height = estimateHeight(chunk, text, width) + "px";
+      element.style.height = estimateHeight(chunk, newlines, width) + "px";
       fragment.appendChild(element);
     });
     scroller.appendChild(fragment);
