@@ -58,11 +58,21 @@ class _Counter:
     """Renders and counts with one tokenizer and one template."""
 
     def __init__(self, segmenter: Segmenter, template: str) -> None:
+        from tokensmith.chat import BUILTIN_TEMPLATES
+
         tok = segmenter.tokenizer
         self.variables: dict[str, Any] = {}
+        if template != OWN_TEMPLATE and template not in BUILTIN_TEMPLATES:
+            # Template text from the page would be code from the page: only names are taken.
+            raise ChatTemplateError(
+                f"unknown chat template {template!r}: use {OWN_TEMPLATE!r} (the tokenizer's "
+                f"own) or one of {', '.join(sorted(BUILTIN_TEMPLATES))}"
+            )
         if template == OWN_TEMPLATE and isinstance(tok, Tokenizer) and tok.config.chat_template:
             chosen = resolve_template(tok.config.chat_template)
             self.variables = dict(tok.config.special_tokens)
+        elif template == OWN_TEMPLATE:
+            raise ChatTemplateError(f"{segmenter.label} has no chat template of its own")
         else:
             chosen = resolve_template(template)
         self.source = chosen.source
