@@ -112,6 +112,22 @@ def best(values: list[float]) -> str:
     return f"{min(values):.0f}"
 
 
+def paste_alone_cpu(page: object, text: str) -> float:
+    """Chromium's CPU milliseconds for a paste with no tokenizer picked (the text area's own
+    cost: taking 1 MB of text and laying it out), over a fixed 3 s window."""
+    start = descendants_cpu(os.getpid())
+    page.evaluate(  # type: ignore[attr-defined]
+        """(text) => {
+          const area = document.querySelector("#text");
+          area.value = text;
+          area.dispatchEvent(new InputEvent("input", {inputType: "insertFromPaste"}));
+        }""",
+        text,
+    )
+    time.sleep(3)
+    return 1000 * (descendants_cpu(os.getpid()) - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -149,6 +165,12 @@ def main() -> None:
                 ".pane .count", "els => els.map(e => Number(e.textContent))"
             )
             drawn = page.eval_on_selector_all(".tok", "els => els.length")
+            for slot in range(len(KEYS)):
+                page.select_option(f"#pick-{slot}", "")
+            alone = [
+                paste_alone_cpu(page, text if r % 2 == 0 else text[::-1])
+                for r in range(args.rounds)
+            ]
             browser.close()
 
     render = [r["render"] for r in rounds]
@@ -167,6 +189,7 @@ def main() -> None:
             ("of which the tokenize answer (4 tokenizers, 20 bytes a token)", fetch),
             ("CPU of the server process in a round (all its threads)", server_cpu),
             ("CPU of Chromium's processes in a round", browser_cpu),
+            ("of which the paste alone (no tokenizer picked)", alone),
         )
     )
     report = f"""## serve_render.py, {now}

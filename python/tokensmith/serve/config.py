@@ -10,9 +10,7 @@ import ipaddress
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["DEFAULT_HOST", "ServeConfig", "is_loopback"]
-
-DEFAULT_HOST = "127.0.0.1"
+__all__ = ["ServeConfig", "is_loopback"]
 
 #: 10 MB of text plus room for the rest of a request.
 DEFAULT_MAX_BODY = 12 * 1024 * 1024

@@ -9,6 +9,7 @@ import {TrainView} from "./train.js";
 
 const $ = (selector) => document.querySelector(selector);
 const DEFAULT_TEXT = "How many r's are in strawberry? 🍓\nTokenizers cut «naïve» text differently: 東京は日本の首都です。\n";
+const MAX_URL = 1_500_000;
 const TEMPLATES = ["own", "chatml", "gemma", "llama2", "llama3", "mistral"];
 
 const page = {
@@ -70,7 +71,13 @@ function currentState() {
 function saveUrlSoon() {
   clearTimeout(page.urlTimer);
   page.urlTimer = setTimeout(async () => {
-    const hash = await encodeState(currentState());
+    const state = currentState();
+    let hash = await encodeState(state);
+    if (hash.length > MAX_URL) {
+      // Browsers refuse longer addresses: the link keeps the tokenizers and view, not the text.
+      hash = await encodeState({...state, text: undefined});
+      status("the text is too long to keep in the link", true);
+    }
     history.replaceState(null, "", "#" + hash);
     document.body.dataset.saved = String((Number(document.body.dataset.saved) || 0) + 1);
   }, 150);
