@@ -152,3 +152,24 @@ def test_the_folder_lists_tokenizers_and_no_symlink_out(tmp_path: Path) -> None:
     keys = [e.key for e in catalog.entries()]
     assert keys[:3] == ["o200k_base", "cl100k_base", "o200k_harmony"]
     assert keys[3:] == ["dir:bert", "dir:test_model.model"]
+
+
+def test_command_line_tokenizers_are_offered_first() -> None:
+    catalog = Catalog(ServeConfig(tokenizers=(str(SPM_MODEL), "cl100k_base")))
+    entries = catalog.entries()
+    assert [(e.key, e.label, e.source) for e in entries[:2]] == [
+        ("arg:0", "test_model.model", "command line"),
+        ("arg:1", "cl100k_base", "command line"),
+    ]
+    assert catalog.get("arg:0").segment(TextLayout.of("Hi")).ids.tolist() == (
+        tokensmith.SentencePieceProcessor(model_file=str(SPM_MODEL)).encode("Hi")
+    )
+
+
+def test_the_command_refuses_a_bad_tokenizer_before_listening() -> None:
+    from tokensmith.cli import app
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, ["serve", "--port", "0", "no_such_encoding"])
+    assert result.exit_code == 2
+    assert "no_such_encoding" in result.output
