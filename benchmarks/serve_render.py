@@ -186,7 +186,7 @@ def main() -> None:
         f"| {what} | {med(values)} | {best(values)} | {len(values)} |"
         for what, values in (
             ("paste to 4 panes drawn (request, parse, marks, draw, 2 frames)", render),
-            ("of which the tokenize answer (4 tokenizers, 20 bytes a token)", fetch),
+            ("of which the tokenize answer (4 tokenizers, 12 or 20 bytes a token)", fetch),
             ("CPU of the server process in a round (all its threads)", server_cpu),
             ("CPU of Chromium's processes in a round", browser_cpu),
             ("of which the paste alone (no tokenizer picked)", alone),

@@ -35,10 +35,13 @@ def unpack(blob: bytes) -> tuple[dict, list[list[np.ndarray]]]:
     for result in header["results"]:
         n = result["n_tokens"]
         columns = []
-        for dtype in ("<i4", "<u4", "<u4", "<u4", "<u4"):
+        for dtype in ("<i4", "<u4", "<u4") + (() if result["contiguous"] else ("<u4", "<u4")):
             columns.append(np.frombuffer(blob, dtype=dtype, count=n, offset=at))
             at += 4 * n
-        arrays.append(columns)
+        if result["contiguous"]:  # starts are the ends before them
+            columns += [np.concatenate([[0], c[:-1]]) for c in columns[1:3]]
+        ids, byte_ends, u16_ends, byte_starts, u16_starts = columns
+        arrays.append([ids, byte_starts, byte_ends, u16_starts, u16_ends])
     assert at == len(blob)
     return header, arrays
 
@@ -72,12 +75,19 @@ def test_sentencepiece_spans_are_the_models_offsets_in_bytes() -> None:
     assert seg.piece(int(hi.ids[0])).raw == "▁" and int(hi.ids[0]) in ghost_ids(hi).tolist()
 
 
-def test_the_wire_answer_reads_back() -> None:
-    seg = Segmenter.of(tokensmith.get_encoding("cl100k_base"), label="cl100k_base")
-    layout = TextLayout.of(TEXT)
-    cut = seg.segment(layout)
-    blob = pack(n_bytes=layout.n_bytes, n_chars=len(TEXT), items=[("k", "cl", cut, {"1": "x"})])
+# A SentencePiece model drops a leading space: its tokens then start at byte 1, not 0.
+@pytest.mark.parametrize(
+    ("spm", "text"), [(False, TEXT), (True, TEXT), (True, " leading space, no dummy prefix")]
+)
+def test_the_wire_answer_reads_back(spm: bool, text: str) -> None:
+    tok = tokensmith.load(str(SPM_MODEL)) if spm else tokensmith.get_encoding("cl100k_base")
+    layout = TextLayout.of(text)
+    cut = Segmenter.of(tok, label="cl").segment(layout)
+    blob = pack(n_bytes=layout.n_bytes, n_chars=len(text), items=[("k", "cl", cut, {"1": "x"})])
     header, arrays = unpack(blob)
+    starts, ends = cut.byte_starts.tolist(), cut.byte_ends.tolist()
+    tiled = starts[0] == 0 and starts[1:] == ends[:-1]
+    assert header["results"][0].pop("contiguous") is tiled
     assert header["results"][0] == {
         "key": "k",
         "label": "cl",
@@ -85,9 +95,10 @@ def test_the_wire_answer_reads_back() -> None:
         "labels": {"1": "x"},
     }
     ids, bs, be, us, ue = arrays[0]
-    assert ids.tolist() == cut.ids.tolist() and be.tolist() == cut.byte_ends.tolist()
+    assert ids.tolist() == cut.ids.tolist()
+    assert bs.tolist() == cut.byte_starts.tolist() and be.tolist() == cut.byte_ends.tolist()
     assert us.tolist() == cut.u16_starts.tolist() and ue.tolist() == cut.u16_ends.tolist()
-    assert header["n_bytes"] == len(TEXT.encode("utf-8"))
+    assert header["n_bytes"] == len(text.encode("utf-8"))
 
 
 def test_chat_counts_for_a_sentencepiece_model_add_up() -> None:

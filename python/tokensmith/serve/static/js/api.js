@@ -20,7 +20,7 @@ export async function postJson(url, body) {
   return (await checked(response)).json();
 }
 
-// The tokens of `text` under each key: [{key, label, n_tokens, labels, ids, byteStarts,
+// The tokens of `text` under each key (layout in serve/wire.py): [{key, label, n_tokens, labels, ids, byteStarts,
 // byteEnds, starts, ends}] plus the text's byte and character counts. Arrays are views
 // into the one response buffer, not copies.
 export async function tokenize(text, keys, signal) {
@@ -33,10 +33,16 @@ export async function tokenize(text, keys, signal) {
   const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 4, headerLength)));
   let offset = 4 + headerLength;
   const take = (Kind, n) => { const a = new Kind(buffer, offset, n); offset += 4 * n; return a; };
+  // A contiguous tokenizer's starts are its ends shifted by one, the first at 0.
+  const shifted = (ends) => { const s = new Uint32Array(ends.length); s.set(ends.subarray(0, ends.length - 1), 1); return s; };
   const results = header.results.map((r) => {
     const n = r.n_tokens;
-    return {...r, ids: take(Int32Array, n), byteStarts: take(Uint32Array, n),
-      byteEnds: take(Uint32Array, n), starts: take(Uint32Array, n), ends: take(Uint32Array, n)};
+    const ids = take(Int32Array, n);
+    const byteEnds = take(Uint32Array, n);
+    const ends = take(Uint32Array, n);
+    const byteStarts = r.contiguous ? shifted(byteEnds) : take(Uint32Array, n);
+    const starts = r.contiguous ? shifted(ends) : take(Uint32Array, n);
+    return {...r, ids, byteStarts, byteEnds, starts, ends};
   });
   return {nBytes: header.n_bytes, nChars: header.n_chars, results};
 }
