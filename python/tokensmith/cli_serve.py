@@ -54,7 +54,7 @@ def serve(
     with user_errors():
         try:
             from tokensmith.serve.catalog import Catalog
-            from tokensmith.serve.config import ServeConfig
+            from tokensmith.serve.config import ServeConfig, is_loopback
             from tokensmith.serve.server import bind_socket, run
         except ImportError as e:
             from tokensmith.errors import MissingDependencyError
@@ -74,6 +74,7 @@ def serve(
             ),
             max_body=int(max_body_mb * 1024 * 1024),
             time_limit=time_limit,
+            loopback_only=is_loopback(host),
         )
         catalog = Catalog(config)
         for i in range(len(config.tokenizers)):

@@ -113,6 +113,18 @@ def test_other_origins_are_refused_and_no_cors_is_offered(server: Running) -> No
     assert preflight.getheader("Access-Control-Allow-Origin") is None
 
 
+def test_a_host_name_other_than_loopback_is_refused(server: Running) -> None:
+    # A name an attacker resolves to 127.0.0.1 (DNS rebinding) is not this server's.
+    rebound = {
+        "Host": f"evil.example:{server.port}",
+        "Origin": f"http://evil.example:{server.port}",
+    }
+    assert request(server, "GET", "/api/tokenizers", headers=rebound).status == 403
+    for host in ("localhost", "127.0.0.1", "[::1]"):
+        own = {"Host": f"{host}:{server.port}"}
+        assert request(server, "GET", "/api/tokenizers", headers=own).status == 200, host
+
+
 def _listening(port: int) -> set[str]:
     """Local addresses (hex, as /proc/net/tcp writes them) listening on ``port``."""
     found = set()

@@ -41,4 +41,9 @@ def create_app(config: ServeConfig, *, catalog: Catalog | None = None) -> ASGIAp
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes)
-    return RequestGuard(app, max_body=config.max_body, time_limit=config.time_limit)
+    return RequestGuard(
+        app,
+        max_body=config.max_body,
+        time_limit=config.time_limit,
+        loopback_only=config.loopback_only,
+    )

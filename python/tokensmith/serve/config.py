@@ -37,6 +37,8 @@ class ServeConfig:
         max_body: The largest request body, in bytes; a larger one gets 413.
         time_limit: Seconds a request may take until its response starts; then 408.
         max_text_bytes: The largest text the page may send to be tokenized.
+        loopback_only: Answer only requests addressed to a loopback host name (the server
+            listens on loopback); False with ``--allow-remote``.
     """
 
     root: Path | None = None
@@ -44,4 +46,5 @@ class ServeConfig:
     max_body: int = DEFAULT_MAX_BODY
     time_limit: float = 30.0
     max_text_bytes: int = 10 * 1024 * 1024
+    loopback_only: bool = True
     bundled: tuple[str, ...] = field(default=("o200k_base", "cl100k_base", "o200k_harmony"))

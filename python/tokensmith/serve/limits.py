@@ -7,6 +7,9 @@
   progress events) is not cut.
 - A request that carries an ``Origin`` other than the server's own gets **403**, so a page on
   another site cannot drive this server from a visitor's browser. No CORS header is ever sent.
+- While the server listens on loopback only, a request whose ``Host`` is not a loopback name
+  gets **403** too: a site whose name an attacker points at 127.0.0.1 (DNS rebinding) would
+  otherwise count as the server's own origin.
 - Every response says ``nosniff``, sends a referrer only to itself, may not be framed, and carries a
   Content-Security-Policy that allows only this server's own scripts, unless the handler set
   a stricter one.
@@ -63,6 +66,14 @@ async def _reply(send: Send, status: int, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def _loopback_host(scope: Scope) -> bool:
+    from tokensmith.serve.config import is_loopback
+
+    host = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
+    name = urlsplit("//" + host).hostname or ""
+    return is_loopback(name)
+
+
 def _same_origin(scope: Scope) -> bool:
     headers = dict(scope.get("headers") or [])
     origin = headers.get(b"origin")
@@ -76,10 +87,13 @@ def _same_origin(scope: Scope) -> bool:
 class RequestGuard:
     """Wraps an ASGI app with the size, time and origin rules above."""
 
-    def __init__(self, app: ASGIApp, *, max_body: int, time_limit: float) -> None:
+    def __init__(
+        self, app: ASGIApp, *, max_body: int, time_limit: float, loopback_only: bool = True
+    ) -> None:
         self.app = app
         self.max_body = max_body
         self.time_limit = time_limit
+        self.loopback_only = loopback_only
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -87,6 +101,9 @@ class RequestGuard:
             return
         if not _same_origin(scope):
             await _reply(send, 403, "requests from other origins are refused")
+            return
+        if self.loopback_only and not _loopback_host(scope):
+            await _reply(send, 403, "this server answers only to a loopback host name")
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
