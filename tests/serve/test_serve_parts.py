@@ -110,6 +110,19 @@ def test_chat_counts_for_a_sentencepiece_model_add_up() -> None:
     ids = tokensmith.load(str(SPM_MODEL)).encode(prompt, add_special_tokens=False).ids
     assert view["total_tokens"] == len(ids) == sum(m["tokens"] for m in view["messages"])
     assert view["per_role"] == {m["role"]: m["tokens"] for m in view["messages"]}
+    # <s> and </s> are control pieces of the model, which it never reads from text.
+    assert view["control_tokens_as_text"] == ["<s>", "</s>"]
+    chatml = chat_view(seg, messages, template="chatml", context_window=1000)
+    assert chatml["control_tokens_as_text"] == ["<|im_start|>", "<|im_end|>"]
+    # A pipeline that holds them as added tokens reads each as one id.
+    specials = ["<|im_start|>", "<|im_end|>"]
+    trained = tokensmith.train_bpe(
+        LINES[:300], vocab_size=400, kind="metaspace", special_tokens=specials
+    )
+    own = chat_view(
+        Segmenter.of(trained, label="t"), messages, template="chatml", context_window=1000
+    )
+    assert own["control_tokens_as_text"] == []
 
 
 def test_template_text_from_the_page_is_refused() -> None:

@@ -81,6 +81,15 @@ class _Counter:
         self.tokenizer = tok
         self.segmenter = segmenter
         self.missing: tuple[str, ...] = ()
+        self.as_text: tuple[str, ...] = ()
+        if isinstance(tok, Tokenizer):
+            # A pipeline reads a control token as one id only if it matches it as an added
+            # token (a SentencePiece model never does); otherwise the text is spelt out.
+            self.as_text = tuple(
+                t
+                for t in chosen.control_tokens
+                if tok.encode(t, add_special_tokens=False).ids != [tok.token_to_id(t)]
+            )
         if self.encoding is not None:
             # As chat-cost does: control tokens the vocabulary lacks cost one special token.
             self.missing = tuple(
@@ -160,4 +169,5 @@ def chat_view(
         "context_window": context_window,
         "fits": context_window // with_prompt if with_prompt else 0,
         "added_control_tokens": list(counter.missing),
+        "control_tokens_as_text": list(counter.as_text),
     }

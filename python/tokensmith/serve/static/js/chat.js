@@ -92,8 +92,10 @@ export class ChatView {
       `<td class="n">${m.tokens}</td><td>${m.content_tokens}</td></tr>`).join("");
     const roles = Object.entries(view.per_role).map(([role, n]) =>
       `<span class="role-count" data-role="${escapeHtml(role)}">${escapeHtml(role)}: ${n}</span>`).join(" · ");
-    const added = view.added_control_tokens.length
-      ? `<p>Control tokens the vocabulary lacks, counted as one token each: ${escapeHtml(view.added_control_tokens.join(" "))}</p>` : "";
+    const added = (view.added_control_tokens.length
+      ? `<p>Control tokens the vocabulary lacks, counted as one token each: ${escapeHtml(view.added_control_tokens.join(" "))}</p>` : "") +
+      (view.control_tokens_as_text.length
+        ? `<p>Control tokens the vocabulary lacks, counted as the text they spell: ${escapeHtml(view.control_tokens_as_text.join(" "))}</p>` : "");
     const prompt = view.tokens.map(([id, text], i) =>
       `<span class="tok c${i % 6}" data-id="${id}" title="id ${id}">${escapeHtml(text)}</span>`).join("");
     box.innerHTML = `<h3></h3>
