@@ -19,6 +19,7 @@ indexes). Two kinds of tokenizer come in:
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +103,7 @@ class Segmenter:
         self.label = label
         self._lengths: IntArray | None = None
         self._extended: dict[tuple[str, ...], Encoding] = {}
+        self._extending = threading.Lock()
         spec = ""
         if isinstance(tokenizer, Tokenizer):
             try:
@@ -142,9 +144,10 @@ class Segmenter:
         enc = self.encoding()
         if enc is None or not tokens:
             return enc
-        if tokens not in self._extended:
-            self._extended[tokens] = with_special_tokens(enc, tokens)
-        return self._extended[tokens]
+        with self._extending:  # two chat requests at once build the copy once
+            if tokens not in self._extended:
+                self._extended[tokens] = with_special_tokens(enc, tokens)
+            return self._extended[tokens]
 
     def segment(self, layout: TextLayout) -> Cut:
         """The tokens of ``layout.text`` (as ordinary text: special-token text is text)."""
