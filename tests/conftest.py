@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,16 @@ def multilingual_lines() -> list[str]:
 @pytest.fixture(scope="session")
 def code_text() -> str:
     return (DATA / "code.txt").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Debian's headless Chromium, for the tests that open pages (``make test`` installs it)."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise AssertionError("Chromium is not installed: `make test` installs Debian's chromium")
 
 
 @pytest.fixture(scope="session")

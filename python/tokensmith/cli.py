@@ -5,6 +5,7 @@ tokensmith encode TEXT       print the ids of TEXT
 tokensmith quickstart        train a BPE on bundled text, compare it, write an HTML report
 tokensmith compare TOK...    evaluate tokenizers on corpora: table, JSON and HTML report
 tokensmith show TEXT         the text with colored token boundaries and ids
+tokensmith serve [TOK...]    a local web page to see, compare and train tokenizers
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tokensmith.cli_dataset import register as register_dataset_command
 from tokensmith.cli_eval import register as register_eval_commands
 from tokensmith.cli_fingerprint import diff as diff_command
 from tokensmith.cli_fingerprint import fingerprint as fingerprint_command
+from tokensmith.cli_serve import serve as _serve_command
 from tokensmith.cli_train import train_app
 from tokensmith.cli_train_unigram import unigram as _train_unigram_command  # noqa: F401
 from tokensmith.cli_train_wordpiece import wordpiece as _train_wordpiece_command  # noqa: F401
@@ -48,6 +50,7 @@ app.command()(fingerprint_command)
 app.command()(diff_command)
 register_dataset_command(app)
 app.add_typer(train_app, name="train")
+app.command("serve")(_serve_command)
 
 
 def sample_text() -> str:

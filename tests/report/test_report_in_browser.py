@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -33,17 +32,9 @@ window.addEventListener("load", () => {
 """
 
 
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    raise AssertionError("Chromium is not installed: `make test` installs Debian's chromium")
-
-
-def render(path: Path) -> dict:
+def render(path: Path, chromium: str) -> dict:
     command = [
-        chromium(),
+        chromium,
         "--headless",
         "--no-sandbox",
         "--disable-gpu",
@@ -58,7 +49,9 @@ def render(path: Path) -> dict:
     return json.loads(found.group(1).replace("&quot;", '"'))
 
 
-def test_report_renders_in_chromium_with_every_image_loaded(tmp_path: Path) -> None:
+def test_report_renders_in_chromium_with_every_image_loaded(
+    tmp_path: Path, chromium_path: str
+) -> None:
     tokenizers = {name: load_tokenizer(name) for name in ("o200k_base", "cl100k_base")}
     pairs = {"de": [("Open file", "Datei öffnen")], "ja": [("Open file", "ファイルを開く")]}
     corpora = [
@@ -73,14 +66,14 @@ def test_report_renders_in_chromium_with_every_image_loaded(tmp_path: Path) -> N
     probed = tmp_path / "probed.html"
     probed.write_text(html.replace("</body>", PROBE + "</body>"), encoding="utf-8")
 
-    result = render(probed)
+    result = render(probed, chromium_path)
 
     assert result["count"] == n_images >= 4
     assert result["broken"] == []
     assert all(w > 100 and h > 100 for w, h in result["sizes"])
 
 
-def test_the_probe_sees_a_broken_image(tmp_path: Path) -> None:
+def test_the_probe_sees_a_broken_image(tmp_path: Path, chromium_path: str) -> None:
     # The check can fail: an image whose data is not a PNG is reported as broken.
     page = tmp_path / "broken.html"
     page.write_text(
@@ -89,4 +82,4 @@ def test_the_probe_sees_a_broken_image(tmp_path: Path) -> None:
         + "</body></html>",
         encoding="utf-8",
     )
-    assert render(page)["broken"] == ["bad"]
+    assert render(page, chromium_path)["broken"] == ["bad"]
