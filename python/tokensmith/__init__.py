@@ -11,6 +11,7 @@ The tiktoken-compatible face:
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith._core import __version__ as __version__
 from tokensmith.added_token import AddedToken
+from tokensmith.components._base import Regex
 from tokensmith.encoding import Encoding
 from tokensmith.errors import (
     DisallowedSpecialTokenError,
@@ -67,6 +68,7 @@ __all__ = [
     "O200K_PATTERN",
     "PatternError",
     "R50K_PATTERN",
+    "Regex",
     "SentencePieceProcessor",
     "SentencePieceTokenizer",
     "TokenizerJsonError",

@@ -158,6 +158,7 @@ class PaddingError(TokensmithError, ValueError):
 
 __all__ = [
     "ChatTemplateError",
+    "ComponentTypeError",
     "ChatTemplateSecurityError",
     "CorpusFormatError",
     "CorruptInputError",
@@ -194,3 +195,8 @@ class AddedTokenError(TokensmithError, TypeError):
     """``add_tokens``/``add_special_tokens`` got something other than a list of str or
     AddedToken, ``AddedToken`` a non-str content or a non-bool flag, or
     ``encode_special_tokens`` a non-bool (HF raises TypeError there too)."""
+
+
+class ComponentTypeError(TokensmithError, TypeError):
+    """A pipeline component argument of the wrong type: a ``Sequence`` given something other
+    than a list of its components, or a ``Tokenizer`` slot set to another family's one."""

@@ -48,6 +48,8 @@ from typing import TYPE_CHECKING, Any
 
 from tokensmith._core import CoreHfTokenizer, EncodingResult
 from tokensmith.added_token import AddedToken
+from tokensmith.components.models import Model
+from tokensmith.components.pipeline import ComponentSlots, build_core, model_json
 
 if TYPE_CHECKING:
     from tokensmith.pretrained import TokenizerConfig
@@ -67,13 +69,18 @@ def _saved(token: tuple[int, str, bool, bool, bool, bool, bool]) -> dict[str, An
 _DEFAULT_THREADS = os.cpu_count() or 1
 
 
-class Tokenizer:
-    """A loaded ``tokenizer.json``. Immutable; ``decode``, the batch calls and ``encode`` of
+class Tokenizer(ComponentSlots):
+    """A loaded ``tokenizer.json``, or (``Tokenizer(model)``, as in HF) a pipeline of one
+    :mod:`tokensmith.models` model to which components are then set (see
+    :mod:`tokensmith.components.pipeline`). ``decode``, the batch calls and ``encode`` of
     inputs from 1 KiB release the GIL (a shorter encode is over sooner than a switch)."""
 
     __slots__ = ("_core", "_json", "_config")
 
-    def __init__(self, core: CoreHfTokenizer, json: str | None = None) -> None:
+    def __init__(self, core: CoreHfTokenizer | Model, json: str | None = None) -> None:
+        if isinstance(core, Model):
+            json = model_json(core)
+            core = build_core(json)  # type: ignore[assignment]
         self._core = core
         self._json = json
         self._config: TokenizerConfig | None = None
