@@ -119,6 +119,7 @@ class BPE(Model):
         self,
         vocab: dict[str, int] | None = None,
         merges: list[tuple[str, str]] | None = None,
+        *,
         cache_capacity: int | None = None,
         dropout: float | None = None,
         unk_token: str | None = None,
@@ -203,7 +204,7 @@ class WordLevel(Model):
     @classmethod
     def from_file(cls, vocab: str | os.PathLike[str], unk_token: str | None = None) -> WordLevel:
         """A WordLevel model from a ``vocab.json``."""
-        return cls(cls.read_file(vocab), unk_token)
+        return cls(cls.read_file(vocab), unk_token=unk_token)
 
 
 class WordPiece(Model):
@@ -216,6 +217,7 @@ class WordPiece(Model):
     def __init__(
         self,
         vocab: dict[str, int] | None = None,
+        *,
         unk_token: str = "[UNK]",
         max_input_chars_per_word: int = 100,
         continuing_subword_prefix: str = "##",

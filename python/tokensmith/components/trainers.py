@@ -66,7 +66,7 @@ def _progress(fmt: str) -> str:
         raise InvalidTrainerOptionError(
             f"progress_format must be 'indicatif', 'json' or 'silent', got {fmt!r}"
         )
-    return fmt.capitalize()
+    return "JsonLines" if fmt == "json" else fmt.capitalize()
 
 
 class Trainer(Component):
@@ -87,7 +87,7 @@ class Trainer(Component):
         if name == "special_tokens" and not isinstance(self, ParityBpeTrainer):
             return [AddedToken(**{k: v for k, v in t.items()}) for t in value]
         if name == "progress_format":
-            return str(value).lower()
+            return "json" if value == "JsonLines" else str(value).lower()
         return value
 
 
