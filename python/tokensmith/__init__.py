@@ -10,6 +10,7 @@ The tiktoken-compatible face:
 
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith._core import __version__ as __version__
+from tokensmith import decoders, models, normalizers, pre_tokenizers, processors, trainers
 from tokensmith.added_token import AddedToken
 from tokensmith.components._base import Regex
 from tokensmith.encoding import Encoding

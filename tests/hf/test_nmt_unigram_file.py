@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 import tokenizers
-from tokenizers import SentencePieceUnigramTokenizer
-
 import tokensmith
+from tokenizers import SentencePieceUnigramTokenizer
 from tokensmith import normalizers
 
 TEXT = Path(__file__).parents[1] / "data" / "multilingual.txt"
