@@ -44,7 +44,7 @@ import contextlib
 import json as _json
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tokensmith._core import CoreHfTokenizer, EncodingResult
 from tokensmith.added_token import AddedToken
@@ -80,8 +80,9 @@ class Tokenizer(ComponentSlots):
     def __init__(self, core: CoreHfTokenizer | Model, json: str | None = None) -> None:
         if isinstance(core, Model):
             json = model_json(core)
-            core = build_core(json)  # type: ignore[assignment]
-        self._core = core
+            # An UnbuiltCore stands in for a core the JSON cannot build yet.
+            core = cast(CoreHfTokenizer, build_core(json))
+        self._core: CoreHfTokenizer = core
         self._json = json
         self._config: TokenizerConfig | None = None
 

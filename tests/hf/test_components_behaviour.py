@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 import tokenizers
-
 import tokensmith
 
 TEXT = Path(__file__).parents[1] / "data" / "multilingual.txt"
@@ -123,8 +122,10 @@ PROCESSORS = [
     ("BertProcessing", ("[SEP]", 102), ("[CLS]", 101)),
     ("RobertaProcessing", ("</s>", 2), ("<s>", 0)),
     ("ByteLevel",),
-    ("TemplateProcessing", "[CLS] $A [SEP]", "[CLS] $A [SEP] $B:1 [SEP]:1", [("[CLS]", 1), ("[SEP]", 2)]),
-    ("TemplateProcessing", "<s> $A", "<s> $A <s> <s> $B", [{"id": "<s>", "ids": [7, 8], "tokens": ["<", "s>"]}]),
+    ("TemplateProcessing", "[CLS] $A [SEP]", "[CLS] $A [SEP] $B:1 [SEP]:1",
+     [("[CLS]", 1), ("[SEP]", 2)]),
+    ("TemplateProcessing", "<s> $A", "<s> $A <s> <s> $B",
+     [{"id": "<s>", "ids": [7, 8], "tokens": ["<", "s>"]}]),
 ]  # fmt: skip
 
 

@@ -36,7 +36,7 @@ C = TypeVar("C", bound=Component)
 
 def model_json(model: Model) -> str:
     """The ``tokenizer.json`` HF's ``Tokenizer(model)`` writes: nothing but the model."""
-    doc = {
+    doc: dict[str, Any] = {
         "version": "1.0",
         "truncation": None,
         "padding": None,
