@@ -84,7 +84,9 @@ def test_the_probe_sees_a_broken_image(tmp_path: Path) -> None:
     # The check can fail: an image whose data is not a PNG is reported as broken.
     page = tmp_path / "broken.html"
     page.write_text(
-        '<html><body><img alt="bad" src="data:image/png;base64,AAAA">' + PROBE + "</body></html>",
+        '<html><body><img alt="bad" src="data:image/png;base64,AAAA">'
+        + PROBE
+        + "</body></html>",
         encoding="utf-8",
     )
     assert render(page)["broken"] == ["bad"]

@@ -28,7 +28,9 @@ def test_encode_options(models, lines, options):
             got = ours.encode(line, out_type=out_type, **options)
             assert got == ref.encode(line, out_type=out_type, **options), (line, out_type)
     batch = lines[:40]
-    assert ours.encode(batch, out_type=str, **options) == ref.encode(batch, out_type=str, **options)
+    assert ours.encode(batch, out_type=str, **options) == ref.encode(
+        batch, out_type=str, **options
+    )
 
 
 def test_constructor_defaults_apply_to_every_call(lines):

@@ -164,7 +164,9 @@ def test_samples_are_valid_segmentations(models, lines):
 def test_bpe_dropout_zero_is_plain_encode(bpe_models, lines):
     ours, ref = bpe_models
     for line in lines[::4]:
-        assert ours.encode(line, enable_sampling=True, alpha=0.0, nbest_size=-1) == ref.encode(line)
+        assert ours.encode(line, enable_sampling=True, alpha=0.0, nbest_size=-1) == ref.encode(
+            line
+        )
     with pytest.raises(ValueError, match="nbest_size"):
         ours.encode("x", enable_sampling=True, nbest_size=1, alpha=0.1)
 
@@ -204,8 +206,7 @@ def test_same_seed_same_samples(unigram_models):
     runs = []
     for _ in range(2):
         tokensmith.sentencepiece.set_random_generator_seed(42)
-        runs.append(
-            [ours.sample_encode_as_ids("tokenization", nbest_size=-1, alpha=0.1) for _ in range(20)]
-        )
+        runs.append([ours.sample_encode_as_ids("tokenization", nbest_size=-1, alpha=0.1)
+                     for _ in range(20)])
     assert runs[0] == runs[1]
     assert len({tuple(r) for r in runs[0]}) > 1

@@ -106,22 +106,10 @@ def test_a_bpe_model_built_in_memory_loads_in_sentencepiece():
 @pytest.mark.parametrize(
     "pieces",
     [
-        [
-            ("éé", 0.2, "normal"),
-            ("é", 0.1, "normal"),
-            ("ééé", 0.0, "user_defined"),
-            ("xx", 0.2, "normal"),
-            ("x", 0.1, "normal"),
-            ("xxx", 0.0, "user_defined"),
-        ],
-        [
-            ("a", -0.01, "normal"),
-            ("b", -0.01, "normal"),
-            ("ab", 0.0, "user_defined"),
-            ("c", -0.01, "normal"),
-            ("abc", 0.0, "user_defined"),
-            ("d", -0.01, "normal"),
-        ],
+        [("éé", 0.2, "normal"), ("é", 0.1, "normal"), ("ééé", 0.0, "user_defined"),
+         ("xx", 0.2, "normal"), ("x", 0.1, "normal"), ("xxx", 0.0, "user_defined")],
+        [("a", -0.01, "normal"), ("b", -0.01, "normal"), ("ab", 0.0, "user_defined"),
+         ("c", -0.01, "normal"), ("abc", 0.0, "user_defined"), ("d", -0.01, "normal")],
     ],
 )
 def test_user_defined_piece_scores_follow_sentencepiece(pieces):

@@ -43,10 +43,8 @@ def test_word_ids_follow_the_space_marker(saved):
     words = [w for w in enc.word_ids if w is not None]
     assert words[0] == 0 and words[-1] == 2 and words == sorted(words)
     # Each word's tokens joined give the word back (with its ▁).
-    joined = [
-        "".join(t for t, w in zip(enc.tokens, enc.word_ids, strict=True) if w == i)
-        for i in range(3)
-    ]
+    joined = ["".join(t for t, w in zip(enc.tokens, enc.word_ids, strict=True) if w == i)
+              for i in range(3)]
     assert [j.strip("▁") for j in joined] == ["unbelievable", "tokenization", "works"]
 
 

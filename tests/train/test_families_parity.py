@@ -192,7 +192,9 @@ def test_seed_low_lower_with_end_of_word_suffix() -> None:
     from tokenizers import pre_tokenizers as pt
 
     words = ["low"] * 5 + ["lower"] * 2
-    tok = tokensmith.train_bpe(words, kind="char", vocab_size=12, unk_token=None, min_frequency=0)
+    tok = tokensmith.train_bpe(
+        words, kind="char", vocab_size=12, unk_token=None, min_frequency=0
+    )
     merges = _merges(json.loads(tok.to_str()))
     assert merges == [
         ("l", "o"),

@@ -138,15 +138,8 @@ def test_cli_trains_and_writes_tokenizer_json(
     tmp_path: Path, multilingual_lines: list[str]
 ) -> None:
     out = tmp_path / "wp" / "tokenizer.json"
-    args = [
-        "train",
-        "wordpiece",
-        str(DATA / "multilingual.txt"),
-        "--vocab-size",
-        "3000",
-        "--out",
-        str(out),
-    ]
+    args = ["train", "wordpiece", str(DATA / "multilingual.txt"), "--vocab-size", "3000",
+            "--out", str(out)]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert "trained a WordPiece tokenizer: 3,000 tokens from 1 files, 5,280 lines" in result.output
@@ -163,31 +156,15 @@ def test_cli_normalizer_alphabet_and_prefix_options(
     """--no-lowercase --strip-accents --initial-alphabet --prefix reach the trainer: the saved
     file equals the API's with the same options (the API is parity-tested against HF above)."""
     out = tmp_path / "tokenizer.json"
-    args = [
-        "train",
-        "wordpiece",
-        str(DATA / "multilingual.txt"),
-        "--vocab-size",
-        "3000",
-        "--out",
-        str(out),
-        "--no-lowercase",
-        "--strip-accents",
-        "--initial-alphabet",
-        "☃Ω",
-        "--prefix",
-        "@@",
-    ]
+    args = ["train", "wordpiece", str(DATA / "multilingual.txt"), "--vocab-size", "3000",
+            "--out", str(out), "--no-lowercase", "--strip-accents", "--initial-alphabet", "☃Ω",
+            "--prefix", "@@"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     saved = tokensmith.Tokenizer.from_file(str(out))
     same = tokensmith.train_wordpiece(
-        multilingual_lines,
-        vocab_size=3000,
-        lowercase=False,
-        strip_accents=True,
-        initial_alphabet=["☃", "Ω"],
-        continuing_subword_prefix="@@",
+        multilingual_lines, vocab_size=3000, lowercase=False, strip_accents=True,
+        initial_alphabet=["☃", "Ω"], continuing_subword_prefix="@@",
     )
     assert saved.get_vocab() == same.get_vocab()
     assert "☃" in saved.get_vocab() and "Ω" in saved.get_vocab()
