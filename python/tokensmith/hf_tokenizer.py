@@ -10,7 +10,7 @@
 Added tokens are found in the input first, as HF does (``special``, ``normalized``,
 ``lstrip``, ``rstrip`` and ``single_word`` included). The components that run are
 BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace,
-Precompiled, ByteLevel, Sequence; BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
+Precompiled, ByteLevel, Nmt, Sequence; BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
 Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel, UnicodeScripts, FixedLength,
 Sequence; WordPiece, BPE (dropout included), Unigram and WordLevel; TemplateProcessing,
 BertProcessing, RobertaProcessing, ByteLevel, Sequence; the WordPiece, Metaspace, BPEDecoder,
@@ -50,6 +50,7 @@ from tokensmith._core import CoreHfTokenizer, EncodingResult
 from tokensmith.added_token import AddedToken
 from tokensmith.components.models import Model
 from tokensmith.components.pipeline import ComponentSlots, build_core, model_json
+from tokensmith.components.tokenizer_queries import TokenizerQueries
 
 if TYPE_CHECKING:
     from tokensmith.pretrained import TokenizerConfig
@@ -69,7 +70,7 @@ def _saved(token: tuple[int, str, bool, bool, bool, bool, bool]) -> dict[str, An
 _DEFAULT_THREADS = os.cpu_count() or 1
 
 
-class Tokenizer(ComponentSlots):
+class Tokenizer(ComponentSlots, TokenizerQueries):
     """A loaded ``tokenizer.json``, or (``Tokenizer(model)``, as in HF) a pipeline of one
     :mod:`tokensmith.models` model to which components are then set (see
     :mod:`tokensmith.components.pipeline`). ``decode``, the batch calls and ``encode`` of
