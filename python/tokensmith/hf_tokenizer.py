@@ -51,6 +51,7 @@ from tokensmith.added_token import AddedToken
 from tokensmith.components.models import Model
 from tokensmith.components.pipeline import ComponentSlots, build_core, model_json
 from tokensmith.components.tokenizer_queries import TokenizerQueries
+from tokensmith.components.training import TokenizerTraining
 
 if TYPE_CHECKING:
     from tokensmith.pretrained import TokenizerConfig
@@ -70,7 +71,7 @@ def _saved(token: tuple[int, str, bool, bool, bool, bool, bool]) -> dict[str, An
 _DEFAULT_THREADS = os.cpu_count() or 1
 
 
-class Tokenizer(ComponentSlots, TokenizerQueries):
+class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining):
     """A loaded ``tokenizer.json``, or (``Tokenizer(model)``, as in HF) a pipeline of one
     :mod:`tokensmith.models` model to which components are then set (see
     :mod:`tokensmith.components.pipeline`). ``decode``, the batch calls and ``encode`` of

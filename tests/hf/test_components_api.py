@@ -82,6 +82,8 @@ TOKENIZER_NAMES = [
     "save",
     "to_str",
     "token_to_id",
+    "train",
+    "train_from_iterator",
     "truncation",
 ]
 
