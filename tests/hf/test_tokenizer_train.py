@@ -90,3 +90,27 @@ def test_other_trainers_are_refused() -> None:
     tok = tokensmith.Tokenizer(tokensmith.models.WordPiece())
     with pytest.raises(tokensmith.UnsupportedFeatureError, match="WordPieceTrainer"):
         tok.train_from_iterator(["a b"])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"vocab_size": 300, "min_frequency": 2, "special_tokens": ["[UNK]", "[PAD]"]},
+        {"vocab_size": 5000, "special_tokens": ["[UNK]", "de"]},
+    ],
+)
+def test_word_level_training_matches_hf(options: dict[str, Any]) -> None:
+    def trained(lib: Any) -> Any:
+        tok = lib.Tokenizer(lib.models.WordLevel(unk_token="[UNK]"))
+        tok.normalizer = lib.normalizers.Lowercase()
+        tok.pre_tokenizer = lib.pre_tokenizers.Whitespace()
+        trainer = lib.trainers.WordLevelTrainer(show_progress=False, **options)
+        tok.train_from_iterator(LINES, trainer)
+        return tok
+
+    ours, hf = trained(tokensmith), trained(tokenizers)
+    assert model_of(trained(tokenizers)) == model_of(hf)
+    assert model_of(ours)["model"] == model_of(hf)["model"]
+    assert model_of(ours)["added_tokens"] == model_of(hf)["added_tokens"]
+    for line in LINES[::20]:
+        assert ours.encode(line).ids == hf.encode(line).ids

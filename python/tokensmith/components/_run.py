@@ -13,7 +13,8 @@ decodes with it, so ``normalize_str``, ``pre_tokenize_str``, ``decode`` and
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tokensmith._core import CoreHfTokenizer, EncodingResult
@@ -81,3 +82,26 @@ def decode(decoder: dict[str, Any], tokens: Sequence[str]) -> str:
 def tokenize(model: dict[str, Any], sequence: str) -> EncodingResult:
     """``sequence`` encoded by ``model`` alone, as one word."""
     return CoreHfTokenizer.from_str(dumps({"model": model})).encode(sequence, None, False)
+
+
+def word_counts(
+    texts: Iterable[str],
+    *,
+    normalizer: dict[str, Any] | None,
+    pre_tokenizer: dict[str, Any] | None,
+    batch: int = 1024,
+) -> Counter[str]:
+    """How often each word (pre-token, as the pipeline spells it) occurs in ``texts``, the
+    texts encoded in batches on the core's threads."""
+    core = CoreHfTokenizer.from_str(
+        dumps({"model": _WHOLE, "normalizer": normalizer, "pre_tokenizer": pre_tokenizer})
+    )
+    counts: Counter[str] = Counter()
+    chunk: list[tuple[str, str | None]] = []
+    for text in texts:
+        chunk.append((text, None))
+        if len(chunk) == batch:
+            counts.update(t for e in core.encode_batch(chunk, False, 2) for t in e.tokens)
+            chunk = []
+    counts.update(t for e in core.encode_batch(chunk, False, 2) for t in e.tokens)
+    return counts

@@ -1,7 +1,11 @@
 """``Tokenizer.train`` and ``Tokenizer.train_from_iterator``, as HF's: train the tokenizer's
 own model on its own normalizer and pre-tokenizer with a :mod:`tokensmith.trainers` trainer.
 
-A :class:`~tokensmith.trainers.BpeTrainer` on a ``BPE`` model runs tokensmith's HF-exact
+A :class:`~tokensmith.trainers.WordLevelTrainer` on a ``WordLevel`` model keeps the
+special tokens, then the words the pipeline cuts by falling count (ties in code point
+order), those seen ``min_frequency`` times, up to ``vocab_size``: HF's rule (a word that is
+also a special token takes the later id). A
+:class:`~tokensmith.trainers.BpeTrainer` on a ``BPE`` model runs tokensmith's HF-exact
 BPE trainer (``train_bpe_chars``, the one ``train_bpe(kind="char"/"metaspace")`` uses),
 which counts the words the tokenizer's pipeline cuts in the Rust core: the vocabulary and
 merges are HF's. As in HF, the trainer's prefix and suffix are set on the model and its
@@ -15,7 +19,7 @@ the line ending kept, as HF does.
 >>> tok.encode("lower").tokens
 ['lower']
 
-Not handled yet: the other trainers (WordPiece, WordLevel, Unigram, parity-aware BPE)
+Not handled yet: the other trainers (WordPiece, Unigram, parity-aware BPE)
 raise :class:`~tokensmith.errors.UnsupportedFeatureError`.
 """
 
@@ -26,8 +30,8 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from tokensmith.components.models import BPE
-from tokensmith.components.trainers import BpeTrainer, Trainer
+from tokensmith.components.models import BPE, Model, WordLevel
+from tokensmith.components.trainers import BpeTrainer, Trainer, WordLevelTrainer
 
 if TYPE_CHECKING:
     from tokensmith.hf_tokenizer import Tokenizer
@@ -69,7 +73,8 @@ class TokenizerTraining:
 
         Raises:
             InputNotFoundError: a file is missing.
-            UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model.
+            UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model or
+                WordLevelTrainer on a WordLevel model.
         """
         self._train(_lines(files), trainer)
 
@@ -80,48 +85,86 @@ class TokenizerTraining:
         ``length`` is HF's progress-bar total and changes nothing here.
 
         Raises:
-            UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model.
+            UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model or
+                WordLevelTrainer on a WordLevel model.
         """
         del length
         self._train(_flatten(iterator), trainer)
 
     def _train(self, texts: Iterator[str], trainer: Trainer | None) -> None:
-        from tokensmith._core import train_bpe_chars
         from tokensmith.errors import UnsupportedFeatureError
 
         tok = cast("Tokenizer", self)
         model = tok.model
         if trainer is None:
             trainer = model.get_trainer()
-        if not isinstance(model, BPE) or not isinstance(trainer, BpeTrainer):
+        if isinstance(model, BPE) and isinstance(trainer, BpeTrainer):
+            trained = _train_bpe(tok, model, trainer, texts)
+        elif isinstance(model, WordLevel) and isinstance(trainer, WordLevelTrainer):
+            trained = _train_word_level(tok, model, trainer, texts)
+        else:
             raise UnsupportedFeatureError(
-                f"Tokenizer.train runs a BpeTrainer on a BPE model; got a "
-                f"{type(trainer).__name__} on a {type(model).__name__} model"
+                f"Tokenizer.train runs a BpeTrainer on a BPE model or a WordLevelTrainer on a "
+                f"WordLevel model; got a {type(trainer).__name__} on a "
+                f"{type(model).__name__} model"
             )
-        opts = trainer.to_json()["BpeTrainer"]
-        doc = json.loads(tok.to_str())
-        specials = [t["content"] for t in opts["special_tokens"]]
-        vocab, merges = train_bpe_chars(
-            texts,
-            pre_tokenizer=json.dumps(doc.get("pre_tokenizer")),
-            normalizer=None if doc.get("normalizer") is None else json.dumps(doc["normalizer"]),
-            vocab_size=opts["vocab_size"],
-            min_frequency=opts["min_frequency"],
-            special_tokens=specials,
-            limit_alphabet=opts["limit_alphabet"],
-            initial_alphabet=opts["initial_alphabet"],
-            max_token_length=opts["max_token_length"],
-            continuing_subword_prefix=opts["continuing_subword_prefix"],
-            end_of_word_suffix=opts["end_of_word_suffix"],
-            compat="hf",
-        )
-        fields = model.to_json()
-        fields["vocab"] = {t: i for i, t in enumerate(vocab)}
-        fields["merges"] = [list(m) for m in merges]
-        for key in ("continuing_subword_prefix", "end_of_word_suffix"):
-            if opts[key] is not None:
-                fields[key] = opts[key]
-        trained = BPE.__new__(BPE)
-        trained._init(**{k: v for k, v in fields.items() if k != "type"})
         tok.model = trained
         tok.add_special_tokens(trainer.special_tokens)
+
+
+def _with(model: Model, **fields: Any) -> Model:
+    """A copy of ``model`` with ``fields`` replaced."""
+    state = {k: v for k, v in model.to_json().items() if k != "type"}
+    state.update(fields)
+    copy = type(model).__new__(type(model))
+    copy._init(**state)
+    return copy
+
+
+def _train_bpe(tok: Tokenizer, model: BPE, trainer: BpeTrainer, texts: Iterator[str]) -> Model:
+    from tokensmith._core import train_bpe_chars
+
+    opts = trainer.to_json()["BpeTrainer"]
+    doc = json.loads(tok.to_str())
+    vocab, merges = train_bpe_chars(
+        texts,
+        pre_tokenizer=json.dumps(doc.get("pre_tokenizer")),
+        normalizer=None if doc.get("normalizer") is None else json.dumps(doc["normalizer"]),
+        vocab_size=opts["vocab_size"],
+        min_frequency=opts["min_frequency"],
+        special_tokens=[t["content"] for t in opts["special_tokens"]],
+        limit_alphabet=opts["limit_alphabet"],
+        initial_alphabet=opts["initial_alphabet"],
+        max_token_length=opts["max_token_length"],
+        continuing_subword_prefix=opts["continuing_subword_prefix"],
+        end_of_word_suffix=opts["end_of_word_suffix"],
+        compat="hf",
+    )
+    fields: dict[str, Any] = {
+        "vocab": {t: i for i, t in enumerate(vocab)},
+        "merges": [list(m) for m in merges],
+    }
+    for key in ("continuing_subword_prefix", "end_of_word_suffix"):
+        if opts[key] is not None:
+            fields[key] = opts[key]
+    return _with(model, **fields)
+
+
+def _train_word_level(
+    tok: Tokenizer, model: WordLevel, trainer: WordLevelTrainer, texts: Iterator[str]
+) -> Model:
+    from tokensmith.components._run import word_counts
+
+    opts = trainer.to_json()["WordLevelTrainer"]
+    doc = json.loads(tok.to_str())
+    counts = word_counts(
+        texts, normalizer=doc.get("normalizer"), pre_tokenizer=doc.get("pre_tokenizer")
+    )
+    specials = [t["content"] for t in opts["special_tokens"]]
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    words = [w for w, n in ranked if n >= opts["min_frequency"]]
+    words = words[: max(opts["vocab_size"] - len(specials), 0)]
+    # Ids run over the special tokens, then the words; a word that is also a special token
+    # takes its later id, leaving a gap, as in HF.
+    vocab = {token: i for i, token in enumerate([*specials, *words])}
+    return _with(model, vocab=vocab)
