@@ -73,8 +73,9 @@ class Component:
 
     Subclasses set ``_type`` (the fragment's ``"type"``; None for the fragment-less
     trainers), ``_names`` (Python attribute -> fragment key, where they differ),
-    ``_children`` (the key holding a list of sub-components) and ``_setters`` (how a value
-    set as an attribute is written into the fragment, where HF spells it differently).
+    ``_children`` (the key holding a list of sub-components), ``_setters`` (how a value set
+    as an attribute is written into the fragment, where HF spells it differently) and
+    ``_getters`` (how a field reads back as HF's attribute does).
     """
 
     __slots__ = ("_state", "_on_change")
@@ -83,6 +84,7 @@ class Component:
     _names: ClassVar[dict[str, str]] = {}
     _children: ClassVar[str | None] = None
     _setters: ClassVar[dict[str, Callable[[Any], Any]]] = {}
+    _getters: ClassVar[dict[str, Callable[[Any], Any]]] = {}
 
     def _init(self, **fields: Any) -> None:
         """Sets the fragment's fields (in HF's order, after ``type``)."""
@@ -134,7 +136,8 @@ class Component:
         key = self._names.get(name, name)
         if key == "type" or key not in state:
             raise AttributeError(f"{type(self).__name__} has no attribute {name!r}")
-        return state[key]
+        getter = self._getters.get(name)
+        return state[key] if getter is None else getter(state[key])
 
     def __setattr__(self, name: str, value: Any) -> None:
         key = self._names.get(name, name)

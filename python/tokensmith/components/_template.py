@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["piece", "special_tokens", "template"]
+__all__ = ["piece", "special_tokens", "template", "template_repr"]
 
 
 def _error(message: str) -> Exception:
@@ -95,3 +95,26 @@ def special_tokens(tokens: Any) -> dict[str, dict[str, Any]]:
             )
     # HF writes them ordered by name.
     return dict(sorted(out.items()))
+
+
+def _debug_str(text: str) -> str:
+    """``text`` quoted as Rust's ``Debug`` quotes a string (the escapes files need)."""
+    escapes = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    return '"' + "".join(escapes.get(c, c) for c in text) + '"'
+
+
+def template_repr(pieces: list[dict[str, Any]]) -> str:
+    """A template as HF's ``TemplateProcessing.single`` reads it back (Rust's ``Debug``).
+
+    >>> template_repr(template("[CLS] $A"))
+    'Template([SpecialToken { id: "[CLS]", type_id: 0 }, Sequence { id: A, type_id: 0 }])'
+    """
+    parts = []
+    for p in pieces:
+        if "SpecialToken" in p:
+            t = p["SpecialToken"]
+            parts.append(f"SpecialToken {{ id: {_debug_str(t['id'])}, type_id: {t['type_id']} }}")
+        else:
+            t = p["Sequence"]
+            parts.append(f"Sequence {{ id: {t['id']}, type_id: {t['type_id']} }}")
+    return f"Template([{', '.join(parts)}])"

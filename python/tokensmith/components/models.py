@@ -186,6 +186,16 @@ class Unigram(Model):
             unk_id=0 if vocab is None else unk_id, vocab=pieces, byte_fallback=bool(byte_fallback)
         )
 
+    @property
+    def alpha(self) -> float | None:
+        """HF's sampling smoothing: always None here (sampling is refused)."""
+        return None
+
+    @property
+    def nbest_size(self) -> int | None:
+        """HF's sampling n-best size: always None here (sampling is refused)."""
+        return None
+
 
 class WordLevel(Model):
     """One token per word: ``vocab`` (token -> id) and the ``unk_token``."""

@@ -167,6 +167,7 @@ class Punctuation(PreTokenizer):
     __slots__ = ()
     _type = "Punctuation"
     _setters = {"behavior": behavior_json}
+    _getters = {"behavior": str.lower}
 
     def __init__(self, behavior: str = "isolated") -> None:
         self._init(behavior=behavior_json(behavior))
@@ -180,6 +181,7 @@ class Split(PreTokenizer):
     __slots__ = ()
     _type = "Split"
     _setters = {"pattern": pattern_json, "behavior": behavior_json}
+    _getters = {"behavior": str.lower}
 
     def __init__(self, pattern: str | Regex, behavior: str, invert: bool = False) -> None:
         self._init(pattern=pattern_json(pattern), behavior=behavior_json(behavior), invert=invert)

@@ -15,6 +15,7 @@ from tokensmith.components import _run
 from tokensmith.components._base import Component
 from tokensmith.components._template import special_tokens as _special_tokens
 from tokensmith.components._template import template as _template
+from tokensmith.components._template import template_repr
 
 __all__ = [
     "BertProcessing",
@@ -116,6 +117,7 @@ class TemplateProcessing(PostProcessor):
     __slots__ = ()
     _type = "TemplateProcessing"
     _setters = {"single": _template, "pair": _template, "special_tokens": _special_tokens}
+    _getters = {"single": template_repr}
 
     def __init__(
         self,

@@ -84,7 +84,9 @@ class Trainer(Component):
 
     def __getattr__(self, name: str) -> Any:
         value = super().__getattr__(name)
-        if name == "special_tokens" and not isinstance(self, ParityBpeTrainer):
+        if name == "special_tokens" and isinstance(self, ParityBpeTrainer):
+            return [AddedToken(t, special=True) for t in value]
+        if name == "special_tokens":
             return [AddedToken(**{k: v for k, v in t.items()}) for t in value]
         if name == "progress_format":
             return "json" if value == "JsonLines" else str(value).lower()
