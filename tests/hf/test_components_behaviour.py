@@ -229,3 +229,25 @@ def test_unloadable_model_fails_at_first_use_as_in_hf() -> None:
         ours.encode("a")
     with pytest.raises(Exception, match="Missing"):
         hf.encode("a")
+
+
+@pytest.mark.parametrize("prefix", [None, "px"])
+def test_model_save_writes_hf_files(prefix: str | None, tmp_path: Path) -> None:
+    vocab = {"[UNK]": 0, "a": 1, "b": 2, "ab": 3, "é": 4, "##b": 5}
+    cases = [
+        ("BPE", (vocab, [("a", "b")])),
+        ("WordPiece", (vocab,)),
+        ("WordLevel", (vocab, "[UNK]")),
+        ("Unigram", ([("[UNK]", 0.0), ("é", -1.5), ("a", -2.25)], 0)),
+    ]
+    for name, args in cases:
+        ours = getattr(tokensmith.models, name)(*args)
+        hf = getattr(tokenizers.models, name)(*args)
+        mine, theirs = tmp_path / f"ours-{name}", tmp_path / f"hf-{name}"
+        mine.mkdir()
+        theirs.mkdir()
+        a = ours.save(str(mine), prefix)
+        b = hf.save(str(theirs), prefix)
+        assert [Path(p).name for p in a] == [Path(p).name for p in b]
+        for p, q in zip(a, b, strict=True):
+            assert Path(p).read_bytes() == Path(q).read_bytes(), p

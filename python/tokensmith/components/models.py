@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokensmith.components import _run
-from tokensmith.components._base import Component
+from tokensmith.components._base import Component, dumps
 
 __all__ = ["BPE", "Model", "Token", "Unigram", "WordLevel", "WordPiece"]
 
@@ -59,6 +59,33 @@ class Model(Component):
         """
         enc = _run.tokenize(self.to_json(), sequence)
         return [Token(i, t, o) for i, t, o in zip(enc.ids, enc.tokens, enc.offsets, strict=True)]
+
+    def save(self, folder: str | os.PathLike[str], prefix: str | None = None) -> list[str]:
+        """Writes the model's files into ``folder`` as HF's ``save`` does (BPE:
+        ``vocab.json`` and ``merges.txt``; WordPiece: ``vocab.txt``; WordLevel:
+        ``vocab.json``; Unigram: ``unigram.json``; each name after ``prefix-``), atomically,
+        and returns their paths."""
+        from tokensmith._atomic import write_text_atomic
+
+        state = self._state
+        files: dict[str, str] = {}
+        if state["type"] == "Unigram":
+            files["unigram.json"] = json.dumps(self.to_json(), ensure_ascii=False, indent=2)
+        elif state["type"] == "WordPiece":
+            by_id = sorted(state["vocab"].items(), key=lambda kv: kv[1])
+            files["vocab.txt"] = "".join(f"{token}\n" for token, _ in by_id)
+        else:
+            by_id = sorted(state["vocab"].items(), key=lambda kv: kv[1])
+            files["vocab.json"] = dumps(dict(by_id))
+            if state["type"] == "BPE":
+                merges = "".join(f"{a} {b}\n" for a, b in state["merges"])
+                files["merges.txt"] = "#version: 0.2\n" + merges
+        paths = []
+        for name, text in files.items():
+            path = os.path.join(os.fspath(folder), f"{prefix}-{name}" if prefix else name)
+            write_text_atomic(path, text)
+            paths.append(path)
+        return paths
 
     def get_trainer(self) -> Any:
         """A trainer, with HF's defaults, for this kind of model."""
