@@ -159,6 +159,7 @@ class PaddingError(TokensmithError, ValueError):
 __all__ = [
     "ChatTemplateError",
     "ComponentTypeError",
+    "EncodeInputError",
     "ChatTemplateSecurityError",
     "CorpusFormatError",
     "CorruptInputError",
@@ -200,3 +201,8 @@ class AddedTokenError(TokensmithError, TypeError):
 class ComponentTypeError(TokensmithError, TypeError):
     """A pipeline component argument of the wrong type: a ``Sequence`` given something other
     than a list of its components, or a ``Tokenizer`` slot set to another family's one."""
+
+
+class EncodeInputError(TokensmithError, TypeError):
+    """``Tokenizer.encode`` got a text that is not a str, or (``is_pretokenized=True``)
+    words that are not a list of str."""

@@ -67,6 +67,15 @@ def _saved(token: tuple[int, str, bool, bool, bool, bool, bool]) -> dict[str, An
     return dict(zip(("id", *_TOKEN_FIELDS), token, strict=True))
 
 
+def _words(value: Any, argument: str) -> list[str]:
+    """A pre-tokenized input: a list or tuple of str."""
+    if isinstance(value, list | tuple) and all(isinstance(w, str) for w in value):
+        return list(value)
+    from tokensmith.errors import EncodeInputError
+
+    raise EncodeInputError(f"with is_pretokenized=True, {argument} must be a list of str")
+
+
 # ``encode_batch`` and ``decode_batch`` use one thread per core unless told otherwise.
 _DEFAULT_THREADS = os.cpu_count() or 1
 
@@ -209,16 +218,36 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining):
         write_text_atomic(path, self.to_str())
 
     def encode(
-        self, text: str, pair: str | None = None, add_special_tokens: bool = True
+        self,
+        sequence: str | Sequence[str],
+        pair: str | Sequence[str] | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
     ) -> EncodingResult:
-        """Encodes ``text`` (and ``pair`` after it) as HF ``tokenizers`` does, then truncates
-        and pads it as configured (padding to the longest pads it to its own length, rounded
-        up to ``pad_to_multiple_of``).
+        """Encodes ``sequence`` (and ``pair`` after it) as HF ``tokenizers`` does, then
+        truncates and pads it as configured (padding to the longest pads it to its own
+        length, rounded up to ``pad_to_multiple_of``). With ``is_pretokenized`` each is a
+        list of words, each run through the pipeline alone: word ``i``'s tokens have word id
+        ``i`` and offsets from the start of that word, as in HF.
 
         Raises:
             TruncationError: the truncation strategy cannot be satisfied for this input.
+            EncodeInputError: a text that is not a str, or words that are not a list of str.
         """
-        return self._core.encode(text, pair, add_special_tokens)
+        if is_pretokenized:
+            return self._core.encode_pretokenized(
+                _words(sequence, "sequence"),
+                None if pair is None else _words(pair, "pair"),
+                add_special_tokens,
+            )
+        if not isinstance(sequence, str) or not (pair is None or isinstance(pair, str)):
+            from tokensmith.errors import EncodeInputError
+
+            raise EncodeInputError(
+                "encode takes a str (and a str pair); pass is_pretokenized=True for lists "
+                "of words"
+            )
+        return self._core.encode(sequence, pair, add_special_tokens)
 
     def enable_truncation(
         self,

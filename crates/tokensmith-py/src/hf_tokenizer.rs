@@ -54,6 +54,38 @@ impl CoreHfTokenizer {
         Ok(enc.into())
     }
 
+    /// Encodes input already cut into words (HF's `is_pretokenized`), the GIL released
+    /// for long inputs.
+    #[pyo3(signature = (words, pair, add_special_tokens))]
+    fn encode_pretokenized(
+        &self,
+        py: Python<'_>,
+        words: Vec<String>,
+        pair: Option<Vec<String>>,
+        add_special_tokens: bool,
+    ) -> PyResult<EncodingResult> {
+        let first: Vec<&str> = words.iter().map(String::as_str).collect();
+        let second: Option<Vec<&str>> = pair
+            .as_ref()
+            .map(|p| p.iter().map(String::as_str).collect());
+        let size: usize = words
+            .iter()
+            .chain(pair.iter().flatten())
+            .map(String::len)
+            .sum();
+        let run = || {
+            self.inner
+                .encode_pretokenized(&first, second.as_deref(), add_special_tokens)
+        };
+        let enc = if size < DETACH_AT {
+            run()
+        } else {
+            py.detach(run)
+        }
+        .py_err(py)?;
+        Ok(enc.into())
+    }
+
     /// A copy with truncation set (`strategy`: `longest_first`, `only_first` or
     /// `only_second`; `direction`: `right` or `left`), or removed when `max_length` is None.
     #[pyo3(signature = (max_length, stride, strategy, direction))]
