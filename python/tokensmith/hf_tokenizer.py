@@ -244,8 +244,7 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining):
             from tokensmith.errors import EncodeInputError
 
             raise EncodeInputError(
-                "encode takes a str (and a str pair); pass is_pretokenized=True for lists "
-                "of words"
+                "encode takes a str (and a str pair); pass is_pretokenized=True for lists of words"
             )
         return self._core.encode(sequence, pair, add_special_tokens)
 
@@ -373,17 +372,31 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining):
 
     def encode_batch(
         self,
-        inputs: Sequence[str | tuple[str, str]],
+        input: Sequence[Any],
+        is_pretokenized: bool = False,
         add_special_tokens: bool = True,
         *,
         num_threads: int = _DEFAULT_THREADS,
     ) -> list[EncodingResult]:
-        """Encodes each input (a text, or a ``(text, pair)`` tuple) as :meth:`encode` does,
-        on up to ``num_threads`` threads with the GIL released; results keep input order.
-        With padding to the longest (:meth:`enable_padding` without a ``length``), every
-        result, and its overflowing parts, is padded to the longest result of the batch."""
+        """Encodes each input (a text, or a ``(text, pair)`` tuple; with ``is_pretokenized``
+        a list of words, or a ``(words, pair words)`` tuple) as :meth:`encode` does, on up
+        to ``num_threads`` threads with the GIL released; results keep input order. With
+        padding to the longest (:meth:`enable_padding` without a ``length``), every result,
+        and its overflowing parts, is padded to the longest result of the batch.
+
+        Raises:
+            EncodeInputError: an input of another shape.
+        """
+        if is_pretokenized:
+            words: list[tuple[list[str], list[str] | None]] = [
+                (_words(x[0], "input"), _words(x[1], "pair"))
+                if isinstance(x, tuple) and len(x) == 2 and not isinstance(x[0], str)
+                else (_words(x, "input"), None)
+                for x in input
+            ]
+            return self._core.encode_batch_pretokenized(words, add_special_tokens, num_threads)
         pairs: list[tuple[str, str | None]] = [
-            (x, None) if isinstance(x, str) else (x[0], x[1]) for x in inputs
+            (x, None) if isinstance(x, str) else (x[0], x[1]) for x in input
         ]
         return self._core.encode_batch(pairs, add_special_tokens, num_threads)
 

@@ -60,3 +60,20 @@ def test_pretokenized_input_types() -> None:
         tok.encode("a b", is_pretokenized=True)
     with pytest.raises(TypeError, match="is_pretokenized=True"):
         tok.encode(["a"])  # type: ignore[arg-type]
+
+
+def test_pretokenized_batch_matches_hf(family_json: Family, multilingual_lines: list[str]) -> None:
+    ours = tokensmith.Tokenizer.from_file(family_json.path)
+    hf = tokenizers.Tokenizer.from_file(str(family_json.path))
+    lines = multilingual_lines[::40]
+    batch = [line.split() for line in lines] + [
+        (a.split(), b.split()) for a, b in zip(lines[:-1], lines[1:], strict=True)
+    ]
+    for t in (ours, hf):
+        t.enable_padding(pad_id=0, pad_token=t.id_to_token(0))
+    got = ours.encode_batch(batch, is_pretokenized=True, num_threads=2)
+    want = hf.encode_batch(batch, is_pretokenized=True)
+    assert [fields(e) for e in got] == [fields(e) for e in want]
+    got = ours.encode_batch(batch, True, False)
+    want = hf.encode_batch(batch, True, False)
+    assert [fields(e) for e in got] == [fields(e) for e in want]
