@@ -50,6 +50,7 @@ from tokensmith._core import CoreHfTokenizer, EncodingResult
 from tokensmith.added_token import AddedToken
 from tokensmith.components.models import Model
 from tokensmith.components.pipeline import ComponentSlots, build_core, model_json
+from tokensmith.components.tokenizer_async import TokenizerAsync
 from tokensmith.components.tokenizer_queries import TokenizerQueries
 from tokensmith.components.training import TokenizerTraining
 
@@ -80,7 +81,7 @@ def _words(value: Any, argument: str) -> list[str]:
 _DEFAULT_THREADS = os.cpu_count() or 1
 
 
-class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining):
+class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAsync):
     """A loaded ``tokenizer.json``, or (``Tokenizer(model)``, as in HF) a pipeline of one
     :mod:`tokensmith.models` model to which components are then set (see
     :mod:`tokensmith.components.pipeline`). ``decode``, the batch calls and ``encode`` of

@@ -56,6 +56,9 @@ def test_every_public_name_of_each_module(name: str) -> None:
 TOKENIZER_NAMES = [
     "add_special_tokens",
     "add_tokens",
+    "async_decode_batch",
+    "async_encode",
+    "async_encode_batch",
     "decode",
     "decode_batch",
     "decoder",
