@@ -69,6 +69,7 @@ TOKENIZER_NAMES = [
     "encode_special_tokens",
     "from_buffer",
     "from_file",
+    "from_pretrained",
     "from_str",
     "get_added_tokens_decoder",
     "get_vocab",

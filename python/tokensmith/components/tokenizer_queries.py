@@ -1,6 +1,6 @@
-"""HF ``Tokenizer`` methods that read the pipeline: ``from_buffer``,
-``num_special_tokens_to_add`` and ``get_added_tokens_decoder`` (mixed into
-:class:`~tokensmith.Tokenizer`).
+"""HF ``Tokenizer`` methods that load or read the pipeline: ``from_buffer``,
+``from_pretrained`` (local folder or hub cache only), ``num_special_tokens_to_add`` and
+``get_added_tokens_decoder`` (mixed into :class:`~tokensmith.Tokenizer`).
 
 >>> from tokensmith import Tokenizer
 >>> tok = Tokenizer.from_buffer(b'{"model": {"type": "WordLevel", "unk_token": "?",'
@@ -42,6 +42,23 @@ class TokenizerQueries:
         except UnicodeDecodeError as e:
             raise TokenizerJsonError(f"tokenizer.json buffer is not UTF-8: {e}") from e
         return Tokenizer.from_str(text)
+
+    @classmethod
+    def from_pretrained(
+        cls, identifier: str, revision: str = "main", token: str | None = None
+    ) -> Tokenizer:
+        """Loads the ``tokenizer.json`` of a local folder, or of model ``identifier``
+        (``org/name``) at ``revision`` in the HF hub cache, never the network (``token``,
+        HF's credential for downloads, is not used).
+
+        Raises:
+            InputNotFoundError: neither holds the file (the message names where it looked).
+        """
+        from tokensmith.hf_tokenizer import Tokenizer
+        from tokensmith.hub_cache import find_tokenizer_json
+
+        del token
+        return Tokenizer.from_file(find_tokenizer_json(identifier, revision))
 
     def num_special_tokens_to_add(self, is_pair: bool) -> int:
         """How many tokens the post-processor adds to one sequence (or a pair); 0 without
