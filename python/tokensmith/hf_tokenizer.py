@@ -233,7 +233,8 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
 
         Raises:
             TruncationError: the truncation strategy cannot be satisfied for this input.
-            EncodeInputError: a text that is not a str, or words that are not a list of str.
+            EncodeInputError: with ``is_pretokenized``, words that are not a list of str
+                (a TypeError; a text that is not a str raises TypeError too).
         """
         if is_pretokenized:
             return self._core.encode_pretokenized(
@@ -241,13 +242,9 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
                 None if pair is None else _words(pair, "pair"),
                 add_special_tokens,
             )
-        if not isinstance(sequence, str) or not (pair is None or isinstance(pair, str)):
-            from tokensmith.errors import EncodeInputError
-
-            raise EncodeInputError(
-                "encode takes a str (and a str pair); pass is_pretokenized=True for lists of words"
-            )
-        return self._core.encode(sequence, pair, add_special_tokens)
+        # A non-str text is left to the core's argument check (a TypeError): this is the
+        # hot path of single-text encoding.
+        return self._core.encode(sequence, pair, add_special_tokens)  # type: ignore[arg-type]
 
     def enable_truncation(
         self,
