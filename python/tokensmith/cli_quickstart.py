@@ -67,7 +67,9 @@ def quickstart(
     ] = Path("tokensmith-report"),
     vocab_size: Annotated[
         int,
-        typer.Option(min=3000, max=16384, help="Vocabulary size of the trained BPE and Unigram."),
+        typer.Option(
+            min=3000, max=16384, help="Vocabulary size of the trained BPE and Unigram."
+        ),
     ] = 6000,
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the JSON report instead of the tables.")

@@ -276,18 +276,9 @@ def bpe(
         n_base = 256 if base_encoding is None else base_encoding.n_vocab
         most_merges = max(vocab_size - n_base - len(special_token or []), 1)
         family = _family_options(
-            kind,
-            split_digits,
-            limit_alphabet,
-            initial_alphabet,
-            unk_token,
-            end_of_word_suffix,
-            continuing_subword_prefix,
-            pre_tokenizer,
-            prepend_scheme,
-            byte_fallback,
-            pattern,
-            base,
+            kind, split_digits, limit_alphabet, initial_alphabet, unk_token,
+            end_of_word_suffix, continuing_subword_prefix, pre_tokenizer, prepend_scheme,
+            byte_fallback, pattern, base,
         )
         with Progress(*columns, console=_err, transient=False) as progress:
             display = _ReadThenMerge(
@@ -377,7 +368,9 @@ def _family_options(
 ) -> dict[str, object]:
     """The keyword arguments of ``train_bpe`` that depend on ``--kind``."""
     if kind not in ("byte", "char", "metaspace"):
-        raise tokensmith.InvalidTrainerOptionError(f"--kind {kind}: use byte, char or metaspace")
+        raise tokensmith.InvalidTrainerOptionError(
+            f"--kind {kind}: use byte, char or metaspace"
+        )
     options: dict[str, object] = {"kind": kind, "split_digits": split_digits}
     if kind == "byte":
         if base is None:

@@ -45,8 +45,7 @@ def wordpiece(
     special_token: Annotated[
         list[str] | None,
         typer.Option(
-            "--special-token",
-            "-s",
+            "--special-token", "-s",
             help="A special token (repeat for more; default: [PAD] [UNK] [CLS] [SEP] [MASK]).",
         ),
     ] = None,
@@ -66,7 +65,9 @@ def wordpiece(
         str,
         typer.Option(help="Characters always in the alphabet, given as one string (e.g. 'ΩЖ☃')."),
     ] = "",
-    prefix: Annotated[str, typer.Option("--prefix", help="The continuing-subword prefix.")] = "##",
+    prefix: Annotated[
+        str, typer.Option("--prefix", help="The continuing-subword prefix.")
+    ] = "##",
     scoring: Annotated[
         str, typer.Option(help="frequency (HF WordPieceTrainer) or likelihood.")
     ] = "frequency",
@@ -106,19 +107,15 @@ def wordpiece(
     stats = corpus.stats
     seconds = time.perf_counter() - start
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "tokens": tok.get_vocab_size(),
-                    "files": stats.files,
-                    "lines": stats.lines,
-                    "bytes": stats.bytes,
-                    "replaced_utf8": stats.replaced,
-                    "seconds": round(seconds, 3),
-                    "written": [str(out)],
-                }
-            )
-        )
+        print(json.dumps({
+            "tokens": tok.get_vocab_size(),
+            "files": stats.files,
+            "lines": stats.lines,
+            "bytes": stats.bytes,
+            "replaced_utf8": stats.replaced,
+            "seconds": round(seconds, 3),
+            "written": [str(out)],
+        }))
         return
     _out.print(
         f"trained a WordPiece tokenizer: {tok.get_vocab_size():,} tokens from {stats.files} "

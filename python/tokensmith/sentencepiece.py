@@ -381,34 +381,20 @@ class SentencePieceProcessor:
         return self.encode(input, out_type=str, **kwargs)
 
     def SampleEncodeAsIds(  # noqa: N802
-        self,
-        input: str | list[str],
-        nbest_size: int | None = None,
-        alpha: float | None = None,
+        self, input: str | list[str], nbest_size: int | None = None, alpha: float | None = None,
         **kwargs: Any,
     ) -> Any:
         return self.encode(
-            input,
-            out_type=int,
-            enable_sampling=True,
-            nbest_size=nbest_size,
-            alpha=alpha,
+            input, out_type=int, enable_sampling=True, nbest_size=nbest_size, alpha=alpha,
             **kwargs,
         )
 
     def SampleEncodeAsPieces(  # noqa: N802
-        self,
-        input: str | list[str],
-        nbest_size: int | None = None,
-        alpha: float | None = None,
+        self, input: str | list[str], nbest_size: int | None = None, alpha: float | None = None,
         **kwargs: Any,
     ) -> Any:
         return self.encode(
-            input,
-            out_type=str,
-            enable_sampling=True,
-            nbest_size=nbest_size,
-            alpha=alpha,
+            input, out_type=str, enable_sampling=True, nbest_size=nbest_size, alpha=alpha,
             **kwargs,
         )
 

@@ -231,33 +231,18 @@ def train_bpe(
         untyped: Any = train_bpe
         with merge_bar(vocab_size) as tick:
             return untyped(  # type: ignore[no-any-return]
-                texts if corpus is None else None,
-                files=corpus,
-                vocab_size=vocab_size,
+                texts if corpus is None else None, files=corpus, vocab_size=vocab_size,
                 pat_str=pat_str,
-                min_frequency=min_frequency,
-                special_tokens=special_tokens,
-                max_token_length=max_token_length,
-                compat=compat,
-                base=base,
-                engine=engine,
-                address=address,
-                max_memory=max_memory,
-                count_mode=count_mode,
-                name=name,
+                min_frequency=min_frequency, special_tokens=special_tokens,
+                max_token_length=max_token_length, compat=compat, base=base, engine=engine,
+                address=address, max_memory=max_memory, count_mode=count_mode, name=name,
                 split_digits=split_digits,
-                limit_alphabet=limit_alphabet,
-                initial_alphabet=initial_alphabet,
-                unk_token=unk_token,
-                fuse_unk=fuse_unk,
-                end_of_word_suffix=end_of_word_suffix,
+                limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
+                unk_token=unk_token, fuse_unk=fuse_unk, end_of_word_suffix=end_of_word_suffix,
                 continuing_subword_prefix=continuing_subword_prefix,
-                pre_tokenizer=pre_tokenizer,
-                replacement=replacement,
-                prepend_scheme=prepend_scheme,
-                byte_fallback=byte_fallback,
-                progress=_both(tick, progress),
-                kind=kind,
+                pre_tokenizer=pre_tokenizer, replacement=replacement,
+                prepend_scheme=prepend_scheme, byte_fallback=byte_fallback,
+                progress=_both(tick, progress), kind=kind,
             )
     if kind in ("char", "metaspace"):
         if base is not None or engine != "local" or pat_str is not None or max_memory is not None:
@@ -266,27 +251,18 @@ def train_bpe(
                 '(they are for kind="byte")'
             )
         if compat not in ("hf", "ranks"):
-            raise InvalidTrainerOptionError(f'compat={compat!r} is not known; use "hf" or "ranks"')
+            raise InvalidTrainerOptionError(
+                f'compat={compat!r} is not known; use "hf" or "ranks"'
+            )
         tokenizer = train_char_family(
-            texts,
-            kind=kind,
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special_tokens,
-            max_token_length=max_token_length,
-            compat=compat,
-            limit_alphabet=limit_alphabet,
-            initial_alphabet=initial_alphabet,
-            split_digits=split_digits,
-            unk_token=unk_token,
-            fuse_unk=fuse_unk,
+            texts, kind=kind, vocab_size=vocab_size, min_frequency=min_frequency,
+            special_tokens=special_tokens, max_token_length=max_token_length, compat=compat,
+            limit_alphabet=limit_alphabet, initial_alphabet=initial_alphabet,
+            split_digits=split_digits, unk_token=unk_token, fuse_unk=fuse_unk,
             end_of_word_suffix=end_of_word_suffix,
-            continuing_subword_prefix=continuing_subword_prefix,
-            pre_tokenizer=pre_tokenizer,
-            replacement=replacement,
-            prepend_scheme=prepend_scheme,
-            byte_fallback=byte_fallback,
-            progress=progress,
+            continuing_subword_prefix=continuing_subword_prefix, pre_tokenizer=pre_tokenizer,
+            replacement=replacement, prepend_scheme=prepend_scheme,
+            byte_fallback=byte_fallback, progress=progress,
         )
         warn_replaced(corpus)
         return tokenizer
@@ -296,8 +272,8 @@ def train_bpe(
         )
     if limit_alphabet is not None or tuple(initial_alphabet) or byte_fallback:
         raise InvalidTrainerOptionError(
-            'limit_alphabet, initial_alphabet and byte_fallback are for kind="char" or '
-            '"metaspace"; the byte-level alphabet is always the 256 bytes'
+            "limit_alphabet, initial_alphabet and byte_fallback are for kind=\"char\" or "
+            "\"metaspace\"; the byte-level alphabet is always the 256 bytes"
         )
     if split_digits is not None:
         plain = pat_str or (base._pat_str if base is not None else O200K_PATTERN)

@@ -51,12 +51,8 @@ def digits_pre_tokenizer(split_digits: Digits) -> dict[str, Any]:
     if split_digits == "individual":
         return {"type": "Digits", "individual_digits": True}
     if split_digits == "groups":
-        return {
-            "type": "Split",
-            "pattern": {"Regex": r"\p{N}{1,3}"},
-            "behavior": "Isolated",
-            "invert": False,
-        }
+        return {"type": "Split", "pattern": {"Regex": r"\p{N}{1,3}"}, "behavior": "Isolated",
+                "invert": False}
     raise InvalidTrainerOptionError(
         f'split_digits={split_digits!r} is not known; use None, "individual" or "groups"'
     )
@@ -70,29 +66,24 @@ def _sequence(first: dict[str, Any], split_digits: Digits | None) -> dict[str, A
 
 def _metaspace(replacement: str, prepend_scheme: PrependScheme) -> dict[str, Any]:
     if len(replacement) != 1:
-        raise InvalidTrainerOptionError(f"replacement={replacement!r} must be a single character")
+        raise InvalidTrainerOptionError(
+            f"replacement={replacement!r} must be a single character"
+        )
     if prepend_scheme not in ("always", "first", "never"):
         raise InvalidTrainerOptionError(
             f'prepend_scheme={prepend_scheme!r} is not known; use "always", "first" or "never"'
         )
-    return {
-        "type": "Metaspace",
-        "replacement": replacement,
-        "prepend_scheme": prepend_scheme,
-        "split": True,
-    }
+    return {"type": "Metaspace", "replacement": replacement, "prepend_scheme": prepend_scheme,
+            "split": True}
 
 
 def _char_decoder(prefix: str | None, suffix: str | None) -> dict[str, Any] | None:
     if prefix and suffix:
         # Glue "##" pieces first, then drop the suffix (a BPEDecoder would double the spaces).
-        return {
-            "type": "Sequence",
-            "decoders": [
-                {"type": "WordPiece", "prefix": prefix, "cleanup": False},
-                {"type": "Replace", "pattern": {"String": suffix}, "content": ""},
-            ],
-        }
+        return {"type": "Sequence", "decoders": [
+            {"type": "WordPiece", "prefix": prefix, "cleanup": False},
+            {"type": "Replace", "pattern": {"String": suffix}, "content": ""},
+        ]}
     if prefix:
         return {"type": "WordPiece", "prefix": prefix, "cleanup": False}
     if suffix:
@@ -107,15 +98,8 @@ def special_added_tokens(vocab: Sequence[str], specials: Sequence[str]) -> list[
     1
     """
     return [
-        {
-            "id": vocab.index(s),
-            "content": s,
-            "single_word": False,
-            "lstrip": False,
-            "rstrip": False,
-            "normalized": False,
-            "special": True,
-        }
+        {"id": vocab.index(s), "content": s, "single_word": False, "lstrip": False,
+         "rstrip": False, "normalized": False, "special": True}
         for s in specials
     ]
 
@@ -140,13 +124,9 @@ def tokenizer_json(
         "pre_tokenizer": pre_tokenizer,
         "post_processor": None,
         "decoder": decoder,
-        "model": {
-            "type": "BPE",
-            "dropout": None,
-            **model,
-            "vocab": {t: i for i, t in enumerate(vocab)},
-            "merges": [list(m) for m in merges],
-        },
+        "model": {"type": "BPE", "dropout": None, **model,
+                  "vocab": {t: i for i, t in enumerate(vocab)},
+                  "merges": [list(m) for m in merges]},
     }
     return json.dumps(doc, ensure_ascii=False)
 
@@ -193,35 +173,28 @@ def train_char_family(
         pre = _sequence(base, split_digits)
         decoder = _char_decoder(continuing_subword_prefix, end_of_word_suffix)
         model: dict[str, Any] = {
-            "unk_token": unk_token,
-            "continuing_subword_prefix": continuing_subword_prefix,
-            "end_of_word_suffix": end_of_word_suffix,
-            "fuse_unk": fuse_unk,
-            "byte_fallback": False,
-            "ignore_merges": False,
+            "unk_token": unk_token, "continuing_subword_prefix": continuing_subword_prefix,
+            "end_of_word_suffix": end_of_word_suffix, "fuse_unk": fuse_unk,
+            "byte_fallback": False, "ignore_merges": False,
         }
     elif kind == "metaspace":
         if end_of_word_suffix or continuing_subword_prefix:
             raise InvalidTrainerOptionError(
                 'kind="metaspace" marks words with the replacement character; '
-                'end_of_word_suffix and continuing_subword_prefix are for kind="char"'
+                "end_of_word_suffix and continuing_subword_prefix are for kind=\"char\""
             )
         meta = _metaspace(replacement, prepend_scheme)
         pre = _sequence(meta, split_digits)
         meta_decoder = dict(meta)
         decoder = (
             {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, meta_decoder]}
-            if byte_fallback
-            else meta_decoder
+            if byte_fallback else meta_decoder
         )
         reserved = BYTE_TOKENS if byte_fallback else []
         model = {
-            "unk_token": unk_token,
-            "continuing_subword_prefix": None,
-            "end_of_word_suffix": None,
-            "fuse_unk": fuse_unk,
-            "byte_fallback": byte_fallback,
-            "ignore_merges": False,
+            "unk_token": unk_token, "continuing_subword_prefix": None,
+            "end_of_word_suffix": None, "fuse_unk": fuse_unk,
+            "byte_fallback": byte_fallback, "ignore_merges": False,
         }
     else:
         raise InvalidTrainerOptionError(

@@ -48,24 +48,16 @@ def bert_normalizer(lowercase: bool, strip_accents: bool | None) -> dict[str, An
     >>> bert_normalizer(True, None)["type"]
     'BertNormalizer'
     """
-    return {
-        "type": "BertNormalizer",
-        "clean_text": True,
-        "handle_chinese_chars": True,
-        "strip_accents": strip_accents,
-        "lowercase": lowercase,
-    }
+    return {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
+            "strip_accents": strip_accents, "lowercase": lowercase}
 
 
 def _post_processor(vocab: Sequence[str]) -> dict[str, Any] | None:
     """``[CLS] $A [SEP]`` (and ``$B [SEP]``) when both tokens exist, else nothing."""
     if "[CLS]" not in vocab or "[SEP]" not in vocab:
         return None
-    return {
-        "type": "BertProcessing",
-        "sep": ["[SEP]", vocab.index("[SEP]")],
-        "cls": ["[CLS]", vocab.index("[CLS]")],
-    }
+    return {"type": "BertProcessing", "sep": ["[SEP]", vocab.index("[SEP]")],
+            "cls": ["[CLS]", vocab.index("[CLS]")]}
 
 
 def wordpiece_json(
@@ -86,13 +78,9 @@ def wordpiece_json(
         "pre_tokenizer": {"type": "BertPreTokenizer"},
         "post_processor": _post_processor(vocab),
         "decoder": {"type": "WordPiece", "prefix": prefix, "cleanup": True},
-        "model": {
-            "type": "WordPiece",
-            "unk_token": unk_token,
-            "continuing_subword_prefix": prefix,
-            "max_input_chars_per_word": 100,
-            "vocab": {t: i for i, t in enumerate(vocab)},
-        },
+        "model": {"type": "WordPiece", "unk_token": unk_token,
+                  "continuing_subword_prefix": prefix, "max_input_chars_per_word": 100,
+                  "vocab": {t: i for i, t in enumerate(vocab)}},
     }
     return json.dumps(doc, ensure_ascii=False)
 
@@ -178,7 +166,6 @@ def train_wordpiece(
         from tokensmith._train_progress import merge_bar
 
         with merge_bar(vocab_size) as tick:
-
             def both(n: int) -> None:
                 tick(n)
                 if progress is not None:
@@ -188,11 +175,6 @@ def train_wordpiece(
     else:
         vocab, _ = train_bpe_chars(texts, progress=progress, **options)
     warn_replaced(corpus)
-    text = wordpiece_json(
-        vocab,
-        specials=specials,
-        unk_token=unk_token,
-        prefix=continuing_subword_prefix,
-        normalizer=normalizer,
-    )
+    text = wordpiece_json(vocab, specials=specials, unk_token=unk_token,
+                          prefix=continuing_subword_prefix, normalizer=normalizer)
     return Tokenizer.from_str(text)

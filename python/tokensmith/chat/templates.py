@@ -136,7 +136,9 @@ _S_TOKENS = {"bos_token": "<s>", "eos_token": "</s>"}
 BUILTIN_TEMPLATES: dict[str, ChatTemplate] = {
     t.name: t
     for t in (
-        ChatTemplate("chatml", CHATML, {"eos_token": "<|im_end|>"}, ("<|im_start|>", "<|im_end|>")),
+        ChatTemplate(
+            "chatml", CHATML, {"eos_token": "<|im_end|>"}, ("<|im_start|>", "<|im_end|>")
+        ),
         ChatTemplate(
             "llama3",
             LLAMA3,
