@@ -8,13 +8,21 @@ The tiktoken-compatible face:
 'tokensmith'
 """
 
+# HF's component modules, reachable as tokensmith.models etc., as tokenizers.models is.
 from tokensmith import core as core
+from tokensmith import decoders as decoders
 from tokensmith import limits as limits
 from tokensmith import model as model
+from tokensmith import models as models
+from tokensmith import normalizers as normalizers
+from tokensmith import pre_tokenizers as pre_tokenizers
+from tokensmith import processors as processors
 from tokensmith import registry as registry
+from tokensmith import trainers as trainers
 from tokensmith._core import CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN
 from tokensmith._core import __version__ as __version__
 from tokensmith.added_token import AddedToken
+from tokensmith.components._base import Regex
 from tokensmith.conversion import convert
 from tokensmith.encoding import Encoding
 from tokensmith.errors import (
@@ -83,6 +91,7 @@ __all__ = [
     "PatternError",
     "R50K_PATTERN",
     "SentencePieceNormalizer",
+    "Regex",
     "SentencePieceProcessor",
     "SentencePieceTrainer",
     "SentencePieceTokenizer",

@@ -302,6 +302,15 @@ class CoreHfTokenizer:
     @staticmethod
     def from_str(json: str) -> CoreHfTokenizer: ...
     def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> EncodingResult: ...
+    def encode_pretokenized(
+        self, words: list[str], pair: list[str] | None, add_special_tokens: bool
+    ) -> EncodingResult: ...
+    def encode_batch_pretokenized(
+        self,
+        inputs: list[tuple[list[str], list[str] | None]],
+        add_special_tokens: bool,
+        threads: int,
+    ) -> list[EncodingResult]: ...
     def with_truncation(
         self, max_length: int | None, stride: int, strategy: str, direction: str
     ) -> CoreHfTokenizer:

@@ -233,6 +233,8 @@ __all__ = [
     "ArgumentTypeError",
     "ChatTemplateError",
     "ChatTemplateLimitError",
+    "ComponentTypeError",
+    "EncodeInputError",
     "ChatTemplateSecurityError",
     "ConversionMismatchError",
     "CorpusFormatError",
@@ -272,3 +274,12 @@ __all__ = [
     "VocabFormatError",
 ]
 
+
+class ComponentTypeError(TokensmithError, TypeError):
+    """A pipeline component argument of the wrong type: a ``Sequence`` given something other
+    than a list of its components, or a ``Tokenizer`` slot set to another family's one."""
+
+
+class EncodeInputError(TokensmithError, TypeError):
+    """``Tokenizer.encode`` got a text that is not a str, or (``is_pretokenized=True``)
+    words that are not a list of str."""

@@ -10,7 +10,7 @@
 Added tokens are found in the input first, as HF does (``special``, ``normalized``,
 ``lstrip``, ``rstrip`` and ``single_word`` included). The components that run are
 BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip, Prepend, Replace,
-Precompiled, ByteLevel, Sequence; BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
+Precompiled, ByteLevel, Nmt, Sequence; BertPreTokenizer, Whitespace, WhitespaceSplit, Punctuation,
 Digits, CharDelimiterSplit, Metaspace, Split, ByteLevel, UnicodeScripts, FixedLength,
 Sequence; WordPiece, BPE (dropout included), Unigram and WordLevel; TemplateProcessing,
 BertProcessing, RobertaProcessing, ByteLevel, Sequence; the WordPiece, Metaspace, BPEDecoder,
@@ -44,11 +44,16 @@ import contextlib
 import json as _json
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from tokensmith._args import check_count, check_threads, ids_error, texts_error
 from tokensmith._core import CoreHfTokenizer, EncodingResult
 from tokensmith.added_token import AddedToken
+from tokensmith.components.models import Model
+from tokensmith.components.pipeline import ComponentSlots, build_core, model_json
+from tokensmith.components.tokenizer_async import TokenizerAsync
+from tokensmith.components.tokenizer_queries import TokenizerQueries
+from tokensmith.components.training import TokenizerTraining
 from tokensmith.errors import ArgumentTypeError, PaddingError, TruncationError
 from tokensmith.limits import exceeded, get_limit
 
@@ -66,18 +71,33 @@ def _saved(token: tuple[int, str, bool, bool, bool, bool, bool]) -> dict[str, An
     return dict(zip(("id", *_TOKEN_FIELDS), token, strict=True))
 
 
+def _words(value: Any, argument: str) -> list[str]:
+    """A pre-tokenized input: a list or tuple of str."""
+    if isinstance(value, list | tuple) and all(isinstance(w, str) for w in value):
+        return list(value)
+    from tokensmith.errors import EncodeInputError
+
+    raise EncodeInputError(f"with is_pretokenized=True, {argument} must be a list of str")
+
+
 # ``encode_batch`` and ``decode_batch`` use one thread per core unless told otherwise.
 _DEFAULT_THREADS = os.cpu_count() or 1
 
 
-class Tokenizer:
-    """A loaded ``tokenizer.json``. Immutable; ``decode``, the batch calls and ``encode`` of
+class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAsync):
+    """A loaded ``tokenizer.json``, or (``Tokenizer(model)``, as in HF) a pipeline of one
+    :mod:`tokensmith.models` model to which components are then set (see
+    :mod:`tokensmith.components.pipeline`). ``decode``, the batch calls and ``encode`` of
     inputs from 1 KiB release the GIL (a shorter encode is over sooner than a switch)."""
 
     __slots__ = ("_core", "_json", "_config")
 
-    def __init__(self, core: CoreHfTokenizer, json: str | None = None) -> None:
-        self._core = core
+    def __init__(self, core: CoreHfTokenizer | Model, json: str | None = None) -> None:
+        if isinstance(core, Model):
+            json = model_json(core)
+            # An UnbuiltCore stands in for a core the JSON cannot build yet.
+            core = cast(CoreHfTokenizer, build_core(json))
+        self._core: CoreHfTokenizer = core
         self._json = json
         self._config: TokenizerConfig | None = None
 
@@ -241,19 +261,35 @@ class Tokenizer:
         write_text_atomic(path, self.to_str())
 
     def encode(
-        self, text: str, pair: str | None = None, add_special_tokens: bool = True
+        self,
+        sequence: str | Sequence[str],
+        pair: str | Sequence[str] | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
     ) -> EncodingResult:
-        """Encodes ``text`` (and ``pair`` after it) as HF ``tokenizers`` does, then truncates
-        and pads it as configured (padding to the longest pads it to its own length, rounded
-        up to ``pad_to_multiple_of``).
+        """Encodes ``sequence`` (and ``pair`` after it) as HF ``tokenizers`` does, then
+        truncates and pads it as configured (padding to the longest pads it to its own
+        length, rounded up to ``pad_to_multiple_of``). With ``is_pretokenized`` each is a
+        list of words, each run through the pipeline alone: word ``i``'s tokens have word id
+        ``i`` and offsets from the start of that word, as in HF.
 
         Raises:
             TruncationError: the truncation strategy cannot be satisfied for this input.
+            EncodeInputError: with ``is_pretokenized``, words that are not a list of str
+                (a TypeError; a text that is not a str raises TypeError too).
         """
+        if is_pretokenized:
+            return self._core.encode_pretokenized(
+                _words(sequence, "sequence"),
+                None if pair is None else _words(pair, "pair"),
+                add_special_tokens,
+            )
+        # A non-str text is left to the core's argument check (a TypeError): this is the
+        # hot path of single-text encoding.
         try:
-            return self._core.encode(text, pair, add_special_tokens)
+            return self._core.encode(sequence, pair, add_special_tokens)  # type: ignore[arg-type]
         except (TypeError, OverflowError) as e:
-            raise texts_error([text] if pair is None else [text, pair], e) from None
+            raise texts_error([sequence] if pair is None else [sequence, pair], e) from None
 
     def enable_truncation(
         self,
@@ -384,18 +420,32 @@ class Tokenizer:
 
     def encode_batch(
         self,
-        inputs: Sequence[str | tuple[str, str]],
+        input: Sequence[Any],
+        is_pretokenized: bool = False,
         add_special_tokens: bool = True,
         *,
         num_threads: int = _DEFAULT_THREADS,
     ) -> list[EncodingResult]:
-        """Encodes each input (a text, or a ``(text, pair)`` tuple) as :meth:`encode` does,
-        on up to ``num_threads`` threads with the GIL released; results keep input order.
-        With padding to the longest (:meth:`enable_padding` without a ``length``), every
-        result, and its overflowing parts, is padded to the longest result of the batch."""
+        """Encodes each input (a text, or a ``(text, pair)`` tuple; with ``is_pretokenized``
+        a list of words, or a ``(words, pair words)`` tuple) as :meth:`encode` does, on up
+        to ``num_threads`` threads with the GIL released; results keep input order. With
+        padding to the longest (:meth:`enable_padding` without a ``length``), every result,
+        and its overflowing parts, is padded to the longest result of the batch.
+
+        Raises:
+            EncodeInputError: an input of another shape.
+        """
         check_threads(num_threads)
+        if is_pretokenized:
+            words: list[tuple[list[str], list[str] | None]] = [
+                (_words(x[0], "input"), _words(x[1], "pair"))
+                if isinstance(x, tuple) and len(x) == 2 and not isinstance(x[0], str)
+                else (_words(x, "input"), None)
+                for x in input
+            ]
+            return self._core.encode_batch_pretokenized(words, add_special_tokens, num_threads)
         pairs: list[tuple[str, str | None]] = [
-            (x, None) if isinstance(x, str) else (x[0], x[1]) for x in inputs
+            (x, None) if isinstance(x, str) else (x[0], x[1]) for x in input
         ]
         return self._core.encode_batch(pairs, add_special_tokens, num_threads)
 
@@ -556,7 +606,9 @@ def _unpickle_tokenizer(
 ) -> Tokenizer:
     """Rebuilds a pickled :class:`Tokenizer` (see :meth:`Tokenizer.__reduce__`)."""
     tok = cls.__new__(cls)
-    Tokenizer.__init__(tok, CoreHfTokenizer.from_str(json), json)
+    # A tokenizer built from parts may not be buildable yet (an untrained model): its
+    # stand-in core keeps raising why, as the original did.
+    Tokenizer.__init__(tok, cast(CoreHfTokenizer, build_core(json)), json)
     tok._config = config
     if encode_special:
         tok.encode_special_tokens = True

@@ -224,13 +224,15 @@ def test_other_tokenizer_json_runs_on_tokensmith_tokenizer_with_hf_ids(tmp_path:
 
 
 def test_tokenizer_json_with_a_component_tokensmith_lacks_runs_on_hf(tmp_path: Path) -> None:
-    from tokenizers import normalizers
+    from tokenizers import Tokenizer, models
 
-    hf = hf_with_unk(read_lines("multilingual.txt")[:100])
-    hf.normalizer = normalizers.Nmt()  # not a component tokensmith's Tokenizer runs
-    path = tmp_path / "nmt.json"
+    # A Unigram model without an unknown id: HF runs it (until an unknown character),
+    # tokensmith's Tokenizer refuses it.
+    pieces = [("hello", -1.0), ("world", -1.5)] + [(c, -5.0) for c in "helo wrd"]
+    hf = Tokenizer(models.Unigram(pieces))
+    path = tmp_path / "no_unk.json"
     hf.save(str(path))
-    with pytest.raises(TokensmithError, match="Nmt"):
+    with pytest.raises(TokensmithError, match="unk_id"):
         tokensmith.Tokenizer.from_file(path)
     adapter = ev.load_tokenizer(path)
     assert isinstance(adapter, ev.HFTokenizerAdapter)

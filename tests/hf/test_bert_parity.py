@@ -109,7 +109,7 @@ def test_vocab_lookups(bert_json: Path) -> None:
 @pytest.mark.parametrize(
     ("edit", "json_path"),
     [
-        (lambda d: d["normalizer"].update(type="Nmt"), "normalizer.type"),
+        (lambda d: d["normalizer"].update(type="NmtNfkcCf"), "normalizer.type"),
         (lambda d: d.update(pre_tokenizer={"type": "UnicodeScripts", "x": 1}), "pre_tokenizer.x"),
         (lambda d: d.update(pre_tokenizer={"type": "Metaspace"}), "pre_tokenizer.replacement"),
         (

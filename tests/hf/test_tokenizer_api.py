@@ -75,12 +75,12 @@ def test_errors(tmp_path: Path) -> None:
         tokensmith.Tokenizer.from_str("{not json")
     assert info.value.json_path == "$"
     doc = json.loads(json.dumps(DOC))
-    # Nmt is a real HF normalizer that tokensmith does not run.
-    doc["normalizer"]["normalizers"][1]["type"] = "Nmt"
+    # Every HF normalizer runs (Nmt included); a type HF lacks is refused the same way.
+    doc["normalizer"]["normalizers"][1]["type"] = "NmtNfkcCf"
     with pytest.raises(tokensmith.UnsupportedComponentError) as unsupported:
         tokensmith.Tokenizer.from_str(json.dumps(doc))
     assert unsupported.value.json_path == "normalizer.normalizers[1].type"
-    assert "Nmt" in str(unsupported.value)
+    assert "NmtNfkcCf" in str(unsupported.value)
     assert isinstance(unsupported.value, NotImplementedError)
     assert isinstance(unsupported.value, ValueError)
 

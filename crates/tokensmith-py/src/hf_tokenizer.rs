@@ -21,6 +21,22 @@ use crate::hf_encoding::EncodingResult;
 /// 60-byte line), and so short a call ends before another thread could make use of it.
 const DETACH_AT: usize = 1024;
 
+/// A pre-tokenized input: its words, and its pair's.
+type Words = (Vec<String>, Option<Vec<String>>);
+
+/// Encodes one pre-tokenized input.
+fn encode_words(
+    inner: &HfTokenizer,
+    (words, pair): &Words,
+    add_special_tokens: bool,
+) -> tokensmith_core::Result<tokensmith_core::hf::HfEncoding> {
+    let first: Vec<&str> = words.iter().map(String::as_str).collect();
+    let second: Option<Vec<&str>> = pair
+        .as_ref()
+        .map(|p| p.iter().map(String::as_str).collect());
+    inner.encode_pretokenized(&first, second.as_deref(), add_special_tokens)
+}
+
 #[pyclass(frozen, name = "CoreHfTokenizer", module = "tokensmith._core")]
 pub struct CoreHfTokenizer {
     inner: HfTokenizer,
@@ -52,6 +68,55 @@ impl CoreHfTokenizer {
         let short = text.len() + pair.map_or(0, str::len) < DETACH_AT;
         let enc = if short { run() } else { py.detach(run) }.py_err(py)?;
         Ok(enc.into())
+    }
+
+    /// Encodes input already cut into words (HF's `is_pretokenized`), the GIL released
+    /// for long inputs.
+    #[pyo3(signature = (words, pair, add_special_tokens))]
+    fn encode_pretokenized(
+        &self,
+        py: Python<'_>,
+        words: Vec<String>,
+        pair: Option<Vec<String>>,
+        add_special_tokens: bool,
+    ) -> PyResult<EncodingResult> {
+        let size: usize = words
+            .iter()
+            .chain(pair.iter().flatten())
+            .map(String::len)
+            .sum();
+        let input = (words, pair);
+        let run = || encode_words(&self.inner, &input, add_special_tokens);
+        let enc = if size < DETACH_AT {
+            run()
+        } else {
+            py.detach(run)
+        }
+        .py_err(py)?;
+        Ok(enc.into())
+    }
+
+    /// Encodes each `(words, pair words)` input as `encode_pretokenized` does, on `threads`
+    /// threads with the GIL released; with padding, the batch is padded as `encode_batch`
+    /// pads it.
+    #[pyo3(signature = (inputs, add_special_tokens, threads))]
+    fn encode_batch_pretokenized<'py>(
+        &self,
+        py: Python<'py>,
+        inputs: Vec<Words>,
+        add_special_tokens: bool,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let encode = |input: &Words| encode_words(&self.inner, input, add_special_tokens);
+        let encodings = py.detach(|| parallel::map(&inputs, threads, encode));
+        let mut encodings = encodings
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()
+            .py_err(py)?;
+        if self.inner.padding().is_some() {
+            py.detach(|| self.inner.pad_batch(&mut encodings));
+        }
+        PyList::new(py, encodings.into_iter().map(EncodingResult::from))
     }
 
     /// A copy with truncation set (`strategy`: `longest_first`, `only_first` or

@@ -1,5 +1,5 @@
 //! Normalizers: BertNormalizer, NFC, NFD, NFKC, NFKD, Lowercase, StripAccents, Strip,
-//! Prepend, Replace (a literal pattern), Precompiled, ByteLevel and Sequence.
+//! Prepend, Replace (a literal pattern), Precompiled, ByteLevel, Nmt and Sequence.
 //!
 //! Each rewrites a [`NormalizedString`] in place, so every normalized character keeps the
 //! span of original characters it came from.
@@ -181,7 +181,31 @@ pub enum Normalizer {
     /// Every character becomes its UTF-8 bytes in GPT-2's printable alphabet, each with the
     /// character's span.
     ByteLevel,
+    /// The cleaning of SentencePiece's `nmt_nfkc` rules without the NFKC: drops the C0
+    /// controls other than `\t`, `\n`, `\r` and form feed (and DEL, U+008F, U+009F), and
+    /// turns those four and a fixed set of invisible or space-like characters into `' '`.
+    Nmt,
     Sequence(Vec<Normalizer>),
+}
+
+/// Dropped by [`Normalizer::Nmt`].
+fn is_nmt_dropped(c: char) -> bool {
+    matches!(c as u32, 0x01..=0x08 | 0x0B | 0x0E..=0x1F | 0x7F | 0x8F | 0x9F)
+}
+
+/// Turned into a space by [`Normalizer::Nmt`] (U+2581 too, so that a literal `▁` in the
+/// input is read as the space it stands for).
+fn is_nmt_space(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x09 | 0x0A | 0x0C | 0x0D | 0x1680 | 0x200B
+            ..=0x200F | 0x2028 | 0x2029 | 0x2581 | 0xFEFF | 0xFFFD
+    )
+}
+
+fn nmt(s: &mut NormalizedString) {
+    s.filter(|c| !is_nmt_dropped(c));
+    s.map_each(|c| if is_nmt_space(c) { ' ' } else { c });
 }
 
 impl Normalizer {
@@ -228,6 +252,7 @@ impl Normalizer {
             }
             Normalizer::Precompiled(p) => p.normalize(s),
             Normalizer::ByteLevel => s.spell_bytes(byte_chars()),
+            Normalizer::Nmt => nmt(s),
             Normalizer::Sequence(all) => {
                 for n in all {
                     n.normalize_within(s, input, budget)?;
@@ -341,6 +366,15 @@ mod tests {
         assert_eq!(s.text(), "a▁b c▁d");
         assert_eq!(s.original_span(1, 2), (2, 3));
         assert_eq!(s.original_span(5, 6), (8, 9));
+    }
+
+    #[test]
+    fn nmt_drops_controls_and_spaces_invisibles() {
+        let s = run(&Normalizer::Nmt, "a\u{1}\tb\u{200b}c\u{0}\u{3000}");
+        // NUL and U+3000 are left alone, as in HF.
+        assert_eq!(s.text(), "a b c\u{0}\u{3000}");
+        assert_eq!(s.original_span(1, 2), (2, 3));
+        assert_eq!(s.original_span(3, 4), (4, 5));
     }
 
     #[test]

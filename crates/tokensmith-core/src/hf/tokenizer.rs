@@ -68,8 +68,34 @@ impl HfTokenizer {
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> Result<HfEncoding> {
-        let mut first = self.encode_sequence(text, &FIRST)?;
-        let mut second = pair.map(|p| self.encode_sequence(p, &SECOND)).transpose()?;
+        let first = self.encode_sequence(text, &FIRST)?;
+        let second = pair.map(|p| self.encode_sequence(p, &SECOND)).transpose()?;
+        self.finish(first, second, add_special_tokens)
+    }
+
+    /// Encodes input already cut into words (HF's `is_pretokenized`): each word runs
+    /// through the whole pipeline on its own, its tokens take the word's index as word id,
+    /// and their offsets count from the start of the word. Errors as [`Self::encode`].
+    pub fn encode_pretokenized(
+        &self,
+        words: &[&str],
+        pair: Option<&[&str]>,
+        add_special_tokens: bool,
+    ) -> Result<HfEncoding> {
+        let first = self.encode_word_list(words, &FIRST)?;
+        let second = pair
+            .map(|p| self.encode_word_list(p, &SECOND))
+            .transpose()?;
+        self.finish(first, second, add_special_tokens)
+    }
+
+    /// Truncates the encoded sequences as configured, then post-processes them.
+    fn finish(
+        &self,
+        mut first: HfEncoding,
+        mut second: Option<HfEncoding>,
+        add_special_tokens: bool,
+    ) -> Result<HfEncoding> {
         if let Some(t) = &self.truncation {
             // Room is left for the special tokens the post-processor will add. When
             // max_length is below their number, HF's subtraction wraps around and nothing is
@@ -372,6 +398,25 @@ impl HfTokenizer {
         Ok(out)
     }
 
+    /// The words encoded one after the other, word `i`'s tokens with word id `i`.
+    fn encode_word_list(
+        &self,
+        words: &[&str],
+        scratch: &'static LocalKey<Cell<HfEncoding>>,
+    ) -> Result<HfEncoding> {
+        let mut out = self.encode_sequence("", scratch)?;
+        for (i, word) in (0u32..).zip(words) {
+            let mut part = self.encode_sequence(word, &WORD)?;
+            out.ids.extend(&part.ids);
+            out.own_tokens.append(&mut part.own_tokens);
+            out.offsets.extend(&part.offsets);
+            out.word_ids
+                .extend(std::iter::repeat_n(Some(i), part.ids.len()));
+            keep_for_reuse(&WORD, part);
+        }
+        Ok(out)
+    }
+
     /// Appends the tokens of the word `start..end` of `piece` to `out`; `pieces` is a buffer.
     fn tokenize_word(
         &self,
@@ -579,9 +624,12 @@ fn spell(normalizer: Option<&Normalizer>, content: &str) -> String {
 
 thread_local! {
     // Buffers reused from one encode call to the next on each thread: the two sequences
-    // before post-processing, and a piece under normalization.
+    // before post-processing, a word of a pre-tokenized input, and a piece under
+    // normalization.
     static FIRST: Cell<HfEncoding> = Cell::new(HfEncoding::default());
     static SECOND: Cell<HfEncoding> = Cell::new(HfEncoding::default());
+    // One word of a pre-tokenized input.
+    static WORD: Cell<HfEncoding> = Cell::new(HfEncoding::default());
     static PIECE: Cell<NormalizedString> = Cell::new(NormalizedString::default());
 }
 

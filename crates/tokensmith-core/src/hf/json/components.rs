@@ -23,7 +23,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value;
 
 pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
-    const SUPPORTED: [&str; 13] = [
+    const SUPPORTED: [&str; 14] = [
         "BertNormalizer",
         "NFC",
         "NFD",
@@ -36,6 +36,7 @@ pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
         "Replace",
         "Precompiled",
         "ByteLevel",
+        "Nmt",
         "Sequence",
     ];
     let kind = node.kind()?;
@@ -68,6 +69,7 @@ pub(super) fn normalizer(node: Node<'_>) -> Result<Normalizer> {
         "NFKC" => simple(Normalizer::Nfkc),
         "NFKD" => simple(Normalizer::Nfkd),
         "ByteLevel" => simple(Normalizer::ByteLevel),
+        "Nmt" => simple(Normalizer::Nmt),
         "Precompiled" => Ok(Normalizer::Precompiled(Box::new(precompiled(&node)?))),
         "Lowercase" => simple(Normalizer::Lowercase),
         "StripAccents" => simple(Normalizer::StripAccents),
