@@ -288,6 +288,10 @@ class CoreHfTokenizer:
     @staticmethod
     def from_str(json: str) -> CoreHfTokenizer: ...
     def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> EncodingResult: ...
+    @property
+    def fast_ids(self) -> bool:
+        """Whether this file's ids come from the byte-level engine (tokens and offsets are
+        then computed when first read)."""
     def with_truncation(
         self, max_length: int | None, stride: int, strategy: str, direction: str
     ) -> CoreHfTokenizer:
