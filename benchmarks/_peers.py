@@ -229,10 +229,9 @@ def load_toktok(encoding: str) -> Peer:
 def load_splintr(encoding: str) -> Peer:
     import splintr
 
-    params = encoding_params(encoding)
-    tok = splintr.Tokenizer.from_bytes(
-        tiktoken_file(encoding).read_bytes(), params["pat_str"], params["special_tokens"]
-    )
+    # from_bytes compiles tiktoken's pattern with an engine that refuses possessive
+    # quantifiers; its bundled vocabularies come with patterns it accepts
+    tok = splintr.Tokenizer.from_pretrained(encoding)
     return Peer(
         encode=tok.encode_ordinary,
         decode=tok.decode,
@@ -465,7 +464,7 @@ PEERS: tuple[PeerSpec, ...] = (
         name="splintr",
         distribution="splintr-rs",
         module="splintr",
-        construction=f"`splintr.Tokenizer.from_bytes(ranks, pat_str, specials)`, {FROM_RANKS}",
+        construction="`splintr.Tokenizer.from_pretrained(name)`, bundled vocab",
         batch_note="`encode_batch` (rayon, RAYON_NUM_THREADS=2)",
         load=load_splintr,
     ),
