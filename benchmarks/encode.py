@@ -230,7 +230,8 @@ def load_peers(encoding: str, names: list[str]) -> tuple[dict[str, Peer], dict[s
         try:
             peers[name] = PEERS_BY_NAME[name].load(encoding)
         except Exception as exc:  # a peer that fails to install or build is reported, not fatal
-            missing[name] = f"{type(exc).__name__}: {exc}"[:200]
+            why = " ".join(f"{type(exc).__name__}: {exc}".split())  # one table cell
+            missing[name] = why[:200]
     return peers, missing
 
 
