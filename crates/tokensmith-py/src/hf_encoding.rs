@@ -89,8 +89,9 @@ impl EncodingResult {
         if let Some(p) = self.pending.take() {
             let core = p.tokenizer.get().core();
             let pair = p.pair.as_deref();
-            let run = || core.encode(&p.text, pair, p.add_special_tokens);
-            let full = py.detach(run).py_err(py)?;
+            // The GIL stays held: a result is one input's worth of work, and no other thread
+            // can then find the result mutably borrowed while it is computed.
+            let full = core.encode(&p.text, pair, p.add_special_tokens).py_err(py)?;
             debug_assert_eq!(full.ids, self.inner.ids);
             self.inner = full;
         }
