@@ -91,7 +91,9 @@ impl EncodingResult {
             let pair = p.pair.as_deref();
             // The GIL stays held: a result is one input's worth of work, and no other thread
             // can then find the result mutably borrowed while it is computed.
-            let full = core.encode(&p.text, pair, p.add_special_tokens).py_err(py)?;
+            let full = core
+                .encode(&p.text, pair, p.add_special_tokens)
+                .py_err(py)?;
             debug_assert_eq!(full.ids, self.inner.ids);
             self.inner = full;
         }
