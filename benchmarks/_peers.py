@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from _common import encoding_params, tiktoken_encoding
+from _common import encoding_params, read_vocab_file, tiktoken_encoding
 
 HF_CACHE_DIR = Path(tempfile.gettempdir()) / "tokensmith-bench"
 HF_CACHE_VERSION = 1  # bump when hf_tokenizer_from_ranks changes
@@ -35,7 +35,23 @@ class Peer:
     encode: Callable[[str], Tokens]
     decode: Callable[[Tokens], str] | None = None
     batch: Callable[[list[str], int], Sequence[Tokens]] | None = None
-    batch_numpy: Callable[[list[str], int], FlatBatch] | None = None
+    batch_numpy: Callable[[list[str], int], Any] | None = None
+    # how batch_numpy's result splits into one id list per document (flat tokens + offsets unless
+    # the library returns another shape)
+    batch_numpy_lists: Callable[[Any], list[list[int]]] | None = None
+    numpy: Callable[[str], Any] | None = None  # one text to one numpy array of ids
+    count: Callable[[str], int] | None = None  # the number of ids of one text, no list built
+
+
+def split_flat(result: FlatBatch) -> list[list[int]]:
+    """(tokens, offsets) as one list per document: doc i is tokens[offsets[i]:offsets[i+1]].
+
+    >>> import numpy as np
+    >>> split_flat((np.array([5, 6, 7]), np.array([0, 2, 3])))
+    [[5, 6], [7]]
+    """
+    tokens, offsets = result
+    return [tokens[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
 
 
 @dataclass(frozen=True)
@@ -74,6 +90,8 @@ def load_tokensmith(encoding: str) -> Peer:
         decode=enc.decode,
         batch=lambda texts, n: enc.encode_ordinary_batch(texts, num_threads=n),
         batch_numpy=None if to_numpy is None else (lambda texts, n: to_numpy(texts, num_threads=n)),
+        numpy=lambda text: enc.encode_to_numpy(text, disallowed_special=()),
+        count=lambda text: enc.count(text, disallowed_special=()),
     )
 
 
@@ -148,6 +166,107 @@ def load_hf_tokenizers(encoding: str) -> Peer:
         batch=lambda texts, n: [
             e.ids for e in tok.encode_batch_fast(texts, add_special_tokens=False)
         ],
+    )
+
+
+def cached_file(path: Path, write: Callable[[Path], None]) -> Path:
+    """``path``, first written by ``write`` into a temporary name and renamed if it is missing
+    or empty, so that a process that stops half-way never leaves a partial file behind."""
+    if not path.exists() or path.stat().st_size == 0:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        write(partial)
+        os.replace(partial, path)
+    return path
+
+
+def tiktoken_file(encoding: str) -> Path:
+    """The encoding's uncompressed ``.tiktoken`` ranks from the shared folder, in a cache file."""
+    return cached_file(
+        HF_CACHE_DIR / f"{encoding}.tiktoken",
+        lambda partial: partial.write_bytes(read_vocab_file(encoding)),
+    )
+
+
+def awkward_lists(result: Any) -> list[list[int]]:
+    """An awkward array of id lists (gigatoken's batch output) as Python lists."""
+    return [list(map(int, ids)) for ids in result.to_list()]
+
+
+def load_gigatoken(encoding: str) -> Peer:
+    import gigatoken
+
+    params = encoding_params(encoding)
+    tok = gigatoken.Tokenizer.from_tiktoken(
+        str(tiktoken_file(encoding)), special_tokens=params["special_tokens"]
+    )
+    compat = tok.as_tiktoken()
+    # gigatoken's batches run on its process-wide rayon pool (RAYON_NUM_THREADS), not per call
+    return Peer(
+        encode=compat.encode_ordinary,
+        decode=compat.decode,
+        batch=lambda texts, n: tok.encode_batch_list(texts, parallel=n > 1),
+        batch_numpy=lambda texts, n: tok.encode_batch(texts, parallel=n > 1),
+        batch_numpy_lists=awkward_lists,
+        numpy=tok.encode,
+    )
+
+
+def load_toktok(encoding: str) -> Peer:
+    import toktok
+
+    enc = toktok._encoding(encoding)  # bundled vocabularies; the public API only counts
+    return Peer(
+        encode=enc.encode_ordinary,
+        decode=enc.decode,
+        # rayon pool sized by RAYON_NUM_THREADS; returns flat (ids, offsets) numpy arrays
+        batch_numpy=lambda texts, n: enc.encode_batch_to_numpy(texts),
+        numpy=enc.encode_to_numpy,
+        count=enc.count,
+    )
+
+
+def load_splintr(encoding: str) -> Peer:
+    import splintr
+
+    # from_bytes compiles tiktoken's pattern with an engine that refuses possessive
+    # quantifiers; its bundled vocabularies come with patterns it accepts
+    tok = splintr.Tokenizer.from_pretrained(encoding)
+    return Peer(
+        encode=tok.encode_ordinary,
+        decode=tok.decode,
+        batch=lambda texts, n: tok.encode_batch(texts),  # rayon, RAYON_NUM_THREADS
+    )
+
+
+def load_tokie(encoding: str) -> Peer:
+    import tokie
+
+    tok = tokie.Tokenizer.from_json(str(hf_tokenizer_json(encoding)))
+    return Peer(
+        encode=lambda text: tok.encode(text, add_special_tokens=False).ids,
+        decode=tok.decode,
+        batch=lambda texts, n: [e.ids for e in tok.encode_batch(texts, add_special_tokens=False)],
+        count=tok.count_tokens,
+    )
+
+
+def load_wordchipper(encoding: str) -> Peer:
+    """wordchipper downloads its vocabularies into a cache folder; it is given the shared ranks
+    there first, under the names it looks for, so it never reaches the network."""
+    folder = HF_CACHE_DIR / "wordchipper"
+    cached_file(
+        folder / "openai" / encoding / f"{encoding}.tiktoken",
+        lambda partial: partial.write_bytes(read_vocab_file(encoding)),
+    )
+    os.environ["WORDCHIPPER_CACHE_DIR"] = str(folder)
+    import wordchipper
+
+    tok = wordchipper.Tokenizer.from_pretrained(encoding)
+    return Peer(
+        encode=tok.encode,
+        decode=tok.decode,
+        batch=lambda texts, n: tok.encode_batch(texts),
     )
 
 
@@ -251,12 +370,9 @@ def hf_tokenizer_json(encoding: str) -> Path:
     import tokenizers
 
     path = HF_CACHE_DIR / f"{encoding}-tokenizers-{tokenizers.__version__}-v{HF_CACHE_VERSION}.json"
-    if not path.exists():
-        HF_CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        hf_tokenizer_from_ranks(encoding).save(str(partial), pretty=False)
-        os.replace(partial, path)
-    return path
+    return cached_file(
+        path, lambda partial: hf_tokenizer_from_ranks(encoding).save(str(partial), pretty=False)
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -324,6 +440,49 @@ PEERS: tuple[PeerSpec, ...] = (
         construction="`quicktok.get_encoding(name)`, bundled vocab",
         batch_note="`encode_batch(texts, 2)`: numpy (tokens, offsets)",
         load=load_quicktok,
+    ),
+    PeerSpec(
+        name="gigatoken",
+        distribution="gigatoken",
+        module="gigatoken",
+        construction=f"`gigatoken.Tokenizer.from_tiktoken(path, special_tokens=)`, {FROM_RANKS}",
+        batch_note=(
+            "`encode_batch` (awkward array of ids), `encode_batch_list` (rayon, "
+            "RAYON_NUM_THREADS=2); lists through `as_tiktoken()`"
+        ),
+        load=load_gigatoken,
+    ),
+    PeerSpec(
+        name="toktok",
+        distribution="toktok-rs",
+        module="toktok",
+        construction="`toktok._encoding(name)`, bundled vocab",
+        batch_note="`encode_batch_to_numpy` (rayon, RAYON_NUM_THREADS=2)",
+        load=load_toktok,
+    ),
+    PeerSpec(
+        name="splintr",
+        distribution="splintr-rs",
+        module="splintr",
+        construction="`splintr.Tokenizer.from_pretrained(name)`, bundled vocab",
+        batch_note="`encode_batch` (rayon, RAYON_NUM_THREADS=2)",
+        load=load_splintr,
+    ),
+    PeerSpec(
+        name="tokie",
+        distribution="tokie",
+        module="tokie",
+        construction="`tokie.Tokenizer.from_json` on the HF tokenizer.json built from the ranks",
+        batch_note="`encode_batch` (its own thread pool)",
+        load=load_tokie,
+    ),
+    PeerSpec(
+        name="wordchipper",
+        distribution="wordchipper",
+        module="wordchipper",
+        construction="`wordchipper.Tokenizer.from_pretrained(name)`, cache filled from the ranks",
+        batch_note="`encode_batch` (its own thread pool)",
+        load=load_wordchipper,
     ),
 )
 

@@ -45,6 +45,8 @@ class Row:
     output: str  # list | numpy | text: rows are only ranked against rows with the same output
     run: Callable[[list[Any]], Any]
     unpack: Callable[[Any], list[Any]]
+    # what this row should give for one reference output (a count row: its length)
+    expect: Callable[[Any], Any] | None = None
 
 
 @dataclass
@@ -71,6 +73,8 @@ def first_difference(expected: Any, got: Any) -> str:
     >>> first_difference([1, 2, 3], [1, 5, 3])
     'at item 1 of 3 (got 3): reference [2, 3], this row [5, 3]'
     """
+    if isinstance(expected, int) or isinstance(got, int):
+        return f"expected {expected}, got {got}"
     if isinstance(expected, str) or isinstance(got, str):
         return f"text differs: expected {expected[:60]!r}, got {got[:60]!r}"
     pairs = enumerate(zip(expected, got, strict=False))
@@ -84,13 +88,23 @@ def first_difference(expected: Any, got: Any) -> str:
 def check(row: Row, workload: Workload) -> Outcome:
     """Run a row once (this is also its warm-up) and compare every item with the reference."""
     try:
-        got = row.unpack(row.run(workload.inputs))
+        result = row.run(workload.inputs)
     except Exception as exc:  # a peer may refuse an input: report it rather than stop
+        return Outcome(error=f"{type(exc).__name__}: {exc}"[:200])
+    return check_result(row, workload, result)
+
+
+def check_result(row: Row, workload: Workload, result: Any) -> Outcome:
+    """Compare what a row returned for a workload with the reference, item by item."""
+    try:
+        got = row.unpack(result)
+    except Exception as exc:
         return Outcome(error=f"{type(exc).__name__}: {exc}"[:200])
     if len(got) != len(workload.expected):
         return Outcome(error=f"returned {len(got)} results for {len(workload.expected)} inputs")
     outcome = Outcome()
-    for index, (expected, actual) in enumerate(zip(workload.expected, got, strict=True)):
+    for index, (reference, actual) in enumerate(zip(workload.expected, got, strict=True)):
+        expected = reference if row.expect is None else row.expect(reference)
         if expected != actual:
             if not outcome.mismatched:
                 where = first_difference(expected, actual)
@@ -314,3 +328,72 @@ def paired(
         med(tb / ta for ta, tb in zip(walls["a"], walls["b"], strict=True)),
         med(tb / max(ta, 1e-9) for ta, tb in zip(cpus["a"], cpus["b"], strict=True)),
     )
+
+
+# --------------------------------------------------------------------------------------------------
+# Cold: text the library has never seen in this process
+# --------------------------------------------------------------------------------------------------
+
+
+def cold_slices(workload: Workload, parts: int) -> list[Workload]:
+    """The workload cut into ``parts`` disjoint slices (every ``parts``-th input), each keeping
+    the whole workload's ``size`` so that throughputs stay in the same units; ``scale`` below
+    converts a slice's time.
+
+    >>> w = Workload("w", ["a", "bb", "c"], [[1], [2], [3]], 4)
+    >>> [s.inputs for s in cold_slices(w, 2)]
+    [['a', 'c'], ['bb']]
+    """
+    return [
+        Workload(
+            workload.name, workload.inputs[k::parts], workload.expected[k::parts], workload.size
+        )
+        for k in range(parts)
+    ]
+
+
+COLD_WARM_UP = "0"  # one digit: a single piece, a single token in every encoding
+
+
+def measure_cold(
+    rows: list[Row], workload: Workload, slices: list[Workload], size_of: Callable[[list[Any]], int]
+) -> dict[str, Outcome]:
+    """Each row runs once per slice (a round), never twice on one text, in rotated order.
+
+    A single call's wall time is at the mercy of the shared machine, so each call is timed in CPU
+    time of the calling thread (these rows are single-threaded). Times are scaled to the whole
+    workload's size: ``size / slice size`` times the slice's time.
+    """
+    outcomes = {row.label: Outcome() for row in rows}
+    for row in rows:
+        # one-time set-up a library defers to its first call is not what "cold" measures
+        try:
+            row.run([COLD_WARM_UP])
+        except Exception as exc:
+            outcomes[row.label].error = f"{type(exc).__name__}: {exc}"[:200]
+    for r, part in enumerate(slices):
+        scale = workload.size / max(1, size_of(part.inputs))
+        for row in rotated(rows, r):
+            outcome = outcomes[row.label]
+            if outcome.error is not None:
+                continue
+            gc.collect()
+            gc.disable()
+            try:
+                start = time.thread_time()
+                result = row.run(part.inputs)
+                elapsed = time.thread_time() - start
+            except Exception as exc:
+                outcome.error = f"{type(exc).__name__}: {exc}"[:200]
+                continue
+            finally:
+                gc.enable()
+            checked = check_result(row, part, result)
+            if checked.error is not None:
+                outcome.error = checked.error
+                continue
+            if checked.mismatched and not outcome.mismatched:
+                outcome.example = checked.example
+            outcome.mismatched += checked.mismatched
+            outcome.seconds.append(max(elapsed, 1e-9) * scale)
+    return outcomes

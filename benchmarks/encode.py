@@ -19,8 +19,14 @@ the report gives medians over rounds of the throughput and of the ratios. The
 fastest exact peer is, per document class, the exact non-tokensmith row with the best median time
 among rows with the same output kind (Python lists, or flat numpy arrays).
 
-- single thread: each library's one-text encode, list out; where a library has a batch API with
-  numpy output, that API on one thread is an extra row;
+- cold (first): a single pass over text the library has never seen in this process. Each class's
+  documents are cut into ``2 * rounds`` disjoint slices; in round r every library's one-text
+  numpy call encodes slice r once and its list call slice ``rounds + r``, in rotated order, after
+  one call on a one-digit text (lazy set-up is not "cold"). Each call is timed in the calling
+  thread's CPU time, which the other jobs on a shared machine disturb less than wall time;
+- single thread (warm: the same documents again and again): each library's one-text encode, list
+  out; its one-text numpy encode and its count where it has them; where a library has a batch API
+  with numpy output, that API on one thread is an extra row;
 - batch: each library's batch API on 2 threads (rayon pools are sized by RAYON_NUM_THREADS=2);
 - decode: each library's decode of tiktoken's ids of every document, in Mtok/s.
 
@@ -32,6 +38,11 @@ prose (half the English documents, warmed up on the other half): the "cost/byte 
 compares CPU time per byte of two calls measured the same way. (Until 2026-11-30 that row divided a
 cold first call by the warm single-thread prose speed of the main process.) A worst-case call that
 passes ``--timeout`` is stopped and reported as a timeout; a Rust panic is reported as "panic".
+
+Rows are ranked only against rows with the same output (list, numpy, count, numpy batch); a row
+that differs from tiktoken anywhere is marked INEXACT and never ranked. The report closes each
+encoding with tokensmith's paired ratios to the rows issue 26's targets name (gigatoken's numpy
+encode, its ``as_tiktoken()`` lists, tiktoken).
 
 The peers install with ``pip install -e '.[bench]'``; tokendagger builds from source and needs the
 PCRE2 headers (Debian: ``libpcre2-dev``). A library that is missing or fails to build is reported
@@ -74,7 +85,8 @@ from _common import (  # noqa: E402
 )
 from _isolated import PROSE as PROSE_REFERENCE  # noqa: E402
 from _isolated import LoadTime, WorstCase, run_load, run_worst_case  # noqa: E402
-from _peers import PEERS, PEERS_BY_NAME, Peer  # noqa: E402
+from _peers import PEERS, PEERS_BY_NAME, Peer, split_flat  # noqa: E402
+from _report_isolated import render_load, render_worst  # noqa: E402
 from _timing import (  # noqa: E402
     BASELINE,
     SUBJECT,
@@ -82,14 +94,17 @@ from _timing import (  # noqa: E402
     Row,
     Workload,
     cell_of,
+    cold_slices,
+    exact_and_timed,
     format_cell,
     measure,
+    measure_cold,
+    paired_ratio,
     table,
     throughput_table,
 )
 
 RESULTS_FILE = Path(__file__).resolve().parent / "RESULTS.md"
-WORST_COST_TARGET = 3.0  # tokensmith's cost per byte on a worst case, relative to prose
 LOAD_ENCODING = "o200k_base"
 
 
@@ -104,12 +119,6 @@ def log(message: str) -> None:
 
 def each_as_list(result: list[Sequence[int]]) -> list[list[int]]:
     return [list(ids) for ids in result]
-
-
-def split_flat(result: tuple[Any, Any]) -> list[list[int]]:
-    """(tokens, offsets) as one list per document: doc i is tokens[offsets[i]:offsets[i+1]]."""
-    tokens, offsets = result
-    return [tokens[a:b].tolist() for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
 
 
 def as_is(result: list[Any]) -> list[Any]:
@@ -132,14 +141,37 @@ def numpy_label(name: str, threads: int) -> str:
     return f"{name} batch → numpy, {threads} thread{'s' if threads > 1 else ''}"
 
 
-def single_thread_rows(peers: dict[str, Peer]) -> list[Row]:
-    rows = [
+def numpy_batch_row(name: str, peer: Peer, threads: int) -> Row | None:
+    if peer.batch_numpy is None:
+        return None
+    unpack = peer.batch_numpy_lists or split_flat
+    run = on_threads(peer.batch_numpy, threads)
+    return Row(numpy_label(name, threads), name, "numpy batch", run, unpack)
+
+
+def list_rows(peers: dict[str, Peer]) -> list[Row]:
+    """One call per document, Python list out."""
+    return [
         Row(name, name, "list", encode_each(p.encode), each_as_list) for name, p in peers.items()
     ]
+
+
+def numpy_rows(peers: dict[str, Peer]) -> list[Row]:
+    """One call per document, one numpy array out."""
+    return [
+        Row(f"{name} → numpy", name, "numpy", encode_each(p.numpy), each_as_list)
+        for name, p in peers.items()
+        if p.numpy is not None
+    ]
+
+
+def single_thread_rows(peers: dict[str, Peer]) -> list[Row]:
+    rows = list_rows(peers) + numpy_rows(peers)
     for name, peer in peers.items():
-        if peer.batch_numpy is not None:
-            run = on_threads(peer.batch_numpy, 1)
-            rows.append(Row(numpy_label(name, 1), name, "numpy", run, split_flat))
+        if peer.count is not None:
+            run = encode_each(peer.count)
+            rows.append(Row(f"{name} count", name, "count", run, as_is, expect=len))
+    rows += [row for name, p in peers.items() if (row := numpy_batch_row(name, p, 1))]
     return rows
 
 
@@ -148,10 +180,14 @@ def batch_rows(peers: dict[str, Peer], threads: int) -> list[Row]:
     for name, peer in peers.items():
         if peer.batch is not None:
             rows.append(Row(name, name, "list", on_threads(peer.batch, threads), each_as_list))
-        if peer.batch_numpy is not None:
-            run = on_threads(peer.batch_numpy, threads)
-            rows.append(Row(numpy_label(name, threads), name, "numpy", run, split_flat))
+        if row := numpy_batch_row(name, peer, threads):
+            rows.append(row)
     return rows
+
+
+def cold_rows(peers: dict[str, Peer]) -> tuple[list[Row], list[Row]]:
+    """The numpy rows and the list rows, each library's first calls in this process."""
+    return numpy_rows(peers), list_rows(peers)
 
 
 def decode_rows(peers: dict[str, Peer]) -> list[Row]:
@@ -180,6 +216,7 @@ class EncodingRun:
 
     encoding: str
     workloads: list[Workload]
+    cold: Section | None = None
     single: Section | None = None
     batch: Section | None = None
     decode: Section | None = None
@@ -193,7 +230,8 @@ def load_peers(encoding: str, names: list[str]) -> tuple[dict[str, Peer], dict[s
         try:
             peers[name] = PEERS_BY_NAME[name].load(encoding)
         except Exception as exc:  # a peer that fails to install or build is reported, not fatal
-            missing[name] = f"{type(exc).__name__}: {exc}"[:200]
+            why = " ".join(f"{type(exc).__name__}: {exc}".split())  # one table cell
+            missing[name] = why[:200]
     return peers, missing
 
 
@@ -214,10 +252,24 @@ def measured(rows: list[Row], workloads: list[Workload], rounds: int) -> Section
     return Section(rows, workloads, measure(rows, workloads, rounds))
 
 
+def measured_cold(peers: dict[str, Peer], workloads: list[Workload], rounds: int) -> Section:
+    """Before anything else runs: numpy rows on one half of the slices, list rows on the other."""
+    numpy, lists = cold_rows(peers)
+    results: Results = {}
+    for w in workloads:
+        slices = cold_slices(w, 2 * rounds)
+        results[w.name] = measure_cold(numpy, w, slices[:rounds], utf8_size)
+        results[w.name].update(measure_cold(lists, w, slices[rounds:], utf8_size))
+    return Section(numpy + lists, workloads, results)
+
+
 def run_encoding(
     encoding: str, corpus: dict[str, list[str]], peers: dict[str, Peer], args: argparse.Namespace
 ) -> EncodingRun:
     run = EncodingRun(encoding, encode_workloads(corpus, peers[BASELINE]))
+    if "cold" in args.sections:
+        log(f"  {encoding}: cold, one pass over text never seen")
+        run.cold = measured_cold(peers, run.workloads, args.rounds)
     if "single" in args.sections:
         log(f"  {encoding}: single-thread encode")
         run.single = measured(single_thread_rows(peers), run.workloads, args.rounds)
@@ -349,14 +401,53 @@ def batch_speedups(run: EncodingRun) -> str | None:
     return f"{SUBJECT} batch speed-up over its own single thread: " + ", ".join(parts) + "."
 
 
+COLD_TITLE = "Cold: single thread, one pass over text never seen in this process (CPU time), MB/s"
+
+
+# issue 26's targets: (what, tokensmith's row, the other row, section) with paired ratios
+TARGETS = (
+    ("numpy out, one call per doc", "tokensmith → numpy", "gigatoken → numpy", "single"),
+    ("list out, one call per doc", "tokensmith", "gigatoken", "single"),
+    ("list out vs tiktoken", "tokensmith", "tiktoken", "single"),
+    ("count vs gigatoken numpy", "tokensmith count", "gigatoken → numpy", "single"),
+    ("numpy batch, 2 threads", numpy_label(SUBJECT, 2), numpy_label("gigatoken", 2), "batch"),
+    ("list batch, 2 threads", "tokensmith", "gigatoken", "batch"),
+    ("cold numpy out", "tokensmith → numpy", "gigatoken → numpy", "cold"),
+    ("cold list out", "tokensmith", "gigatoken", "cold"),
+)
+
+
+def render_targets(run: EncodingRun) -> str | None:
+    """tokensmith's paired ratio to the row each target names, per document class."""
+    body = []
+    for what, ours, theirs, name in TARGETS:
+        section = getattr(run, name)
+        if section is None:
+            continue
+        cells = []
+        for w in run.workloads:
+            outcomes = section.results.get(w.name, {})
+            a, b = outcomes.get(ours), outcomes.get(theirs)
+            ok = a and b and exact_and_timed(a) and exact_and_timed(b)
+            cells.append(f"{paired_ratio(b.seconds, a.seconds):.2f}×" if ok else "–")
+        body.append([what, f"{ours} / {theirs}", *cells])
+    if not body:
+        return None
+    title = "#### tokensmith against the targets (paired ratio, above 1 means tokensmith is faster)"
+    return title + "\n\n" + table(["target", "rows", *[w.name for w in run.workloads]], body)
+
+
 def render_encoding(run: EncodingRun, rounds: int) -> str:
     parts = [f"### {run.encoding}"]
+    if run.cold:
+        parts.append(render_section(COLD_TITLE, "MB/s", rounds, run.cold))
     if run.single:
         parts.append(render_section("Single-thread encode, MB/s", "MB/s", rounds, run.single))
     if run.batch:
         title = f"Batch encode on {BATCH_THREADS} threads, MB/s"
         parts.append(render_section(title, "MB/s", rounds, run.batch))
         parts.append(batch_speedups(run) or "")
+    parts.append(render_targets(run) or "")
     return "\n\n".join(p for p in parts if p)
 
 
@@ -380,105 +471,6 @@ def render_decode(runs: list[EncodingRun], rounds: int) -> str | None:
     return "\n\n".join(["### Decode, Mtok/s", legend("Mtok/s", rounds), note, table(header, body)])
 
 
-def differs_from_reference(result: WorstCase, reference: WorstCase | None) -> bool:
-    return (
-        result.status == "ok"
-        and reference is not None
-        and reference.status == "ok"
-        and reference.digest != result.digest
-    )
-
-
-def worst_cell(result: WorstCase, reference: WorstCase | None) -> str:
-    if result.status == "ok" and result.seconds is not None:
-        return f"{result.seconds:.3f} s" + (
-            " ✗" if differs_from_reference(result, reference) else ""
-        )
-    if result.status == "timeout":
-        return f"timeout, {result.detail}"
-    return result.status
-
-
-def worst_notes(by_key: dict[str, dict[str, WorstCase]]) -> list[str]:
-    """One line per call that failed or gave ids other than tiktoken's."""
-    notes = []
-    for key, results in by_key.items():
-        reference = results.get(BASELINE)
-        for library, result in results.items():
-            where = f"- {library}, {worst_label(key)}"
-            if differs_from_reference(result, reference) and reference is not None:
-                counts = f"{result.n_tokens} tokens, tiktoken {reference.n_tokens}"
-                notes.append(f"{where}: ids differ from tiktoken's ({counts})")
-            elif result.status not in ("ok", "timeout"):
-                notes.append(f"{where}: {result.status}: {result.detail}")
-    return notes
-
-
-def prose_cost_ratio(result: WorstCase, prose: WorstCase | None) -> str:
-    """CPU cost per byte on a worst case over that on prose, both timed the same way in a fresh
-    process after a warm-up on a different string of the same kind: 1.0 means as fast as prose."""
-    if result.status != "ok" or not result.cpu_seconds or not result.n_bytes:
-        return "–"
-    if prose is None or prose.status != "ok" or not prose.cpu_seconds or not prose.n_bytes:
-        return "–"
-    value = (result.cpu_seconds / result.n_bytes) / (prose.cpu_seconds / prose.n_bytes)
-    verdict = "ok" if value <= WORST_COST_TARGET else "**over target**"
-    return f"{value:.2f}× ({verdict})"
-
-
-def worst_label(key: str) -> str:
-    return "English prose (reference)" if key == PROSE_REFERENCE else WORST_CASES[key][0]
-
-
-def render_worst_table(by_key: dict[str, dict[str, WorstCase]]) -> str:
-    libraries = list(dict.fromkeys(lib for results in by_key.values() for lib in results))
-    body = [
-        [lib, *[worst_cell(by_key[key][lib], by_key[key].get(BASELINE)) for key in by_key]]
-        for lib in libraries
-    ]
-    if SUBJECT in libraries:
-        label = f"{SUBJECT} CPU cost/byte vs prose (target ≤ {WORST_COST_TARGET:g}×)"
-        prose = by_key.get(PROSE_REFERENCE, {}).get(SUBJECT)
-        body.append([label, *[prose_cost_ratio(by_key[key][SUBJECT], prose) for key in by_key]])
-    text = table(["library", *[worst_label(key) for key in by_key]], body)
-    notes = worst_notes(by_key)
-    return text + ("\n\n" + "\n".join(notes) if notes else "")
-
-
-def render_worst(worst: dict[str, dict[str, dict[str, WorstCase]]], n: int) -> str:
-    intro = (
-        f"### Worst cases: one string of {n:,} characters, seconds per call (wall)\n\n"
-        "_Each call in a fresh process, after one warm-up call on a different string of the same "
-        "kind (another seed, half the length); English prose (half the English documents, the "
-        "other half as warm-up) is timed the same way as the reference. random CJK: "
-        'U+4E00..U+9FFF; random bytes: bytes 0..255 decoded as UTF-8 with errors="replace"; all '
-        "seeded. ✗ marks ids that differ from tiktoken's. The cost/byte row divides tokensmith's "
-        "CPU seconds per byte on each input by its CPU seconds per byte on that prose._"
-    )
-    parts = [intro]
-    for encoding, by_key in worst.items():
-        parts.append(f"#### {encoding}\n\n" + render_worst_table(by_key))
-    return "\n\n".join(parts)
-
-
-def render_load(load: dict[str, LoadTime | str], encoding: str, repeats: int) -> str:
-    body = []
-    for library, result in load.items():
-        if isinstance(result, str):
-            body.append([library, "failed", result[:80], "", ""])
-            continue
-        ms = [f"{1000 * s:.0f} ms" for s in (result.import_s, result.construct_s)]
-        first = f"{1000 * result.first_encode_s:.2f} ms"
-        body.append([library, *ms, first, f"{1000 * result.start_to_first_s:.0f} ms"])
-    header = ["library", "import", "construct", "first encode", "process start → first encode"]
-    note = (
-        f"_Fresh process per load, median of {repeats}. Peers built from the shared ranks parse "
-        "the gzipped .tiktoken file in Python and import tiktoken_ext (for the pattern) while "
-        "constructing._"
-    )
-    return "\n\n".join([f"### Load time, {encoding}", note, table(header, body)])
-
-
 def disagreements(encoding: str, section_name: str, section: Section) -> list[str]:
     lines = []
     for row in section.rows:
@@ -495,7 +487,13 @@ def disagreements(encoding: str, section_name: str, section: Section) -> list[st
 def render_exactness(runs: list[EncodingRun]) -> str:
     lines = []
     for run in runs:
-        for name, section in (("single", run.single), ("batch", run.batch), ("decode", run.decode)):
+        sections = (
+            ("cold", run.cold),
+            ("single", run.single),
+            ("batch", run.batch),
+            ("decode", run.decode),
+        )
+        for name, section in sections:
             if section is not None:
                 lines += disagreements(run.encoding, name, section)
     if not lines:
@@ -508,7 +506,7 @@ def render_exactness(runs: list[EncodingRun]) -> str:
 # Command line
 # --------------------------------------------------------------------------------------------------
 
-SECTIONS = ("single", "batch", "decode", "worst", "load")
+SECTIONS = ("cold", "single", "batch", "decode", "worst", "load")
 QUICK = {"mb": 0.3, "rounds": 2, "worst_n": 100_000}
 FULL = {"mb": 3.0, "rounds": 5, "worst_n": 1_000_000}
 

@@ -13,6 +13,11 @@ Qwen2-style (NFC, Split regex) byte-level BPE, and two WordLevel files (NFKC + U
 NFC + WhitespaceSplit). Text: every line of ``tests/data/multilingual.txt``, repeated
 ``--repeat`` times.
 
+With ``--unit 2kb`` each call encodes a ~2 KB document of that text instead of a line (the
+``tokenizer.json`` figures of issue 26). Where gigatoken (``gigatoken.Tokenizer(path)``) loads a
+file and gives HF's ids on every input, the last column times its ``encode`` against
+tokensmith's ``encode(x).ids`` (above 1: tokensmith is faster).
+
 Rows: ``single`` keeps the result of one ``encode`` call per line in a list (what a data loader
 does); ``single .ids`` keeps only the ids; ``batch`` is one ``encode_batch`` call with every line
 (HF uses its own thread pool; tokensmith its shared pools). Each cell gives the median MB/s of
@@ -42,7 +47,15 @@ from types import ModuleType
 from typing import Any
 
 import tokensmith
-from _common import MB, cpu_model, git_revision, load_test_module, package_version, publish
+from _common import (
+    MB,
+    cpu_model,
+    git_revision,
+    load_test_module,
+    package_version,
+    publish,
+    split_documents,
+)
 from _timing import Pair, paired
 from tokenizers import (
     Tokenizer,
@@ -147,12 +160,39 @@ def all_files(base: list[str], only: str) -> dict[str, str]:
     return files
 
 
+def gigatoken_peer(text: str, base: list[str], ref: Tokenizer) -> tuple[Any, str]:
+    """gigatoken's ``Tokenizer(path).encode`` for this file, if it loads it and gives HF's ids
+    on every input; else ``None`` and why not."""
+    try:
+        import gigatoken
+    except ImportError:
+        return None, "not installed"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "tokenizer.json"
+        path.write_text(text, "utf-8")
+        try:
+            tok = gigatoken.Tokenizer(str(path))
+        except Exception as exc:  # a family it does not run
+            return None, f"unsupported ({type(exc).__name__})"
+    bad = sum(tok.encode(x).tolist() != ref.encode(x).ids for x in base)
+    return (tok.encode, "exact") if not bad else (None, f"ids differ on {bad} inputs")
+
+
+def inputs_of(unit: str) -> list[str]:
+    """The committed multilingual text as lines, or cut into documents of about 2 KB."""
+    text = (DATA / "multilingual.txt").read_text("utf-8")
+    if unit == "2kb":
+        return split_documents(text, 2048)
+    return [x for x in text.splitlines() if x]
+
+
 def run(args: argparse.Namespace) -> str:
-    base = [x for x in (DATA / "multilingual.txt").read_text("utf-8").splitlines() if x]
+    base = inputs_of(args.unit)
     lines = base * args.repeat
     size = sum(len(x.encode()) for x in lines) / MB
     files = all_files(base, args.only)
     rows = []
+    statuses: dict[str, str] = {}
     for label, text in files.items():
         ours = tokensmith.Tokenizer.from_str(text)
         ref = Tokenizer.from_str(text)
@@ -182,6 +222,17 @@ def run(args: argparse.Namespace) -> str:
             if has_batch
             else None,
         }
+        giga, giga_status = gigatoken_peer(text, base, ref)
+        cells["gigatoken"] = (
+            paired(
+                lambda: [ours.encode(x).ids for x in lines],  # noqa: B023
+                lambda: [giga(x) for x in lines],  # noqa: B023
+                args.rounds,
+            )
+            if giga is not None
+            else None
+        )
+        statuses[label] = giga_status
         rows.append((label, mismatched, cells))
         s = cells["single"]
         assert s is not None
@@ -196,16 +247,19 @@ def run(args: argparse.Namespace) -> str:
         f"- machine: {cpu_model()}; Python {platform.python_version()}; load: `{load}`",
         f"- versions: tokensmith {package_version('tokensmith')}, tokenizers "
         f"{package_version('tokenizers')}; tokensmith tree: {git_revision()}",
-        f"- text: {len(lines):,} lines, {size:.2f} MB; rounds: {args.rounds}",
+        f"- text: {len(lines):,} {unit_name(args.unit)}, {size:.2f} MB; rounds: {args.rounds}",
+        f"- gigatoken {package_version('gigatoken') or '(not installed)'}: "
+        "`gigatoken.Tokenizer(path).encode` (numpy ids), timed against tokensmith's "
+        "`encode(x).ids` where it gives HF's ids on every input",
         "",
         "| file | ids differ | single, results kept: MB/s tokensmith / HF (ratio; CPU ratio) "
-        "| single, .ids kept | batch |",
-        "|---|---|---|---|---|",
+        "| single, .ids kept | batch | single .ids: tokensmith / gigatoken |",
+        "|---|---|---|---|---|---|",
     ]
 
-    def cell(t: Pair | None) -> str:
+    def cell(t: Pair | None, missing: str = "no encode_batch") -> str:
         if t is None:
-            return "no encode_batch"
+            return missing
         return (
             f"{size / t.wall_a:.2f} / {size / t.wall_b:.2f} "
             f"(**{t.wall_ratio:.2f}x**; CPU {t.cpu_ratio:.2f}x)"
@@ -214,9 +268,13 @@ def run(args: argparse.Namespace) -> str:
     for label, bad, cells in rows:
         out.append(
             f"| {label} | {bad} | {cell(cells['single'])} | {cell(cells['single .ids'])} "
-            f"| {cell(cells['batch'])} |"
+            f"| {cell(cells['batch'])} | {cell(cells['gigatoken'], statuses[label])} |"
         )
     return "\n".join(out) + "\n"
+
+
+def unit_name(unit: str) -> str:
+    return "documents of ~2 KB" if unit == "2kb" else "lines"
 
 
 def main() -> None:
@@ -224,6 +282,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=1, help="times the text is repeated")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--only", default="", help="only the files whose label has this text")
+    parser.add_argument(
+        "--unit",
+        choices=["line", "2kb"],
+        default="line",
+        help="one call per line of the text, or per ~2 KB document of it",
+    )
     parser.add_argument("--write", action="store_true", help="append to benchmarks/RESULTS.md")
     args = parser.parse_args()
     publish(run(args), args.write)

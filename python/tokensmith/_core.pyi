@@ -311,6 +311,10 @@ class CoreHfTokenizer:
         add_special_tokens: bool,
         threads: int,
     ) -> list[EncodingResult]: ...
+    @property
+    def fast_ids(self) -> bool:
+        """Whether this file's ids come from the byte-level engine (tokens and offsets are
+        then computed when first read)."""
     def with_truncation(
         self, max_length: int | None, stride: int, strategy: str, direction: str
     ) -> CoreHfTokenizer:

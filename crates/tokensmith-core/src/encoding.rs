@@ -40,7 +40,12 @@ impl Encoding {
         specials: Vec<(String, Rank)>,
         pattern: &str,
     ) -> Result<Self> {
-        let bpe = Bpe::new(ranks)?;
+        Self::from_bpe(Bpe::new(ranks)?, specials, pattern)
+    }
+
+    /// Builds an encoding from a BPE vocabulary (say, [`Bpe::from_merges`]), special tokens
+    /// and a pre-tokenizer pattern.
+    pub fn from_bpe(bpe: Bpe, specials: Vec<(String, Rank)>, pattern: &str) -> Result<Self> {
         let specials = SpecialTokens::new(specials)?;
         for (name, id) in specials.iter() {
             if let Some(bytes) = bpe.token_bytes(id) {

@@ -1,11 +1,14 @@
 //! The hand-written matchers of the Llama-3, Qwen2 and ` {2,}` patterns must cut where the
-//! regex engine does, for every behavior and with `invert`.
+//! regex engine does, for every behavior and with `invert`; and the byte splitters the
+//! engine uses for the Llama-3 and Qwen2 patterns ([`PreTokenizer`]) must cut where the
+//! character matchers do.
 
 use proptest::prelude::*;
 use std::sync::OnceLock;
 use tokensmith_core::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN, SPACE_RUNS_PATTERN};
 use tokensmith_core::hf::regex_split::Split;
 use tokensmith_core::hf::split::Behavior;
+use tokensmith_core::pre_tokenizers::PreTokenizer;
 
 const PATTERNS: [&str; 3] = [LLAMA3_PATTERN, QWEN2_PATTERN, SPACE_RUNS_PATTERN];
 const BEHAVIORS: [Behavior; 5] = [
@@ -34,6 +37,29 @@ fn cases() -> &'static [Case] {
         }
         cases
     })
+}
+
+/// Asserts that the engine's byte splitter for each words pattern cuts `text` where the
+/// character matcher does (byte offsets against character offsets).
+fn assert_bytes_same(text: &str) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut byte_at = vec![0usize];
+    for c in &chars {
+        byte_at.push(byte_at.last().unwrap() + c.len_utf8());
+    }
+    for pattern in [LLAMA3_PATTERN, QWEN2_PATTERN] {
+        let split = Split::new(pattern, false, Behavior::Isolated, false).unwrap();
+        let want: Vec<(usize, usize)> = split
+            .split_chars(&chars)
+            .into_iter()
+            .map(|(s, e)| (byte_at[s], byte_at[e]))
+            .collect();
+        let mut got = Vec::new();
+        let pre = PreTokenizer::new(pattern).unwrap();
+        assert!(!matches!(pre, PreTokenizer::Regex(_)), "{pattern:?}");
+        pre.for_each_piece(text, |s, e| got.push((s, e))).unwrap();
+        assert_eq!(got, want, "{pattern:?} on {text:?}");
+    }
 }
 
 /// Asserts that the fast and the regex `Split` cut `text` the same way under `behaviors`.
@@ -73,11 +99,13 @@ proptest! {
     #[test]
     fn isolated_on_the_class_alphabet(text in text_strategy()) {
         assert_same(&text, &[Behavior::Isolated]);
+        assert_bytes_same(&text);
     }
 
     #[test]
     fn isolated_on_any_text(text in "\\PC{0,32}") {
         assert_same(&text, &[Behavior::Isolated]);
+        assert_bytes_same(&text);
     }
 }
 
@@ -100,6 +128,7 @@ fn committed_text_line_by_line_and_whole() {
         }
         let head: String = text.chars().take(50_000).collect();
         assert_same(&head, &[Behavior::Isolated]);
+        assert_bytes_same(&text);
     }
 }
 
@@ -110,5 +139,7 @@ fn long_runs() {
     ] {
         assert_same(&unit.repeat(300), &[Behavior::Isolated]);
         assert_same(&format!("{}y", unit.repeat(300)), &[Behavior::Isolated]);
+        assert_bytes_same(&unit.repeat(300));
+        assert_bytes_same(&format!("{}y", unit.repeat(300)));
     }
 }

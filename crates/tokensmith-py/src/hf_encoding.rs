@@ -2,9 +2,12 @@
 //!
 //! Each property builds its Python list when it is read, so a caller that keeps only `ids`
 //! never pays for the tokens, offsets and masks, and a kept result holds no Python objects
-//! for the garbage collector to traverse.
+//! for the garbage collector to traverse. A result of a byte-level BPE file may hold its ids
+//! alone ([`tokensmith_core::hf::fast_ids`]): the rest is computed by the tokenizer's full
+//! pipeline, from the same input, the first time anything but `ids` or the length is read.
 
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyList, PyTuple};
 use std::sync::OnceLock;
 use tokensmith_core::error::Error;
@@ -13,6 +16,7 @@ use tokensmith_core::hf::truncation::{truncate, Direction};
 use tokensmith_core::hf::HfEncoding;
 
 use crate::errors::IntoPyResult;
+use crate::hf_tokenizer::CoreHfTokenizer;
 use crate::int_cache::IntCache;
 
 /// Ids below this take their Python int from one cache shared by every result (16 bytes a
@@ -32,12 +36,68 @@ fn ids_list<'py>(py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
 // Not frozen: `pad` and `truncate` change it in place, as HF's do.
 #[pyclass(name = "EncodingResult", module = "tokensmith")]
 pub struct EncodingResult {
-    pub inner: HfEncoding,
+    /// Only `ids` is filled while `pending` is set.
+    inner: HfEncoding,
+    pending: Option<Pending>,
+}
+
+/// What a result of ids alone needs to compute the rest: the tokenizer (frozen, so its
+/// configuration is the one the ids came from) and the call's input.
+struct Pending {
+    tokenizer: Py<CoreHfTokenizer>,
+    text: PyBackedStr,
+    pair: Option<PyBackedStr>,
+    add_special_tokens: bool,
 }
 
 impl From<HfEncoding> for EncodingResult {
     fn from(inner: HfEncoding) -> Self {
-        Self { inner }
+        Self {
+            inner,
+            pending: None,
+        }
+    }
+}
+
+impl EncodingResult {
+    /// A result that knows its ids; the rest is computed from the input when read.
+    pub fn lazy(
+        ids: Vec<u32>,
+        tokenizer: Py<CoreHfTokenizer>,
+        text: PyBackedStr,
+        pair: Option<PyBackedStr>,
+        add_special_tokens: bool,
+    ) -> Self {
+        let inner = HfEncoding {
+            ids,
+            ..HfEncoding::default()
+        };
+        let pending = Pending {
+            tokenizer,
+            text,
+            pair,
+            add_special_tokens,
+        };
+        Self {
+            inner,
+            pending: Some(pending),
+        }
+    }
+
+    /// The whole encoding, computed first if only the ids are known.
+    fn full(&mut self, py: Python<'_>) -> PyResult<&mut HfEncoding> {
+        if let Some(p) = self.pending.take() {
+            let core = p.tokenizer.get().core();
+            let pair = p.pair.as_deref();
+            // The GIL stays held: a result is one input's worth of work, and no other thread
+            // can then find the result mutably borrowed while it is computed.
+            let full = core
+                .encode(&p.text, pair, p.add_special_tokens)
+                .py_err(py)?;
+            debug_assert_eq!(full.ids, self.inner.ids);
+            self.inner = full;
+        }
+        Ok(&mut self.inner)
     }
 }
 
@@ -55,7 +115,7 @@ impl EncodingResult {
         special_tokens_mask: Vec<u32>,
         word_ids: Vec<Option<u32>>,
         overflowing: Option<Vec<Bound<'_, EncodingResult>>>,
-    ) -> Self {
+    ) -> PyResult<Self> {
         let mut inner = HfEncoding::from_parts(
             ids,
             tokens,
@@ -65,23 +125,24 @@ impl EncodingResult {
             special_tokens_mask,
             word_ids,
         );
-        inner.overflowing = overflowing
-            .unwrap_or_default()
-            .iter()
-            .map(|o| o.borrow().inner.clone())
-            .collect();
-        Self { inner }
+        let mut parts = Vec::new();
+        for o in overflowing.unwrap_or_default() {
+            parts.push(o.borrow_mut().full(o.py())?.clone());
+        }
+        inner.overflowing = parts;
+        Ok(Self::from(inner))
     }
 
     /// The parts truncation cut off, as complete results (HF's `overflowing`); empty when
     /// nothing was cut or truncation has no stride to keep them.
     #[getter]
-    fn overflowing(&self) -> Vec<EncodingResult> {
-        self.inner
+    fn overflowing(&mut self, py: Python<'_>) -> PyResult<Vec<EncodingResult>> {
+        let full = self.full(py)?;
+        Ok(full
             .overflowing
             .iter()
             .map(|o| EncodingResult::from(o.clone()))
-            .collect()
+            .collect())
     }
 
     #[getter]
@@ -91,33 +152,33 @@ impl EncodingResult {
 
     /// Built from the tokenizer's shared id-to-token table when read (see `HfEncoding`).
     #[getter]
-    fn tokens<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, self.inner.iter_tokens())
+    fn tokens<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.full(py)?.iter_tokens())
     }
 
     #[getter]
-    fn offsets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, &self.inner.offsets)
+    fn offsets<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.full(py)?.offsets)
     }
 
     #[getter]
-    fn type_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, &self.inner.type_ids)
+    fn type_ids<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.full(py)?.type_ids)
     }
 
     #[getter]
-    fn attention_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, &self.inner.attention_mask)
+    fn attention_mask<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.full(py)?.attention_mask)
     }
 
     #[getter]
-    fn special_tokens_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, &self.inner.special_tokens_mask)
+    fn special_tokens_mask<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.full(py)?.special_tokens_mask)
     }
 
     #[getter]
-    fn word_ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        PyList::new(py, &self.inner.word_ids)
+    fn word_ids<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, &self.full(py)?.word_ids)
     }
 
     fn __len__(&self) -> usize {
@@ -125,15 +186,23 @@ impl EncodingResult {
     }
 
     /// Equal when every list is equal; anything that is not an `EncodingResult` is not equal.
-    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
-        other
-            .cast::<Self>()
-            .is_ok_and(|o| o.borrow().inner == self.inner)
+    fn __eq__(slf: &Bound<'_, Self>, other: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let Ok(other) = other.cast::<Self>() else {
+            return Ok(false);
+        };
+        if other.is(slf) {
+            return Ok(true);
+        }
+        let py = slf.py();
+        let mut other = other.borrow_mut();
+        let mut this = slf.borrow_mut();
+        Ok(*this.full(py)? == *other.full(py)?)
     }
 
     /// The seven lists and the overflowing results, in constructor order (so `pickle` and
     /// `copy` rebuild the result).
-    fn __getnewargs__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+    fn __getnewargs__<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let overflowing = self.overflowing(py)?;
         let e = &self.inner;
         (
             e.ids.clone(),
@@ -143,14 +212,14 @@ impl EncodingResult {
             e.attention_mask.clone(),
             e.special_tokens_mask.clone(),
             e.word_ids.clone(),
-            self.overflowing(),
+            overflowing,
         )
             .into_pyobject(py)
     }
 
     /// `EncodingResult(ids=[...], tokens=[...], ...)`, every field with its Python repr.
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let e = &self.inner;
+    fn __repr__(&mut self, py: Python<'_>) -> PyResult<String> {
+        let e = &*self.full(py)?;
         let fields: [(&str, Bound<'_, PyAny>); 7] = [
             ("ids", PyList::new(py, &e.ids)?.into_any()),
             ("tokens", PyList::new(py, e.iter_tokens())?.into_any()),
@@ -186,7 +255,8 @@ impl EncodingResult {
     ) -> PyResult<()> {
         let direction = parse_direction("pad", direction, Error::Padding).py_err(py)?;
         let padding = Padding::to_length(length, direction, pad_id, pad_type_id, pad_token);
-        padding.py_err(py)?.pad(&mut self.inner);
+        let padding = padding.py_err(py)?;
+        padding.pad(self.full(py)?);
         Ok(())
     }
 
@@ -209,7 +279,7 @@ impl EncodingResult {
         };
         let max_length = number("max_length", max_length).py_err(py)?;
         let stride = number("stride", stride).py_err(py)?;
-        truncate(&mut self.inner, max_length, stride, direction).py_err(py)
+        truncate(self.full(py)?, max_length, stride, direction).py_err(py)
     }
 }
 

@@ -37,9 +37,22 @@ fn encode_words(
     inner.encode_pretokenized(&first, second.as_deref(), add_special_tokens)
 }
 
+/// One input's encoding in a batch: its ids alone, or everything.
+enum Built {
+    Ids(Vec<u32>),
+    Full(tokensmith_core::hf::HfEncoding),
+}
+
 #[pyclass(frozen, name = "CoreHfTokenizer", module = "tokensmith._core")]
 pub struct CoreHfTokenizer {
     inner: HfTokenizer,
+}
+
+impl CoreHfTokenizer {
+    /// The pipeline this tokenizer runs.
+    pub fn core(&self) -> &HfTokenizer {
+        &self.inner
+    }
 }
 
 #[pymethods]
@@ -56,16 +69,37 @@ impl CoreHfTokenizer {
         Ok(Self { inner })
     }
 
+    /// Whether this file's ids come from the byte-level engine ([`EncodingResult::lazy`]).
+    #[getter]
+    fn fast_ids(&self) -> bool {
+        self.inner.has_fast_ids()
+    }
+
+    /// Byte-level BPE files give a result that holds its ids alone until anything else is
+    /// read ([`EncodingResult::lazy`]).
     #[pyo3(signature = (text, pair, add_special_tokens))]
     fn encode(
-        &self,
-        py: Python<'_>,
-        text: &str,
-        pair: Option<&str>,
+        slf: &Bound<'_, Self>,
+        text: PyBackedStr,
+        pair: Option<PyBackedStr>,
         add_special_tokens: bool,
     ) -> PyResult<EncodingResult> {
-        let run = || self.inner.encode(text, pair, add_special_tokens);
-        let short = text.len() + pair.map_or(0, str::len) < DETACH_AT;
+        let py = slf.py();
+        let inner = &slf.get().inner;
+        let short = text.len() + pair.as_ref().map_or(0, |p| p.len()) < DETACH_AT;
+        let fast = || inner.encode_ids(&text, pair.as_deref(), add_special_tokens);
+        if let Some(ids) = if short { fast() } else { py.detach(fast) } {
+            let ids = ids.py_err(py)?;
+            let tokenizer = slf.clone().unbind();
+            return Ok(EncodingResult::lazy(
+                ids,
+                tokenizer,
+                text,
+                pair,
+                add_special_tokens,
+            ));
+        }
+        let run = || inner.encode(&text, pair.as_deref(), add_special_tokens);
         let enc = if short { run() } else { py.detach(run) }.py_err(py)?;
         Ok(enc.into())
     }
@@ -252,24 +286,33 @@ impl CoreHfTokenizer {
     /// padded, so the results are made at the end.
     #[pyo3(signature = (inputs, add_special_tokens, threads))]
     fn encode_batch<'py>(
-        &self,
-        py: Python<'py>,
+        slf: &Bound<'py, Self>,
         inputs: Vec<(PyBackedStr, Option<PyBackedStr>)>,
         add_special_tokens: bool,
         threads: usize,
     ) -> PyResult<Bound<'py, PyList>> {
+        let py = slf.py();
+        let inner = &slf.get().inner;
         let encode = |(text, pair): &(PyBackedStr, Option<PyBackedStr>)| {
-            self.inner.encode(text, pair.as_deref(), add_special_tokens)
+            inner.encode(text, pair.as_deref(), add_special_tokens)
         };
-        if self.inner.padding().is_some() {
+        if inner.padding().is_some() {
             let encodings = py.detach(|| parallel::map(&inputs, threads, encode));
             let mut encodings = encodings
                 .into_iter()
                 .collect::<Result<Vec<_>, _>>()
                 .py_err(py)?;
-            py.detach(|| self.inner.pad_batch(&mut encodings));
+            py.detach(|| inner.pad_batch(&mut encodings));
             return PyList::new(py, encodings.into_iter().map(EncodingResult::from));
         }
+        // Ids alone where the file allows (see `encode`), else the whole encoding.
+        let encode = |input: &(PyBackedStr, Option<PyBackedStr>)| {
+            let (text, pair) = input;
+            match inner.encode_ids(text, pair.as_deref(), add_special_tokens) {
+                Some(ids) => ids.map(Built::Ids),
+                None => encode(input).map(Built::Full),
+            }
+        };
         let out = PyList::new(py, (0..inputs.len()).map(|_| py.None()))?;
         let mut failure: Option<PyErr> = None;
         parallel::map_streamed(&inputs, threads, encode, |results| {
@@ -278,9 +321,17 @@ impl CoreHfTokenizer {
                     if failure.is_some() {
                         break;
                     }
-                    let item = r
-                        .py_err(py)
-                        .and_then(|enc| Bound::new(py, EncodingResult::from(enc)));
+                    let result = r.py_err(py).map(|built| match built {
+                        Built::Full(enc) => EncodingResult::from(enc),
+                        Built::Ids(ids) => {
+                            let (text, pair) = &inputs[i];
+                            let pair = pair.as_ref().map(|p| p.clone_ref(py));
+                            let tokenizer = slf.clone().unbind();
+                            let text = text.clone_ref(py);
+                            EncodingResult::lazy(ids, tokenizer, text, pair, add_special_tokens)
+                        }
+                    });
+                    let item = result.and_then(|r| Bound::new(py, r));
                     if let Err(e) = item.and_then(|obj| out.set_item(i, obj)) {
                         failure = Some(e);
                     }

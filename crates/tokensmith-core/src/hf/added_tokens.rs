@@ -272,11 +272,28 @@ impl AddedMatcher {
 
     /// Cuts `text` into added tokens and the text between them, with spans in characters.
     pub fn find_str(&self, text: &str) -> Spans {
-        let Some(automaton) = &self.automaton else {
+        if self.automaton.is_none() {
             return vec![(None, (0, text.chars().count()))];
+        }
+        // Matches only move forward, so one walk turns the byte spans into characters.
+        let mut spans = self.find_bytes(text);
+        let (mut byte, mut char) = (0, 0);
+        let mut to_chars = |b: usize| {
+            char += text[byte..b].chars().count();
+            byte = b;
+            char
         };
-        // Spans in bytes first; matches only move forward, so one walk turns them into
-        // characters.
+        for (_, span) in &mut spans {
+            *span = (to_chars(span.0), to_chars(span.1));
+        }
+        spans
+    }
+
+    /// Cuts `text` into added tokens and the text between them, with spans in bytes.
+    pub fn find_bytes(&self, text: &str) -> Spans {
+        let Some(automaton) = &self.automaton else {
+            return vec![(None, (0, text.len()))];
+        };
         let mut spans: Vec<(Option<u32>, (usize, usize))> = Vec::new();
         let mut done = 0;
         for m in automaton.find_iter(text) {
@@ -310,15 +327,6 @@ impl AddedMatcher {
         }
         if done < text.len() || spans.is_empty() {
             spans.push((None, (done, text.len())));
-        }
-        let (mut byte, mut char) = (0, 0);
-        let mut to_chars = |b: usize| {
-            char += text[byte..b].chars().count();
-            byte = b;
-            char
-        };
-        for (_, span) in &mut spans {
-            *span = (to_chars(span.0), to_chars(span.1));
         }
         spans
     }

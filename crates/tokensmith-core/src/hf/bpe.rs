@@ -191,6 +191,23 @@ impl Bpe {
     }
 
     /// The vocabulary (token -> id).
+    /// Whether words are merged from their characters alone: no subword prefix or suffix
+    /// and no dropout (unknown characters, fusing and byte fallback aside).
+    pub fn is_plain(&self) -> bool {
+        let o = &self.options;
+        o.prefix.is_none() && o.suffix.is_none() && o.dropout.is_none()
+    }
+
+    /// Whether a word that is a token is that token, without merging (`ignore_merges`).
+    pub fn ignores_merges(&self) -> bool {
+        self.options.ignore_merges
+    }
+
+    /// Every merge: `(left id, right id)` to `(merge rank, merged id)`.
+    pub fn merge_table(&self) -> impl Iterator<Item = ((u32, u32), (u32, u32))> + '_ {
+        self.merges.iter().map(|(&pair, &merged)| (pair, merged))
+    }
+
     pub fn vocab(&self) -> &FxHashMap<String, u32> {
         &self.vocab
     }

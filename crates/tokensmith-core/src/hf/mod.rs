@@ -27,6 +27,7 @@ pub mod char_props;
 pub mod ctc;
 pub mod decoders;
 pub mod encoding;
+pub mod fast_ids;
 pub mod json;
 pub mod known_split;
 pub mod metaspace;

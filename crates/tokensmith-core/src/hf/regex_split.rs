@@ -13,7 +13,7 @@
 //! assert_eq!(onig_to_fancy(r"\d{1,3}"), r"\d{1,3}");
 //! ```
 
-use super::known_split::KnownSplit;
+use super::known_split::{KnownSplit, LLAMA3_PATTERN, QWEN2_PATTERN};
 use super::normalized::NormalizedString;
 use super::split::{cut, Behavior};
 use crate::error::{Error, Result};
@@ -40,6 +40,19 @@ impl PartialEq for Split {
 impl Eq for Split {}
 
 impl Split {
+    /// The pattern, when it is the Llama-3 or Qwen2 one and its pieces are kept as they are
+    /// (`Isolated`, not inverted): then the pieces are those the regex finds.
+    pub fn known_words_pattern(&self) -> Option<&'static str> {
+        if self.behavior != Behavior::Isolated || self.invert {
+            return None;
+        }
+        match self.known? {
+            KnownSplit::Words { max_digits: 3 } => Some(LLAMA3_PATTERN),
+            KnownSplit::Words { max_digits: 1 } => Some(QWEN2_PATTERN),
+            _ => None,
+        }
+    }
+
     /// A split at `pattern`: a literal string when `literal`, else an Oniguruma regex
     /// (run by a hand-written splitter when it is a [`KnownSplit`] pattern).
     pub fn new(pattern: &str, literal: bool, behavior: Behavior, invert: bool) -> Result<Self> {

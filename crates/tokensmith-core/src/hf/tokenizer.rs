@@ -19,6 +19,7 @@ use super::byte_level::trim_offsets;
 use super::decoders::Decoder;
 use super::encoding::resolve;
 pub use super::encoding::{HfEncoding, TokenTable};
+use super::fast_ids::FastIds;
 use super::model::Model;
 use super::normalizers::Normalizer;
 use super::padding::Padding;
@@ -53,6 +54,9 @@ pub struct HfTokenizer {
     /// Every id's token: the model's, overridden by added tokens. Encodings share it.
     pub(super) id_to_token: Arc<TokenTable>,
     pub(super) special_ids: FxHashSet<u32>,
+    /// The byte-level engine that gives ids alone, when the file qualifies
+    /// ([`super::fast_ids`]).
+    pub(super) fast: Option<Arc<FastIds>>,
 }
 
 impl HfTokenizer {

@@ -22,9 +22,35 @@ const SPACES: SpaceRules = SpaceRules {
     newline_first: false,
 };
 
+/// The tail of the Llama-3 and Qwen2 patterns, `\s*[\r\n]+|\s+(?!\S)|\s+` (o200k's).
+const LLAMA3_SPACES: SpaceRules = SpaceRules {
+    newline: true,
+    newline_first: true,
+};
+
 /// The end of the piece that starts at `i` (a char boundary below the text's length).
 #[inline]
 pub fn piece_end(s: &Scanner, i: usize) -> usize {
+    piece_end_with(s, i, 3, SPACES)
+}
+
+/// The end of the piece of the Llama-3 pattern (`tokenizer.json` files; see
+/// [`crate::hf::known_split`]): cl100k's head with o200k's whitespace tail.
+#[inline]
+pub fn llama3_piece_end(s: &Scanner, i: usize) -> usize {
+    piece_end_with(s, i, 3, LLAMA3_SPACES)
+}
+
+/// The end of the piece of the Qwen2 pattern: Llama-3's with one digit a piece.
+#[inline]
+pub fn qwen2_piece_end(s: &Scanner, i: usize) -> usize {
+    piece_end_with(s, i, 1, LLAMA3_SPACES)
+}
+
+/// The pattern's pieces with at most `max_digits` digits a piece and whitespace cut by
+/// `spaces`.
+#[inline(always)]
+fn piece_end_with(s: &Scanner, i: usize, max_digits: usize, spaces: SpaceRules) -> usize {
     let c = s.at(i);
     let is_letter = |f: u8| f & LETTER != 0;
     if c.cp == '\'' as u32 {
@@ -43,7 +69,7 @@ pub fn piece_end(s: &Scanner, i: usize) -> usize {
         }
     }
     if c.flags & NUMBER != 0 {
-        return s.run_end_max(i, 3, |f| f & NUMBER != 0);
+        return s.run_end_max(i, max_digits, |f| f & NUMBER != 0);
     }
     let other_start = if c.cp == ' ' as u32 {
         s.get(i + 1).filter(|n| is_other(n.flags)).map(|_| i + 1)
@@ -56,5 +82,5 @@ pub fn piece_end(s: &Scanner, i: usize) -> usize {
         let end = s.run_end(start, is_other);
         return s.newline_run_end(end, false);
     }
-    s.space_piece_end(i, SPACES)
+    s.space_piece_end(i, spaces)
 }

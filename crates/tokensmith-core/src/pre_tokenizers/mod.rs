@@ -1,7 +1,8 @@
 //! Pre-tokenizers: split text into the pieces that BPE encodes one at a time.
 //!
-//! The three OpenAI patterns have hand-written splitters that are several times faster than
-//! a backtracking regex and linear on every input; any other pattern runs on `fancy-regex`,
+//! The three OpenAI patterns, and the `Split` patterns of Llama-3 and Qwen2 `tokenizer.json`
+//! files, have hand-written splitters that are several times faster than a backtracking regex
+//! and linear on every input; any other pattern runs on `fancy-regex`,
 //! the engine tiktoken uses. A pattern is recognised by its exact text.
 
 pub mod char_class;
@@ -11,6 +12,7 @@ pub mod r50k;
 pub mod scan;
 
 use crate::error::{Error, Result};
+use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use crate::limits::Limit;
 use scan::Scanner;
 
@@ -44,6 +46,10 @@ pub enum PreTokenizer {
     R50k,
     Cl100k,
     O200k,
+    /// The `Split` patterns of Llama-3 and Qwen2 `tokenizer.json` files
+    /// ([`crate::hf::known_split`]).
+    Llama3,
+    Qwen2,
     /// Any other pattern, matched by a backtracking regex engine. Text between matches is
     /// dropped, as tiktoken does.
     Regex(Box<fancy_regex::Regex>),
@@ -56,6 +62,8 @@ impl PreTokenizer {
             R50K_PATTERN => Self::R50k,
             CL100K_PATTERN => Self::Cl100k,
             O200K_PATTERN => Self::O200k,
+            LLAMA3_PATTERN => Self::Llama3,
+            QWEN2_PATTERN => Self::Qwen2,
             _ => Self::Regex(Box::new(compile(pattern)?)),
         })
     }
@@ -72,6 +80,8 @@ impl PreTokenizer {
             Self::R50k => tile(text, r50k::piece_end, f),
             Self::Cl100k => tile(text, cl100k::piece_end, f),
             Self::O200k => tile(text, o200k::piece_end, f),
+            Self::Llama3 => tile(text, cl100k::llama3_piece_end, f),
+            Self::Qwen2 => tile(text, cl100k::qwen2_piece_end, f),
             Self::Regex(re) => {
                 for m in re.find_iter(text) {
                     let m = m.map_err(|e| Error::Pattern(format!("matching failed: {e}")))?;

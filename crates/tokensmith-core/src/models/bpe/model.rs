@@ -47,6 +47,9 @@ pub struct Bpe {
     /// multilingual vocabulary holds one); encoding never yields it and it decodes to nothing,
     /// so it lives only in the decoder, outside every encoding table.
     empty: Option<Rank>,
+    /// A piece that is a token is that token, without merging (tiktoken; HF's
+    /// `ignore_merges`). Without it, every piece is merged from its bytes (HF's BPE).
+    whole_pieces: bool,
 }
 
 impl Bpe {
@@ -61,6 +64,38 @@ impl Bpe {
     /// assert_eq!(bpe.encode(b"abab").unwrap(), [2, 2]);
     /// ```
     pub fn new(ranks: Vec<(Vec<u8>, Rank)>) -> Result<Self> {
+        Self::build(ranks, None, true)
+    }
+
+    /// Builds the vocabulary from `(token bytes, id)` pairs and an explicit merge list of
+    /// `(left, right, merged)` ids: only the listed pairs merge, the lowest merged id first.
+    /// That is HF's BPE when the merged ids rise with the merges' order (the caller checks).
+    /// With `whole_pieces`, a piece that is a token is that token (HF's `ignore_merges`).
+    ///
+    /// ```
+    /// use tokensmith_core::models::bpe::Bpe;
+    /// let tokens = vec![(b"a".to_vec(), 0), (b"b".to_vec(), 1), (b"ab".to_vec(), 2), (b"ba".to_vec(), 3)];
+    /// // "ba" is a token, but no merge makes it
+    /// let bpe = Bpe::from_merges(tokens.clone(), vec![(0, 1, 2)], false).unwrap();
+    /// assert_eq!(bpe.encode(b"ba").unwrap(), [1, 0]);
+    /// let whole = Bpe::from_merges(tokens, vec![(0, 1, 2)], true).unwrap();
+    /// assert_eq!(whole.encode(b"ba").unwrap(), [3]);
+    /// ```
+    pub fn from_merges(
+        tokens: Vec<(Vec<u8>, Rank)>,
+        mut merges: Vec<(Rank, Rank, Rank)>,
+        whole_pieces: bool,
+    ) -> Result<Self> {
+        // A fixed insertion order makes the table's layout, and so its speed, reproducible.
+        merges.sort_unstable();
+        Self::build(tokens, Some(merges), whole_pieces)
+    }
+
+    fn build(
+        ranks: Vec<(Vec<u8>, Rank)>,
+        merges: Option<Vec<(Rank, Rank, Rank)>>,
+        whole_pieces: bool,
+    ) -> Result<Self> {
         let mut encoder: FxHashMap<Vec<u8>, Rank> = FxHashMap::default();
         encoder.reserve(ranks.len());
         let mut empty: Option<Rank> = None;
@@ -121,7 +156,16 @@ impl Bpe {
                 *slot = r;
             }
         }
-        let pairs = PairTable::new(&find_pairs(&encoder), &byte_rank, decoder.id_bound());
+        let merges = merges.unwrap_or_else(|| find_pairs(&encoder));
+        if let Some(&(a, b, m)) = merges
+            .iter()
+            .find(|&&(a, b, m)| [a, b, m].iter().any(|&r| decoder.get(r).is_none()))
+        {
+            return Err(Error::InvalidVocab(format!(
+                "the merge ({a}, {b}) -> {m} names an id that is not a token"
+            )));
+        }
+        let pairs = PairTable::new(&merges, &byte_rank, decoder.id_bound());
         let lookup = PieceTable::new(encoder.iter().map(|(b, &r)| (b.as_slice(), r)));
         Ok(Self {
             tag: CacheTag::new(),
@@ -131,6 +175,7 @@ impl Bpe {
             byte_rank,
             decoder,
             empty,
+            whole_pieces,
         })
     }
 
@@ -273,7 +318,12 @@ impl Bpe {
             return Ok(());
         }
         let before = out.len();
-        match self.lookup.get_hashed(key, hash) {
+        let whole = if self.whole_pieces {
+            self.lookup.get_hashed(key, hash)
+        } else {
+            None
+        };
+        match whole {
             Some(r) => out.push(r),
             None => merge::merge(self, &text[start..end], out, &mut state.scratch)?,
         }
@@ -307,8 +357,15 @@ impl Bpe {
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<()> {
+        let whole = |piece: &[u8]| {
+            if self.whole_pieces {
+                self.lookup.get_long(piece)
+            } else {
+                None
+            }
+        };
         if piece.len() > LONG_MAX {
-            if let Some(r) = self.lookup.get_long(piece) {
+            if let Some(r) = whole(piece) {
                 out.push(r);
                 return Ok(());
             }
@@ -319,7 +376,7 @@ impl Bpe {
             return Ok(());
         }
         let before = out.len();
-        match self.lookup.get_long(piece) {
+        match whole(piece) {
             Some(r) => out.push(r),
             None => merge::merge(self, piece, out, &mut state.scratch)?,
         }

@@ -1,0 +1,223 @@
+//! Ids without tokens, offsets or word ids, for byte-level BPE `tokenizer.json` files: the
+//! pipeline of [`crate::Encoding`] (a pre-tokenizer over bytes, a BPE with per-thread piece
+//! caches) instead of the character pipeline that tracks every offset.
+//!
+//! A file qualifies when its pipeline is one the engine computes exactly:
+//! - no normalizer, or NFC (Qwen2) for texts that are NFC already (ASCII, or a quick check);
+//! - a `ByteLevel` pre-tokenizer with GPT-2's regex (`use_regex`) and no prefix space, or a
+//!   `Split` with the Llama-3 or Qwen2 pattern (isolated) before a `ByteLevel` without regex
+//!   or prefix space (the splitters of [`crate::pre_tokenizers`], equal to the regex);
+//! - a BPE model with every byte's character in its vocabulary, no subword prefix or
+//!   suffix, no dropout, and merges whose merged ids rise with the merges' order. HF merges
+//!   the listed pair of lowest merge rank (the leftmost on ties); the engine merges the
+//!   listed pair whose merged id is lowest, the same pair under that condition.
+//!
+//! Added tokens are cut out of the text first, as the character pipeline does. An
+//! encoding falls back to that pipeline when truncation or padding is set, or when an added
+//! token is matched after normalization (`normalized: true`).
+//!
+//! What this module does not handle: other `Split` patterns, other normalizers and prefix
+//! spaces; those files take the character pipeline.
+
+use super::added_tokens::AddedMatcher;
+use super::bpe::Bpe as HfBpe;
+use super::byte_level::{byte_chars, ByteLevel};
+use super::model::Model;
+use super::normalizers::Normalizer;
+use super::pre_tokenizers::PreTokenizer;
+use super::processors::{Piece, PostProcessor};
+use super::tokenizer::HfTokenizer;
+use crate::error::Result;
+use crate::models::bpe::Bpe;
+use crate::pre_tokenizers::R50K_PATTERN;
+use crate::Encoding;
+use rustc_hash::FxHashMap;
+use unicode_normalization::{is_nfc_quick, IsNormalized};
+
+/// The engine that gives a qualifying file's ids.
+#[derive(Clone, Debug)]
+pub struct FastIds {
+    engine: Encoding,
+    /// The file's normalizer is NFC (Qwen2): texts not known to be in NFC take the
+    /// character pipeline.
+    nfc: bool,
+}
+
+impl FastIds {
+    /// The engine for this pipeline, or `None` when the file does not qualify (see the
+    /// module's documentation).
+    pub fn new(
+        normalizer: Option<&Normalizer>,
+        pre_tokenizer: Option<&PreTokenizer>,
+        model: &Model,
+    ) -> Option<Self> {
+        let nfc = match normalizer {
+            None => false,
+            Some(Normalizer::Nfc) => true,
+            Some(_) => return None,
+        };
+        let no_prefix = |b: &ByteLevel| !b.add_prefix_space;
+        let pattern = match pre_tokenizer? {
+            PreTokenizer::ByteLevel(b) if b.use_regex && no_prefix(b) => R50K_PATTERN,
+            PreTokenizer::Sequence(steps) => match steps.as_slice() {
+                [PreTokenizer::Split(split), PreTokenizer::ByteLevel(b)]
+                    if !b.use_regex && no_prefix(b) =>
+                {
+                    split.known_words_pattern()?
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let Model::Bpe(bpe) = model else {
+            return None;
+        };
+        let (tokens, merges) = byte_level_merges(bpe)?;
+        let engine = Bpe::from_merges(tokens, merges, bpe.ignores_merges()).ok()?;
+        Encoding::from_bpe(engine, vec![], pattern)
+            .ok()
+            .map(|engine| Self { engine, nfc })
+    }
+
+    /// Whether this text reaches the model as it is: always, unless the file normalizes to
+    /// NFC and the text may not be in NFC already.
+    pub fn takes(&self, text: &str) -> bool {
+        !self.nfc || text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes
+    }
+
+    /// Appends the ids of `text` (no added tokens in it) to `out`.
+    pub fn encode_into(&self, text: &str, out: &mut Vec<u32>) -> Result<()> {
+        self.engine.encode_ordinary_into(text, out)
+    }
+}
+
+/// `(token bytes, id)` pairs.
+type Tokens = Vec<(Vec<u8>, u32)>;
+/// `(left, right, merged)` ids.
+type Merges = Vec<(u32, u32, u32)>;
+
+/// The model's tokens as bytes and its merges as `(left, right, merged)` ids, when it is a
+/// byte-level BPE whose merged ids rise with the merges' order. Tokens spelled with
+/// characters outside GPT-2's byte alphabet cannot come out of byte-level merging and are
+/// left out, unless a merge names them (then the model does not qualify).
+fn byte_level_merges(bpe: &HfBpe) -> Option<(Tokens, Merges)> {
+    if !bpe.is_plain() {
+        return None;
+    }
+    let byte_of: FxHashMap<char, u8> = byte_chars()
+        .iter()
+        .enumerate()
+        .map(|(b, &c)| (c, b as u8))
+        .collect();
+    let mut tokens = Vec::with_capacity(bpe.vocab().len());
+    let mut is_byte_level = FxHashMap::default();
+    for (token, &id) in bpe.vocab() {
+        let bytes: Option<Vec<u8>> = token.chars().map(|c| byte_of.get(&c).copied()).collect();
+        is_byte_level.insert(id, bytes.is_some());
+        if let Some(bytes) = bytes {
+            tokens.push((bytes, id));
+        }
+    }
+    let singles = tokens.iter().filter(|(b, _)| b.len() == 1).count();
+    if singles != 256 {
+        return None;
+    }
+    let mut merges: Vec<(u32, u32, u32, u32)> = bpe
+        .merge_table()
+        .map(|((a, b), (rank, id))| (rank, a, b, id))
+        .collect();
+    merges.sort_unstable();
+    let rising = merges.windows(2).all(|w| w[0].3 < w[1].3);
+    let known = |id: &u32| is_byte_level.get(id) == Some(&true);
+    let all_known = merges
+        .iter()
+        .all(|(_, a, b, id)| known(a) && known(b) && known(id));
+    if !rising || !all_known {
+        return None;
+    }
+    Some((
+        tokens,
+        merges.into_iter().map(|(_, a, b, id)| (a, b, id)).collect(),
+    ))
+}
+
+impl HfTokenizer {
+    /// Whether the file qualifies for [`FastIds`] (its configuration may still send a call
+    /// to the character pipeline: see [`Self::encode_ids`]).
+    pub fn has_fast_ids(&self) -> bool {
+        self.fast.is_some()
+    }
+
+    /// The ids [`HfTokenizer::encode`] would give, computed without tokens or offsets, or
+    /// `None` when this file or configuration takes the character pipeline (see
+    /// [`FastIds`]). The ids are the same as `encode(text, pair, add_special_tokens)`'s.
+    pub fn encode_ids(
+        &self,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+    ) -> Option<Result<Vec<u32>>> {
+        let fast = self.fast.as_deref()?;
+        let configured = self.truncation.is_some() || self.padding.is_some();
+        if configured || !self.normalized_matcher.is_empty() {
+            return None;
+        }
+        if !fast.takes(text) || !pair.is_none_or(|p| fast.takes(p)) {
+            return None;
+        }
+        let guess = (text.len() + pair.map_or(0, str::len)) / 3 + 8;
+        let mut first = Vec::with_capacity(guess);
+        if let Err(e) = sequence_ids(fast, &self.raw_matcher, text, &mut first) {
+            return Some(Err(e));
+        }
+        let mut second = Vec::new();
+        if let Some(p) = pair {
+            if let Err(e) = sequence_ids(fast, &self.raw_matcher, p, &mut second) {
+                return Some(Err(e));
+            }
+        }
+        let template = match (&self.post_processor, add_special_tokens) {
+            (
+                Some(PostProcessor {
+                    template: Some(t), ..
+                }),
+                true,
+            ) => t,
+            _ => {
+                first.extend_from_slice(&second);
+                return Some(Ok(first));
+            }
+        };
+        let mut ids = Vec::with_capacity(first.len() + second.len() + 8);
+        for piece in template.pieces(pair.is_some()) {
+            match piece {
+                Piece::Sequence { second: false, .. } => ids.extend_from_slice(&first),
+                Piece::Sequence { second: true, .. } => ids.extend_from_slice(&second),
+                Piece::Special { name, .. } => {
+                    let special = template.special_tokens.get(name)?;
+                    ids.extend_from_slice(&special.ids);
+                }
+            }
+        }
+        Some(Ok(ids))
+    }
+}
+
+/// The ids of one sequence: its added tokens, and the engine's ids of the text between them.
+fn sequence_ids(
+    fast: &FastIds,
+    added: &AddedMatcher,
+    text: &str,
+    out: &mut Vec<u32>,
+) -> Result<()> {
+    if added.is_empty() {
+        return fast.encode_into(text, out);
+    }
+    for (id, (start, end)) in added.find_bytes(text) {
+        match id {
+            Some(id) => out.push(id),
+            None => fast.encode_into(&text[start..end], out)?,
+        }
+    }
+    Ok(())
+}
