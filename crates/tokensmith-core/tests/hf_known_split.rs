@@ -51,6 +51,7 @@ fn assert_bytes_same(text: &str) {
         let split = Split::new(pattern, false, Behavior::Isolated, false).unwrap();
         let want: Vec<(usize, usize)> = split
             .split_chars(&chars)
+            .unwrap()
             .into_iter()
             .map(|(s, e)| (byte_at[s], byte_at[e]))
             .collect();
