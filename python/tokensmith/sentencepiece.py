@@ -431,15 +431,23 @@ class SentencePieceProcessor(VocabularyQueries, ProcessorOutputs):
             refuse_rewrite_with_proto(out_type, rewrite.is_noop)
             if out_type in (bytes, "numpy"):
                 plain = self._encode(
-                    input, str if out_type is bytes else int, add_bos, add_eos, reverse,
-                    emit_unk_piece, sampling, nbest, alpha, num_threads, None,
+                    input,
+                    str if out_type is bytes else int,
+                    add_bos,
+                    add_eos,
+                    reverse,
+                    emit_unk_piece,
+                    sampling,
+                    nbest,
+                    alpha,
+                    num_threads,
+                    None,
                 )
                 return convert_plain(plain, out_type, isinstance(input, list))
             if isinstance(input, str):
                 return self._encode_proto(input, out_type, sampling, nbest, alpha, return_bytes)
             return [
-                self._encode_proto(t, out_type, sampling, nbest, alpha, return_bytes)
-                for t in input
+                self._encode_proto(t, out_type, sampling, nbest, alpha, return_bytes) for t in input
             ]
         as_ids = out_type is int
 
@@ -469,20 +477,34 @@ class SentencePieceProcessor(VocabularyQueries, ProcessorOutputs):
         return self.encode(input, out_type=str, **kwargs)
 
     def SampleEncodeAsIds(  # noqa: N802
-        self, input: str | list[str], nbest_size: int | None = None, alpha: float | None = None,
+        self,
+        input: str | list[str],
+        nbest_size: int | None = None,
+        alpha: float | None = None,
         **kwargs: Any,
     ) -> Any:
         return self.encode(
-            input, out_type=int, enable_sampling=True, nbest_size=nbest_size, alpha=alpha,
+            input,
+            out_type=int,
+            enable_sampling=True,
+            nbest_size=nbest_size,
+            alpha=alpha,
             **kwargs,
         )
 
     def SampleEncodeAsPieces(  # noqa: N802
-        self, input: str | list[str], nbest_size: int | None = None, alpha: float | None = None,
+        self,
+        input: str | list[str],
+        nbest_size: int | None = None,
+        alpha: float | None = None,
         **kwargs: Any,
     ) -> Any:
         return self.encode(
-            input, out_type=str, enable_sampling=True, nbest_size=nbest_size, alpha=alpha,
+            input,
+            out_type=str,
+            enable_sampling=True,
+            nbest_size=nbest_size,
+            alpha=alpha,
             **kwargs,
         )
 
@@ -501,7 +523,7 @@ class SentencePieceProcessor(VocabularyQueries, ProcessorOutputs):
         model = self._model
         out_type = resolve_out_type(self._out_type, out_type, return_type, OUT_TYPES)
         if out_type == "offset_mapping":
-            raise ValueError("NBestEncode has no out_type='offset_mapping'")
+            raise InvalidArgumentError("NBestEncode has no out_type='offset_mapping'")
         size = self._nbest_size if nbest_size is None else nbest_size
         size = max(size, 1)
         rewrite = self._rewrite(add_bos, add_eos, reverse, emit_unk_piece)

@@ -38,7 +38,12 @@ from tokensmith._core import (
     spm_normalizer,
     spm_rule_charsmap,
 )
-from tokensmith.errors import CorpusFormatError, InputNotFoundError, SentencePieceOptionError
+from tokensmith.errors import (
+    CorpusFormatError,
+    InputNotFoundError,
+    InvalidArgumentError,
+    SentencePieceOptionError,
+)
 from tokensmith.sentencepiece_outputs import normalize_any
 from tokensmith.sentencepiece_proto import bytes_field, read_fields
 
@@ -76,7 +81,7 @@ class SentencePieceNormalizer:
         elif norm_map:
             model = _spec_model(None, spm_compile_charsmap(list(norm_map)))
         else:
-            raise ValueError(
+            raise InvalidArgumentError(
                 "no model is specified: give model_file, model_proto, normalizer_spec, "
                 "rule_tsv, rule_name or norm_map"
             )
@@ -171,8 +176,7 @@ def _read_rule_tsv(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
             )
         except ValueError as e:
             raise CorpusFormatError(
-                f"{os.fspath(path)}:{number}: a rule is hex code points, tab, hex code points "
-                f"({e})"
+                f"{os.fspath(path)}:{number}: a rule is hex code points, tab, hex code points ({e})"
             ) from e
         if not source:
             raise CorpusFormatError(f"{os.fspath(path)}:{number}: the rule's source is empty")

@@ -28,7 +28,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from tokensmith.errors import MissingDependencyError, SentencePieceOptionError
+from tokensmith.errors import (
+    ArgumentTypeError,
+    InvalidArgumentError,
+    MissingDependencyError,
+    SentencePieceOptionError,
+)
 from tokensmith.sentencepiece_proto import (
     NBestSentencePieceText,
     SentencePieceText,
@@ -68,13 +73,13 @@ def resolve_out_type(
 ) -> Any:
     """The output type of one call: ``out_type`` or ``return_type`` (not both), else ``default``."""
     if out_type is not None and return_type is not None:
-        raise ValueError("give out_type or return_type, not both")
+        raise InvalidArgumentError("give out_type or return_type, not both")
     chosen = out_type if out_type is not None else return_type
     if chosen is None:
         chosen = default
     if not any(chosen is kind or (isinstance(kind, str) and chosen == kind) for kind in allowed):
         names = ", ".join(k.__name__ if isinstance(k, type) else repr(k) for k in allowed)
-        raise ValueError(f"out_type must be one of {names}; got {chosen!r}")
+        raise InvalidArgumentError(f"out_type must be one of {names}; got {chosen!r}")
     return chosen
 
 
@@ -87,9 +92,7 @@ def _numpy() -> Any:
     try:
         import numpy
     except ImportError as e:  # pragma: no cover - numpy is a test dependency
-        raise MissingDependencyError(
-            'out_type="numpy" needs numpy: pip install numpy'
-        ) from e
+        raise MissingDependencyError('out_type="numpy" needs numpy: pip install numpy') from e
     return numpy
 
 
@@ -264,7 +267,11 @@ class ProcessorOutputs:
     ) -> Any:
         """One sampled segmentation as a ``SentencePieceText``."""
         return self.encode(
-            input, out_type="proto", enable_sampling=True, nbest_size=nbest_size, alpha=alpha,
+            input,
+            out_type="proto",
+            enable_sampling=True,
+            nbest_size=nbest_size,
+            alpha=alpha,
             **kwargs,
         )
 
@@ -273,7 +280,11 @@ class ProcessorOutputs:
     ) -> Any:
         """One sampled segmentation as a ``numpy.int32`` array."""
         return self.encode(
-            input, out_type="numpy", enable_sampling=True, nbest_size=nbest_size, alpha=alpha,
+            input,
+            out_type="numpy",
+            enable_sampling=True,
+            nbest_size=nbest_size,
+            alpha=alpha,
             **kwargs,
         )
 
@@ -307,16 +318,21 @@ class ProcessorOutputs:
         threads, with :meth:`encode`'s result). tokensmith encodes each text in one pass, which
         gives that result; ``chunk_len`` (a positive int) and ``num_threads`` are checked."""
         if not isinstance(chunk_len, int) or isinstance(chunk_len, bool) or chunk_len <= 0:
-            raise ValueError("chunk_len must be positive.")
+            raise InvalidArgumentError("chunk_len must be positive.")
         if num_threads is not None and not isinstance(num_threads, int):
-            raise TypeError("num_threads must be int")
+            raise ArgumentTypeError("num_threads must be int")
         if out_type == "offset_mapping" or return_type == "offset_mapping":
-            raise ValueError("unknown return_type='offset_mapping' for ParallelEncode")
+            raise InvalidArgumentError("unknown return_type='offset_mapping' for ParallelEncode")
 
         def one(text: Any) -> Any:
             return self.encode(
-                text, out_type=out_type, return_type=return_type, add_bos=add_bos,
-                add_eos=add_eos, reverse=reverse, emit_unk_piece=emit_unk_piece,
+                text,
+                out_type=out_type,
+                return_type=return_type,
+                add_bos=add_bos,
+                add_eos=add_eos,
+                reverse=reverse,
+                emit_unk_piece=emit_unk_piece,
                 enable_sampling=False,
             )
 

@@ -26,6 +26,8 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
+from tokensmith.errors import InvalidArgumentError
+
 # Protobuf wire types: a varint, a length-delimited field, a 32-bit fixed field.
 _VARINT, _BYTES, _FIXED32 = 0, 2, 5
 
@@ -66,7 +68,7 @@ def read_fields(message: bytes) -> list[tuple[int, int | bytes]]:
         value, shift = 0, 0
         while True:
             if at >= len(message):
-                raise ValueError("truncated protobuf message")
+                raise InvalidArgumentError("truncated protobuf message")
             byte = message[at]
             at += 1
             value |= (byte & 0x7F) << shift
@@ -82,11 +84,11 @@ def read_fields(message: bytes) -> list[tuple[int, int | bytes]]:
             continue
         size = {_BYTES: -1, _FIXED32: 4, 1: 8}.get(wire_type)
         if size is None:
-            raise ValueError(f"protobuf wire type {wire_type} is not supported here")
+            raise InvalidArgumentError(f"protobuf wire type {wire_type} is not supported here")
         if size < 0:
             size = varint()
         if at + size > len(message):
-            raise ValueError("truncated protobuf message")
+            raise InvalidArgumentError("truncated protobuf message")
         out.append((number, message[at : at + size]))
         at += size
     return out

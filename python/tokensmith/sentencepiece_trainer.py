@@ -32,7 +32,11 @@ from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
 from tokensmith._atomic import atomic_write, write_text_atomic
-from tokensmith.errors import SentencePieceOptionError, UnsupportedFeatureError
+from tokensmith.errors import (
+    InvalidArgumentError,
+    SentencePieceOptionError,
+    UnsupportedFeatureError,
+)
 
 # sentencepiece 0.2's TrainerSpec and NormalizerSpec fields (and the flags its parser adds),
 # each with its kind and default.
@@ -99,16 +103,36 @@ _FLAGS: dict[str, tuple[str, Any]] = {
 # Flags train_unigram takes under another name, and those it takes as they are.
 _RENAMED = {"max_sentencepiece_length": "max_piece_length", "input_format": "input_format"}
 _PASSED = {
-    "vocab_size", "character_coverage", "input_sentence_size", "shuffle_input_sentence",
-    "seed_sentencepiece_size", "shrinking_factor", "max_sentence_length", "num_sub_iterations",
-    "split_by_unicode_script", "split_by_number", "split_by_whitespace",
-    "treat_whitespace_as_suffix", "split_digits", "control_symbols", "user_defined_symbols",
-    "required_chars", "byte_fallback", "add_dummy_prefix", "remove_extra_whitespaces",
+    "vocab_size",
+    "character_coverage",
+    "input_sentence_size",
+    "shuffle_input_sentence",
+    "seed_sentencepiece_size",
+    "shrinking_factor",
+    "max_sentence_length",
+    "num_sub_iterations",
+    "split_by_unicode_script",
+    "split_by_number",
+    "split_by_whitespace",
+    "treat_whitespace_as_suffix",
+    "split_digits",
+    "control_symbols",
+    "user_defined_symbols",
+    "required_chars",
+    "byte_fallback",
+    "add_dummy_prefix",
+    "remove_extra_whitespaces",
     "normalization_rule_name",
 }
 # Flags that only change sentencepiece's logging or memory use, not the model.
-_NO_EFFECT = {"minloglevel", "train_extremely_large_corpus", "num_threads", "model_prefix",
-              "input", "model_type"}
+_NO_EFFECT = {
+    "minloglevel",
+    "train_extremely_large_corpus",
+    "num_threads",
+    "model_prefix",
+    "input",
+    "model_type",
+}
 
 
 class SentencePieceTrainer:
@@ -181,13 +205,11 @@ def _read(name: str, value: Any) -> Any:
             return value if kind != "float" else float(value)
         if kind == "bool":
             if value.lower() not in ("true", "false", "1", "0"):
-                raise ValueError(value)
+                raise InvalidArgumentError(value)
             return value.lower() in ("true", "1")
         return {"int": int, "float": float, "str": str}[kind](value)
     except (TypeError, ValueError) as e:
-        raise SentencePieceOptionError(
-            f"cannot parse {name}={value!r} as {kind}"
-        ) from e
+        raise SentencePieceOptionError(f"cannot parse {name}={value!r} as {kind}") from e
 
 
 def _check(options: dict[str, Any], *, has_sentences: bool, has_writer: bool) -> None:

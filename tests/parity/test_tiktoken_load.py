@@ -54,7 +54,7 @@ def test_the_module_is_importable_as_tiktokens_is():
     for name in ("load_tiktoken_bpe", "dump_tiktoken_bpe", "data_gym_to_mergeable_bpe_ranks"):
         assert callable(getattr(module, name))
     # The package attribute stays the general loader.
-    assert tokensmith.load is tokensmith.io.load
+    assert tokensmith.load is module.load
 
 
 def test_data_gym_ranks_equal_tiktokens(plain_files, monkeypatch):

@@ -71,7 +71,16 @@ def to_dict(encoding: Encoding) -> dict[str, Any]:
     """The ``tokenizer.json`` content for ``encoding``."""
     ranks = encoding._mergeable_ranks
     vocab = {token_to_str(t): r for t, r in sorted(ranks.items(), key=lambda kv: kv[1])}
-    specials = sorted(encoding._special_tokens.items(), key=lambda kv: kv[1])
+    # One name per id: HF's vocabulary cannot give one id two texts (o200k_harmony names
+    # 200018 twice), so the name the id decodes to is kept and the alias is left out.
+    specials = sorted(
+        (
+            (text, i)
+            for text, i in encoding._special_tokens.items()
+            if encoding.decode_single_token_bytes(i) == text.encode()
+        ),
+        key=lambda kv: kv[1],
+    )
     for text, i in specials:
         if vocab.setdefault(text, i) != i:
             raise InvalidVocabError(

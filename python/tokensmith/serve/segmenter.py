@@ -27,6 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from tokensmith.encoding import Encoding
+from tokensmith.errors import ArgumentTypeError
 from tokensmith.hf_tokenizer import Tokenizer
 from tokensmith.io._byte_level import token_to_str
 
@@ -123,7 +124,7 @@ class Segmenter:
         if isinstance(tokenizer, SentencePieceProcessor):
             tokenizer = SentencePieceTokenizer(tokenizer)
         if not isinstance(tokenizer, (Encoding, Tokenizer)):
-            raise TypeError(f"cannot show a {type(tokenizer).__name__}")
+            raise ArgumentTypeError(f"cannot show a {type(tokenizer).__name__}")
         return cls(tokenizer, label=label)
 
     @property
