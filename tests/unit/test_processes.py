@@ -1,12 +1,19 @@
 """Every tokenizer type in worker processes, as data pipelines run them.
 
-A fork ``Pool``, a spawn ``Pool`` and a forkserver ``Pool`` over the bundled ``Encoding``, a
-``Tokenizer`` from a real ``tokenizer.json`` and a ``SentencePieceProcessor`` give the
-reference libraries' ids (tiktoken, HF ``tokenizers``, sentencepiece), after the parent has
-already run the same batch calls on 2 threads (before the fix, a forked child waited forever
-for its parent's pool threads). Four children forked from such a parent all complete;
-``datasets.map(num_proc=2)`` gives the ids of one process; and the ``datasets`` fingerprint
-of each tokenizer is the same in two fresh processes.
+A fork ``Pool``, a spawn ``Pool`` and a forkserver ``Pool`` over each tokenizer type give the
+reference libraries' ids, after the parent has already run the same batch calls on 2 threads
+(before the fix, a forked child waited forever for its parent's pool threads). The types:
+
+- ``Encoding``: bundled (cl100k_base) and trained by ``train_bpe``, against tiktoken built from
+  the same ranks;
+- ``Tokenizer``: a real WordPiece file (MiniLM), and byte-level BPE and Unigram files trained by
+  HF ``tokenizers`` on the committed text, against HF;
+- ``SentencePieceProcessor``: a sentencepiece-trained ``.model`` and one trained by
+  ``train_unigram``, and ``SentencePieceTokenizer``, against sentencepiece.
+
+Four children forked from such a parent all complete; ``datasets.map(num_proc=2)`` gives the
+ids of one process; and the ``datasets`` fingerprint of each tokenizer is the same in two fresh
+processes.
 
 Every wait on a child has a timeout, so a hang fails the test instead of blocking the suite.
 """
@@ -28,7 +35,18 @@ from tokensmith.reference import tiktoken_encoding
 
 DATA = Path(__file__).parent.parent / "data"
 SPM_MODEL = DATA / "spm" / "test_model.model"
-KINDS = ("encoding", "tokenizer", "sentencepiece")
+KINDS = (
+    "encoding",
+    "trained_bpe",
+    "tokenizer",
+    "tokenizer_bpe",
+    "tokenizer_unigram",
+    "sentencepiece",
+    "trained_unigram",
+    "spm_tokenizer",
+)
+# Where the HF-trained tokenizer files are; set by the ``files`` fixture (or the hash script).
+FILES: list[Path] = []
 # Seconds a child may take; each does well under one.
 CHILD_TIMEOUT = 60
 
@@ -43,27 +61,76 @@ def minilm_path() -> Path:
     return Path(spec.origin).parent / "model" / "tokenizer.json"
 
 
+def training_lines() -> list[str]:
+    """The committed multilingual lines the trained kinds learn from."""
+    lines = (DATA / "multilingual.txt").read_text(encoding="utf-8").splitlines()
+    return [line for line in lines if line.strip()][:600]
+
+
+def write_hf_files(folder: Path) -> None:
+    """Byte-level BPE and Unigram ``tokenizer.json`` files trained by HF ``tokenizers``."""
+    from tokenizers import ByteLevelBPETokenizer, SentencePieceUnigramTokenizer
+
+    lines = training_lines()
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(lines, vocab_size=800, show_progress=False)
+    bpe.save(str(folder / "bpe.json"))
+    unigram = SentencePieceUnigramTokenizer()
+    unigram.train_from_iterator(
+        lines, vocab_size=400, show_progress=False, special_tokens=["<unk>"], unk_token="<unk>"
+    )
+    unigram.save(str(folder / "unigram.json"))
+
+
+def hf_file(kind: str) -> Path:
+    assert FILES, "the files fixture writes the HF-trained tokenizer files first"
+    return FILES[0] / ("bpe.json" if kind == "tokenizer_bpe" else "unigram.json")
+
+
 def load(kind: str) -> Any:
     """The tokensmith object of ``kind``."""
     if kind == "encoding":
         return tokensmith.get_encoding("cl100k_base")
+    if kind == "trained_bpe":
+        return tokensmith.train_bpe(training_lines(), vocab_size=700)
     if kind == "tokenizer":
         return tokensmith.Tokenizer.from_file(minilm_path())
-    return tokensmith.SentencePieceProcessor(model_file=str(SPM_MODEL))
+    if kind in ("tokenizer_bpe", "tokenizer_unigram"):
+        return tokensmith.Tokenizer.from_file(hf_file(kind))
+    if kind == "trained_unigram":
+        return tokensmith.train_unigram(training_lines(), vocab_size=400)
+    processor = tokensmith.SentencePieceProcessor(model_file=str(SPM_MODEL))
+    if kind == "spm_tokenizer":
+        return tokensmith.SentencePieceTokenizer(processor)
+    return processor
 
 
-def reference_ids(kind: str, texts: list[str]) -> list[list[int]]:
-    """The ids the reference library of ``kind`` gives."""
+def reference_ids(kind: str, tok: Any, texts: list[str]) -> list[list[int]]:
+    """The ids the reference library gives for the tokensmith object ``tok`` of ``kind``."""
     if kind == "encoding":
         ids: list[list[int]] = tiktoken_encoding("cl100k_base").encode_ordinary_batch(texts)
         return ids
-    if kind == "tokenizer":
+    if kind == "trained_bpe":
+        import tiktoken
+
+        ref = tiktoken.Encoding(
+            name="trained",
+            pat_str=tok._pat_str,
+            mergeable_ranks=tok._mergeable_ranks,
+            special_tokens={},
+        )
+        return ref.encode_ordinary_batch(texts)
+    if kind in ("tokenizer", "tokenizer_bpe", "tokenizer_unigram"):
         from tokenizers import Tokenizer
 
-        return [e.ids for e in Tokenizer.from_file(str(minilm_path())).encode_batch(texts)]
+        path = minilm_path() if kind == "tokenizer" else hf_file(kind)
+        return [e.ids for e in Tokenizer.from_file(str(path)).encode_batch(texts)]
     import sentencepiece
 
-    sp = sentencepiece.SentencePieceProcessor(model_file=str(SPM_MODEL))
+    if kind == "trained_unigram":
+        sp = sentencepiece.SentencePieceProcessor(model_proto=tok.serialized_model_proto())
+    else:
+        sp = sentencepiece.SentencePieceProcessor(model_file=str(SPM_MODEL))
     return [list(ids) for ids in sp.encode(texts)]
 
 
@@ -84,6 +151,14 @@ def encode_all(tok: Any, texts: list[str]) -> list[list[int]]:
     return ids
 
 
+@pytest.fixture(scope="module", autouse=True)
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("hf_trained")
+    write_hf_files(folder)
+    FILES[:] = [folder]
+    return folder
+
+
 @pytest.fixture(scope="module")
 def texts() -> list[str]:
     lines = (DATA / "multilingual.txt").read_text(encoding="utf-8").splitlines()
@@ -92,7 +167,7 @@ def texts() -> list[str]:
 
 @pytest.fixture(scope="module")
 def expected(texts: list[str]) -> dict[str, list[list[int]]]:
-    return {kind: reference_ids(kind, texts) for kind in KINDS}
+    return {kind: reference_ids(kind, load(kind), texts) for kind in KINDS}
 
 
 def _encode_job(job: tuple[Any, list[str]]) -> list[list[int]]:
@@ -204,9 +279,11 @@ def test_datasets_map_with_two_processes_gives_the_ids_of_one(
 
 _HASH_SCRIPT = """
 import sys
+from pathlib import Path
 from datasets.fingerprint import Hasher
 sys.path.insert(0, sys.argv[1])
 import test_processes
+test_processes.FILES[:] = [Path(sys.argv[2])]
 for kind in test_processes.KINDS:
     tok = test_processes.load(kind)
     print(kind, Hasher.hash(tok))
@@ -216,14 +293,14 @@ for kind in test_processes.KINDS:
 """
 
 
-def test_datasets_fingerprint_is_the_same_in_two_fresh_processes() -> None:
+def test_datasets_fingerprint_is_the_same_in_two_fresh_processes(files: Path) -> None:
     env = dict(os.environ)
     package_root = str(Path(tokensmith.__file__).parent.parent)
     env["PYTHONPATH"] = os.pathsep.join([package_root, env.get("PYTHONPATH", "")])
     # Both run at once: each imports datasets, which takes seconds.
     procs = [
         subprocess.Popen(
-            [sys.executable, "-c", _HASH_SCRIPT, str(Path(__file__).parent)],
+            [sys.executable, "-c", _HASH_SCRIPT, str(Path(__file__).parent), str(files)],
             stdout=subprocess.PIPE,
             text=True,
             env=env,
