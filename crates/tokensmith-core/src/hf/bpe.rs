@@ -27,6 +27,13 @@
 //! `ignore_merges` is not applied (HF applies it only on its cached path). The random draws
 //! come from a per-thread xorshift64* generator seeded from std's `RandomState` keys (random
 //! per process and thread); it is not seedable, so results vary between calls and runs.
+//!
+//! A file without a pre-tokenizer (Llama-2 style: the whole text, its spaces turned into `▁`,
+//! is one word) is merged piece by piece: the word is cut before each `▁` that follows
+//! another character, and each piece goes through the word cache. That gives the same tokens
+//! as merging the whole word whenever no token has a `▁` after another character (checked
+//! when the model is built): no merge can then join two pieces, so merges in one piece never
+//! meet those of another, and the lowest-rank-leftmost order within each piece is unchanged.
 
 use super::word_cache::{Tokens, WordCache};
 use crate::error::{Error, Result};
@@ -47,8 +54,14 @@ pub struct Bpe {
     /// The id of each character below [`PLAIN_CHARS`] as a token of its own (no prefix or
     /// suffix), `NONE` when it has none: most symbols are found here without a string.
     plain_ids: Vec<u32>,
+    /// Whether words may be merged piece by piece, cut before each `▁` that follows another
+    /// character (see the module's documentation).
+    cut_at_meta: bool,
     cache: WordCache,
 }
+
+/// SentencePiece's and Metaspace's space, `▁`.
+const META: char = '\u{2581}';
 
 /// Characters below this code point have their own-token id in [`Bpe`]'s table (Latin,
 /// Greek, Cyrillic and GPT-2's byte alphabet).
@@ -158,11 +171,21 @@ impl BpeBuilder {
                     .unwrap_or(NONE)
             })
             .collect();
+        let cut_at_meta = self.options.prefix.is_none()
+            && self.options.suffix.is_none()
+            && !self.options.ignore_merges
+            && dropout.is_none()
+            && self
+                .vocab
+                .contains_key(META.encode_utf8(&mut [0; 4]) as &str)
+            && unk.as_ref().is_none_or(|(u, _)| !u.ends_with(META))
+            && !self.vocab.keys().any(|t| joins_at_meta(t));
         Ok(Bpe {
             vocab: self.vocab,
             merges: table,
             unk,
             plain_ids,
+            cut_at_meta,
             options: Options {
                 dropout,
                 ..self.options
@@ -223,6 +246,20 @@ impl Bpe {
     pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
         if self.options.dropout.is_some() {
             out.extend(self.tokenize_uncached(word));
+        } else if self.cut_at_meta {
+            let mut start = 0;
+            for end in 1..=word.len() {
+                if end == word.len() || (word[end] == META && word[end - 1] != META) {
+                    let first = out.len();
+                    self.cache
+                        .tokenize_into(&word[start..end], out, |w| self.tokenize_uncached(w));
+                    for token in &mut out[first..] {
+                        token.1 += start;
+                        token.2 += start;
+                    }
+                    start = end;
+                }
+            }
         } else {
             self.cache
                 .tokenize_into(word, out, |w| self.tokenize_uncached(w));
@@ -419,6 +456,20 @@ impl Bpe {
     }
 }
 
+/// Whether `token` has a `▁` right after another character: merges could then join the
+/// pieces [`Bpe::tokenize_into`] cuts a word into.
+fn joins_at_meta(token: &str) -> bool {
+    let mut chars = token.chars();
+    let Some(mut before) = chars.next() else {
+        return false;
+    };
+    chars.any(|c| {
+        let joins = c == META && before != META;
+        before = c;
+        joins
+    })
+}
+
 /// A uniform draw in `[0, 1)` (24 bits) from this thread's xorshift64* generator.
 fn uniform() -> f32 {
     thread_local! {
@@ -526,6 +577,52 @@ mod tests {
             bpe.merge_by_scan(&mut by_scan);
             let ids = |s: &[Symbol]| s.iter().map(|x| (x.id, x.start, x.end)).collect::<Vec<_>>();
             assert_eq!(ids(&by_queue), ids(&by_scan), "length {len}");
+        }
+    }
+
+    /// A Llama-2-style vocabulary: `▁` starts words, merges compete across letters, `x` is
+    /// unknown (byte fallback for `é`). Pieces cut at `▁` give the whole word's tokens.
+    #[test]
+    fn words_cut_at_meta_give_the_tokens_of_the_whole_word() {
+        let mut tokens = vec!["<unk>", "▁", "a", "b", "<0xC3>", "<0xA9>"];
+        let pairs = [
+            ("▁", "a"),
+            ("a", "b"),
+            ("b", "a"),
+            ("▁a", "b"),
+            ("▁", "▁"),
+            ("ab", "ab"),
+            ("▁", "b"),
+            ("ba", "b"),
+        ];
+        let joined: Vec<String> = pairs.iter().map(|(a, b)| format!("{a}{b}")).collect();
+        tokens.extend(joined.iter().map(String::as_str));
+        let build = |extra: Option<&str>| {
+            let mut all = tokens.clone();
+            all.extend(extra);
+            model(&all)
+                .unk_token(Some("<unk>".into()))
+                .fuse_unk(true)
+                .byte_fallback(true)
+                .build(merges(&pairs))
+                .unwrap()
+        };
+        let cut = build(None);
+        assert!(cut.cut_at_meta);
+        // A token with `▁` after a letter turns the cutting off.
+        assert!(!build(Some("a▁")).cut_at_meta);
+        let mut seed = 11u32;
+        for len in [1, 5, 40, 300] {
+            let word: Vec<char> = (0..len)
+                .map(|_| {
+                    seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+                    ['▁', 'a', 'b', 'x', 'é', '▁', 'a'][(seed >> 16) as usize % 7]
+                })
+                .collect();
+            let whole = cut.tokenize_uncached(&word);
+            // Twice: from the merges, then from the cache.
+            assert_eq!(cut.tokenize(&word), whole, "length {len}");
+            assert_eq!(cut.tokenize(&word), whole, "length {len}");
         }
     }
 
