@@ -15,8 +15,9 @@ NFC + WhitespaceSplit). Text: every line of ``tests/data/multilingual.txt``, rep
 
 With ``--unit 2kb`` each call encodes a ~2 KB document of that text instead of a line (the
 ``tokenizer.json`` figures of issue 26). Where gigatoken (``gigatoken.Tokenizer(path)``) loads a
-file and gives HF's ids on every input, the last column times its ``encode`` against
-tokensmith's ``encode(x).ids`` (above 1: tokensmith is faster).
+file and gives HF's ids on every input, the last columns time its ``encode`` against
+tokensmith's ``encode(x).ids`` (above 1: tokensmith is faster); so do those of fastokens
+(``fastokens.Tokenizer.from_file(path)``) and tokie (``tokie.Tokenizer.from_json(path)``).
 
 Rows: ``single`` keeps the result of one ``encode`` call per line in a list (what a data loader
 does); ``single .ids`` keeps only the ids; ``batch`` is one ``encode_batch`` call with every line
@@ -37,11 +38,13 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import functools
 import json
 import platform
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -131,8 +134,8 @@ def all_files(base: list[str], only: str) -> dict[str, str]:
         "Llama-3-style BPE 3k, ignore_merges, Split regex (trained)": lambda out: (
             fam.regex_bpe_style("llama3", out)
         ),
-        "Qwen2-style BPE 3k, NFC, Split regex (trained)": lambda out: (
-            fam.regex_bpe_style("qwen2", out)
+        "Qwen2-style BPE 3k, NFC, Split regex (trained)": lambda out: fam.regex_bpe_style(
+            "qwen2", out
         ),
         "T5-style Unigram 2k, Precompiled (converted)": lambda out: fam.unigram_style(
             "t5", fam.spm_unigram_model("multi", out), False, False, out
@@ -143,11 +146,11 @@ def all_files(base: list[str], only: str) -> dict[str, str]:
         "XLM-R-style Unigram 2k, byte fallback (converted)": lambda out: fam.unigram_style(
             "xlmr", fam.spm_unigram_model("multi-bf", out), True, True, out
         ),
-        "WordLevel 4k, NFKC + UnicodeScripts (trained)": lambda out: (
-            fam.wordlevel_style("nfkc-scripts", out)
+        "WordLevel 4k, NFKC + UnicodeScripts (trained)": lambda out: fam.wordlevel_style(
+            "nfkc-scripts", out
         ),
-        "WordLevel 4k, NFC + WhitespaceSplit (trained)": lambda out: (
-            fam.wordlevel_style("nfc-whitespace", out)
+        "WordLevel 4k, NFC + WhitespaceSplit (trained)": lambda out: fam.wordlevel_style(
+            "nfc-whitespace", out
         ),
     }
     files = {}
@@ -160,22 +163,44 @@ def all_files(base: list[str], only: str) -> dict[str, str]:
     return files
 
 
-def gigatoken_peer(text: str, base: list[str], ref: Tokenizer) -> tuple[Any, str]:
-    """gigatoken's ``Tokenizer(path).encode`` for this file, if it loads it and gives HF's ids
-    on every input; else ``None`` and why not."""
-    try:
-        import gigatoken
-    except ImportError:
+# The peers that run a ``tokenizer.json``: how each loads a file, and its ids of one text.
+PEERS: dict[str, tuple[Callable[[str], Any], Callable[[Any, str], Any]]] = {
+    "gigatoken": (
+        lambda path: __import__("gigatoken").Tokenizer(path),
+        lambda tok, x: tok.encode(x),
+    ),
+    "fastokens": (
+        lambda path: __import__("fastokens").Tokenizer.from_file(path),
+        lambda tok, x: tok.encode(x).ids,
+    ),
+    "tokie": (
+        lambda path: __import__("tokie").Tokenizer.from_json(path),
+        lambda tok, x: tok.encode(x).ids,
+    ),
+}
+
+
+def as_list(ids: Any) -> list[int]:
+    return ids.tolist() if hasattr(ids, "tolist") else list(ids)
+
+
+def peer(name: str, text: str, base: list[str], ref: Tokenizer) -> tuple[Any, str]:
+    """The peer's encode for this file, if it loads it and gives HF's ids on every input;
+    else ``None`` and why not."""
+    load, encode = PEERS[name]
+    if package_version(name) is None:
         return None, "not installed"
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "tokenizer.json"
         path.write_text(text, "utf-8")
         try:
-            tok = gigatoken.Tokenizer(str(path))
+            tok = load(str(path))
+            bad = sum(as_list(encode(tok, x)) != ref.encode(x).ids for x in base)
         except Exception as exc:  # a family it does not run
             return None, f"unsupported ({type(exc).__name__})"
-    bad = sum(tok.encode(x).tolist() != ref.encode(x).ids for x in base)
-    return (tok.encode, "exact") if not bad else (None, f"ids differ on {bad} inputs")
+    if bad:
+        return None, f"ids differ on {bad} inputs"
+    return functools.partial(encode, tok), "exact"
 
 
 def inputs_of(unit: str) -> list[str]:
@@ -192,7 +217,7 @@ def run(args: argparse.Namespace) -> str:
     size = sum(len(x.encode()) for x in lines) / MB
     files = all_files(base, args.only)
     rows = []
-    statuses: dict[str, str] = {}
+    statuses: dict[tuple[str, str], str] = {}
     for label, text in files.items():
         ours = tokensmith.Tokenizer.from_str(text)
         ref = Tokenizer.from_str(text)
@@ -222,17 +247,18 @@ def run(args: argparse.Namespace) -> str:
             if has_batch
             else None,
         }
-        giga, giga_status = gigatoken_peer(text, base, ref)
-        cells["gigatoken"] = (
-            paired(
-                lambda: [ours.encode(x).ids for x in lines],  # noqa: B023
-                lambda: [giga(x) for x in lines],  # noqa: B023
-                args.rounds,
+        for name in PEERS:
+            fast, status = peer(name, text, base, ref)
+            cells[name] = (
+                paired(
+                    lambda: [ours.encode(x).ids for x in lines],  # noqa: B023
+                    lambda: [fast(x) for x in lines],  # noqa: B023
+                    args.rounds,
+                )
+                if fast is not None
+                else None
             )
-            if giga is not None
-            else None
-        )
-        statuses[label] = giga_status
+            statuses[(label, name)] = status
         rows.append((label, mismatched, cells))
         s = cells["single"]
         assert s is not None
@@ -248,13 +274,17 @@ def run(args: argparse.Namespace) -> str:
         f"- versions: tokensmith {package_version('tokensmith')}, tokenizers "
         f"{package_version('tokenizers')}; tokensmith tree: {git_revision()}",
         f"- text: {len(lines):,} {unit_name(args.unit)}, {size:.2f} MB; rounds: {args.rounds}",
-        f"- gigatoken {package_version('gigatoken') or '(not installed)'}: "
-        "`gigatoken.Tokenizer(path).encode` (numpy ids), timed against tokensmith's "
-        "`encode(x).ids` where it gives HF's ids on every input",
+        "- peers: "
+        + ", ".join(f"{name} {package_version(name) or '(not installed)'}" for name in PEERS)
+        + ": `gigatoken.Tokenizer(path).encode` (numpy ids), `fastokens.Tokenizer.from_file(path)"
+        ".encode(x).ids`, `tokie.Tokenizer.from_json(path).encode(x).ids`, each timed against "
+        "tokensmith's `encode(x).ids` where it gives HF's ids on every input (else why not)",
         "",
         "| file | ids differ | single, results kept: MB/s tokensmith / HF (ratio; CPU ratio) "
-        "| single, .ids kept | batch | single .ids: tokensmith / gigatoken |",
-        "|---|---|---|---|---|---|",
+        "| single, .ids kept | batch | "
+        + " | ".join(f"single .ids: tokensmith / {name}" for name in PEERS)
+        + " |",
+        "|---|---|---|---|---|" + "---|" * len(PEERS),
     ]
 
     def cell(t: Pair | None, missing: str = "no encode_batch") -> str:
@@ -268,7 +298,9 @@ def run(args: argparse.Namespace) -> str:
     for label, bad, cells in rows:
         out.append(
             f"| {label} | {bad} | {cell(cells['single'])} | {cell(cells['single .ids'])} "
-            f"| {cell(cells['batch'])} | {cell(cells['gigatoken'], statuses[label])} |"
+            f"| {cell(cells['batch'])} | "
+            + " | ".join(cell(cells[name], statuses[(label, name)]) for name in PEERS)
+            + " |"
         )
     return "\n".join(out) + "\n"
 
