@@ -86,3 +86,32 @@ def test_sentencepiece_unigram_file_matches_hf(unigram_json: Path) -> None:
         a, b = ours.encode(line), hf.encode(line)
         assert (a.ids, a.tokens, a.offsets) == (b.ids, b.tokens, b.offsets), line
         assert ours.decode(a.ids) == hf.decode(b.ids)
+
+
+def test_unigram_file_without_unk_id_fails_where_hf_fails(tmp_path: Path) -> None:
+    """HF's default ``SentencePieceUnigramTokenizer`` has no unknown token: the file loads,
+    and a text fails only where HF fails (a character outside the training text)."""
+    trainer = SentencePieceUnigramTokenizer()
+    lines = LINES[::6]
+    trainer.train_from_iterator(
+        lines, vocab_size=len(set("".join(lines))) + 400, show_progress=False
+    )
+    path = tmp_path / "tokenizer.json"
+    trainer.save(str(path))
+    assert json.loads(path.read_text("utf-8"))["model"]["unk_id"] is None
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    ours = tokensmith.Tokenizer.from_file(path)
+    failed = 0
+    for line in [*LINES, "☃☃ snow", "plain words"]:
+        try:
+            b = hf.encode(line)
+        except Exception:
+            failed += 1
+            with pytest.raises(tokensmith.TokensmithError, match="unk_id"):
+                ours.encode(line)
+            continue
+        a = ours.encode(line)
+        assert (a.ids, a.tokens, a.offsets) == (b.ids, b.tokens, b.offsets), line
+    assert 0 < failed < len(LINES) // 2
+    with pytest.raises(tokensmith.TokensmithError, match="unk_id"):
+        ours.encode_batch(["plain words", "☃"])

@@ -27,7 +27,8 @@ use super::pre_tokenizers::{PreTokenizer, Words};
 use super::processors::{Piece, PostProcessor};
 use super::truncation::Truncation;
 use super::NormalizedString;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::hf::unigram::MISSING_UNK;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -385,14 +386,14 @@ impl HfTokenizer {
                 match words {
                     Words::Ranges(part, ranges) => {
                         for (ws, we) in ranges {
-                            self.tokenize_word(&part, ws, we, word_index, &mut pieces, &mut out);
+                            self.tokenize_word(&part, ws, we, word_index, &mut pieces, &mut out)?;
                             word_index += 1;
                         }
                         PIECE.set(part);
                     }
                     Words::Owned(words) => {
                         for w in words.iter().filter(|w| !w.is_empty()) {
-                            self.tokenize_word(w, 0, w.len(), word_index, &mut pieces, &mut out);
+                            self.tokenize_word(w, 0, w.len(), word_index, &mut pieces, &mut out)?;
                             word_index += 1;
                         }
                     }
@@ -422,6 +423,7 @@ impl HfTokenizer {
     }
 
     /// Appends the tokens of the word `start..end` of `piece` to `out`; `pieces` is a buffer.
+    /// A word that needs the unknown piece of a Unigram model without one fails, as in HF.
     fn tokenize_word(
         &self,
         piece: &NormalizedString,
@@ -430,9 +432,17 @@ impl HfTokenizer {
         word_index: u32,
         pieces: &mut Vec<(u32, usize, usize)>,
         out: &mut HfEncoding,
-    ) {
+    ) -> Result<()> {
         pieces.clear();
         self.model.tokenize_into(&piece.chars()[start..end], pieces);
+        if pieces.first().is_some_and(|p| p.0 == MISSING_UNK) {
+            let word: String = piece.chars()[start..end].iter().collect();
+            return Err(Error::ModelFormat(format!(
+                "the Unigram model has no unk_id, and the word {word:?} needs the unknown \
+                 token (HF fails the same way: \"Encountered an unknown token but `unk_id` is \
+                 missing\"); set model.unk_id in the tokenizer.json"
+            )));
+        }
         for &(id, s, e) in pieces.iter() {
             let span = piece.original_span(start + s, start + e);
             // HF names an unknown Unigram piece by its own text, not by the unk token.
@@ -444,6 +454,7 @@ impl HfTokenizer {
             });
             out.push(id, own, span, Some(word_index));
         }
+        Ok(())
     }
 
     /// Adds `tokens` (their `id` fields are ignored) as HF's `add_tokens` and

@@ -16,7 +16,7 @@
 //! ```
 //! use tokensmith_core::hf::unigram::HfUnigram;
 //! let vocab = [("<unk>", 0.0), ("ab", -1.0), ("a", -2.0), ("b", -2.0)];
-//! let m = HfUnigram::new(vocab.iter().map(|&(p, s)| (p.to_string(), s)).collect(), 0, false)
+//! let m = HfUnigram::new(vocab.iter().map(|&(p, s)| (p.to_string(), s)).collect(), Some(0), false)
 //!     .unwrap();
 //! let word: Vec<char> = "abxyb".chars().collect();
 //! // "x" and "y" are unknown: one fused piece with the unknown id.
@@ -27,8 +27,12 @@
 //! The trie is the one of [`crate::models::unigram`]; its Viterbi is not reused because it
 //! follows SentencePiece (`f32` sums, piece types), not HF.
 //!
-//! Not handled: subword regularization (`alpha`, `nbest_size` are not file options in HF),
-//! and a missing `unk_id` (HF fails on the first unknown character; the loader refuses it).
+//! Without an `unk_id` (the file HF's `SentencePieceUnigramTokenizer` writes by default), a
+//! word encodes as long as no unknown node would enter the best path; where one would, HF
+//! fails ("unknown token but `unk_id` is missing"), and the word's tokens are the single
+//! [`MISSING_UNK`] marker, which the pipeline turns into an error.
+//!
+//! Not handled: subword regularization (`alpha`, `nbest_size` are not file options in HF).
 
 use super::word_cache::WordCache;
 use crate::models::unigram::PieceTrie;
@@ -37,13 +41,17 @@ use rustc_hash::FxHashMap;
 
 const UNK_PENALTY: f64 = 10.0;
 
+/// The id [`HfUnigram::tokenize`] gives a word that needs the unknown piece of a model that
+/// has none: the whole word, as its only token.
+pub const MISSING_UNK: u32 = u32::MAX;
+
 /// A Unigram vocabulary with scores.
 #[derive(Clone, Debug)]
 pub struct HfUnigram {
     vocab: FxHashMap<String, u32>,
     scores: Vec<f64>,
     trie: PieceTrie,
-    unk_id: u32,
+    unk_id: Option<u32>,
     min_score: f64,
     byte_fallback: bool,
     cache: WordCache,
@@ -57,9 +65,14 @@ struct Best {
 }
 
 impl HfUnigram {
-    /// Builds the model from `(piece, score)` in id order; `unk_id` must be an index of it.
-    pub fn new(pieces: Vec<(String, f64)>, unk_id: u32, byte_fallback: bool) -> Result<Self> {
-        if unk_id as usize >= pieces.len() {
+    /// Builds the model from `(piece, score)` in id order; `unk_id`, if any, must be an index
+    /// of it.
+    pub fn new(
+        pieces: Vec<(String, f64)>,
+        unk_id: Option<u32>,
+        byte_fallback: bool,
+    ) -> Result<Self> {
+        if let Some(unk_id) = unk_id.filter(|&id| id as usize >= pieces.len()) {
             return Err(Error::InvalidVocab(format!(
                 "unk_id {unk_id} is not below the vocabulary size {}",
                 pieces.len()
@@ -104,7 +117,7 @@ impl HfUnigram {
     /// Whether a token of id `id` is spelled by the text it covers rather than by its
     /// vocabulary entry: HF names an unknown Unigram piece by its own text.
     pub fn spells_unknown(&self, id: u32) -> bool {
-        id == self.unk_id
+        Some(id) == self.unk_id
     }
 
     /// The pieces of one word as `(id, start, end)`, in characters of `word`.
@@ -123,6 +136,9 @@ impl HfUnigram {
 
     fn tokenize_uncached(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
         let text: String = word.iter().collect();
+        let Some(spans) = self.segment(&text) else {
+            return vec![(MISSING_UNK, 0, word.len())];
+        };
         let mut out = Vec::new();
         // Spans come in order: one walk turns their byte offsets into characters.
         let (mut byte, mut char) = (0, 0);
@@ -131,7 +147,7 @@ impl HfUnigram {
             byte = b;
             char
         };
-        for (s, e, id) in self.segment(&text) {
+        for (s, e, id) in spans {
             let (cs, ce) = (to_char(s), to_char(e));
             // A fused unknown piece is looked up by its text (it may be a vocabulary entry).
             let piece = &text[s..e];
@@ -149,14 +165,16 @@ impl HfUnigram {
                     continue;
                 }
             }
-            out.push((self.unk_id, cs, ce));
+            // Spans without an id come from unknown nodes, so the model has an unknown id.
+            out.push((self.unk_id.unwrap_or(MISSING_UNK), cs, ce));
         }
         out
     }
 
     /// The best path as byte spans with the id of their piece, consecutive unknown nodes
-    /// fused into one span without an id.
-    fn segment(&self, text: &str) -> Vec<(usize, usize, Option<u32>)> {
+    /// fused into one span without an id; `None` if an unknown node would enter the path of a
+    /// model without an unknown id (where HF fails).
+    fn segment(&self, text: &str) -> Option<Vec<(usize, usize, Option<u32>)>> {
         thread_local! {
             // The best node at each byte position, reused from word to word.
             static BEST: std::cell::Cell<Vec<Best>> = const { std::cell::Cell::new(Vec::new()) };
@@ -187,12 +205,15 @@ impl HfUnigram {
                 single |= len == mblen;
             });
             if !single {
-                relax(
-                    &mut best[start + mblen],
-                    self.unk_id,
-                    unk_score + here,
-                    start,
-                );
+                let target = &mut best[start + mblen];
+                match self.unk_id {
+                    Some(unk_id) => relax(target, unk_id, unk_score + here, start),
+                    None if target.start.is_none() || unk_score + here > target.score => {
+                        BEST.set(best);
+                        return None;
+                    }
+                    None => {}
+                }
             }
             start += mblen;
         }
@@ -203,7 +224,7 @@ impl HfUnigram {
             let node = best[end];
             // Every character boundary is reached (by a piece or an unknown node).
             let Some(s) = node.start else { break };
-            if node.id == self.unk_id {
+            if Some(node.id) == self.unk_id {
                 unk_end.get_or_insert(end);
             } else {
                 if let Some(ue) = unk_end.take() {
@@ -220,7 +241,7 @@ impl HfUnigram {
         crate::scratch::release_if_large(&mut best);
         BEST.set(best);
         spans.reverse();
-        spans
+        Some(spans)
     }
 }
 
@@ -250,7 +271,7 @@ mod tests {
 
     fn model(pieces: &[(&str, f64)], byte_fallback: bool) -> HfUnigram {
         let pieces = pieces.iter().map(|&(p, s)| (p.to_string(), s)).collect();
-        HfUnigram::new(pieces, 0, byte_fallback).unwrap()
+        HfUnigram::new(pieces, Some(0), byte_fallback).unwrap()
     }
 
     fn ids(m: &HfUnigram, text: &str) -> Vec<(u32, usize, usize)> {
@@ -307,6 +328,29 @@ mod tests {
     #[test]
     fn bad_unk_id_is_refused() {
         let pieces = vec![("a".to_string(), -1.0)];
-        assert!(HfUnigram::new(pieces, 3, false).is_err());
+        assert!(HfUnigram::new(pieces, Some(3), false).is_err());
+    }
+
+    /// HF fails only where an unknown node would enter the best path: "ab" goes through the
+    /// piece "ab" though "b" has no piece of its own, while "xb" and a lone "b" need one.
+    #[test]
+    fn without_unk_id_a_word_that_needs_it_is_marked() {
+        let pieces = [("a", -1.0), ("ab", -1.0), ("c", -2.0), ("<0x62>", -3.0)];
+        let m = HfUnigram::new(
+            pieces.iter().map(|&(p, s)| (p.to_string(), s)).collect(),
+            None,
+            true,
+        )
+        .unwrap();
+        assert_eq!(ids(&m, "abc"), [(1, 0, 2), (2, 2, 3)]);
+        assert_eq!(ids(&m, "ca"), [(2, 0, 1), (0, 1, 2)]);
+        for word in ["b", "cb", "xb", "ax"] {
+            assert_eq!(
+                ids(&m, word),
+                [(MISSING_UNK, 0, word.chars().count())],
+                "{word}"
+            );
+        }
+        assert!(!m.spells_unknown(MISSING_UNK));
     }
 }

@@ -435,7 +435,7 @@ mod tests {
                 "model.unk_id",
             ),
             (
-                r#"{"model": {"type": "Unigram", "unk_id": null, "vocab": [["a", -1.0]]}}"#,
+                r#"{"model": {"type": "Unigram", "unk_id": "0", "vocab": [["a", -1.0]]}}"#,
                 "model.unk_id",
             ),
             (

@@ -30,20 +30,20 @@ pub(super) fn unigram(node: Node<'_>) -> Result<Model> {
             }
         }
     }
-    let (id, id_path) = node.required("unk_id").map_err(|_| {
-        err(
-            &join(node.path, "unk_id"),
-            "missing: a Unigram model without an unknown id fails on the first unknown \
-             character in HF, and tokensmith refuses it up front",
-        )
-    })?;
-    let unk_id = as_id(id, &id_path)?;
-    if unk_id as usize >= pieces.len() {
-        return Err(err(
-            &id_path,
-            format!("{unk_id} is not an index of {vocab_path}"),
-        ));
-    }
+    let unk_id = match node.get("unk_id")? {
+        None => None,
+        Some((Value::Null, _)) => None,
+        Some((id, id_path)) => {
+            let unk_id = as_id(id, &id_path)?;
+            if unk_id as usize >= pieces.len() {
+                return Err(err(
+                    &id_path,
+                    format!("{unk_id} is not an index of {vocab_path}"),
+                ));
+            }
+            Some(unk_id)
+        }
+    };
     let model = HfUnigram::new(pieces, unk_id, node.opt_bool("byte_fallback", false)?)?;
     Ok(Model::Unigram(Box::new(model)))
 }
