@@ -154,8 +154,12 @@ def corpus(mb: float) -> list[str]:
 
 def distinct_corpus(mb: float) -> list[str]:
     """``mb`` megabytes of distinct lines of the Debian Reference, one language after another."""
+    paths = sorted((CORPUS_DIR / "docs").glob("*.txt.gz"))
+    if not paths:
+        # an empty text would time nothing and pass every id check
+        sys.exit(f"no {CORPUS_DIR / 'docs'}/*.txt.gz: set TOKENSMITH_SHARED_DIR")
     per_language = []
-    for path in sorted((CORPUS_DIR / "docs").glob("*.txt.gz")):
+    for path in paths:
         text = read_gzip_text(path)
         per_language.append([x for x in text.splitlines() if x.strip()])
     seen: set[str] = set()
