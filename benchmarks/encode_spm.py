@@ -22,7 +22,16 @@ tokensmith time; the CPU column is the same ratio in process CPU time (less sens
 jobs on a shared machine). Both libraries return a new list per line, and the results of a round
 are kept until it ends, so the garbage collector's passes over them are timed too; the "GC
 paused" column times the same calls with the collector off during each call, as ``timeit`` and
-``encode.py`` do. Usage::
+``encode.py`` do.
+
+Peers (issue 26): splintr and tokie, each loaded from the same model as
+``benchmarks/_spm_peers.py`` says, are checked like tokensmith, one call a line and in one
+batch. A peer that loads the model and gives sentencepiece's ids on every checked line gets a
+column of paired ratios, tokensmith time over the peer's (above 1: tokensmith is faster), one
+call a line and one batch call (the peer on its own thread pool); any other peer's column says
+why not (ids differ on N lines, or unsupported), and it is not timed. The machine's load average
+before and after the run is printed, since only the paired ratios survive a busy machine.
+Usage::
 
     python benchmarks/encode_spm.py            # print the table
     python benchmarks/encode_spm.py --write    # and append it to benchmarks/RESULTS.md
@@ -48,10 +57,12 @@ import datetime
 import io
 import itertools
 import json
+import os
 import platform
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,7 +78,8 @@ from _common import (
     read_gzip_text,
     take_bytes,
 )
-from _timing import paired
+from _spm_peers import PEERS, SpmPeer
+from _timing import Pair, paired
 from train import WORK_DIR, build_corpus, peak_rss_mib
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -142,8 +154,12 @@ def corpus(mb: float) -> list[str]:
 
 def distinct_corpus(mb: float) -> list[str]:
     """``mb`` megabytes of distinct lines of the Debian Reference, one language after another."""
+    paths = sorted((CORPUS_DIR / "docs").glob("*.txt.gz"))
+    if not paths:
+        # an empty text would time nothing and pass every id check
+        sys.exit(f"no {CORPUS_DIR / 'docs'}/*.txt.gz: set TOKENSMITH_SHARED_DIR")
     per_language = []
-    for path in sorted((CORPUS_DIR / "docs").glob("*.txt.gz")):
+    for path in paths:
         text = read_gzip_text(path)
         per_language.append([x for x in text.splitlines() if x.strip()])
     seen: set[str] = set()
@@ -199,19 +215,62 @@ def memory_rows(mb: float) -> list[str]:
     return rows
 
 
-def processors(make: Any, proto: bytes, args: argparse.Namespace) -> Iterator[Any]:
-    """Processors of ``proto``, one for the id check and one per timed call. With
-    ``--first-pass`` each is a new one, all loaded before any timing starts (so no load is
-    timed); otherwise it is always the same one."""
+def processors(make: Callable[[], Any], calls: int, args: argparse.Namespace) -> Iterator[Any]:
+    """Loaded models, one per call of ``next``. With ``--first-pass`` each of the ``calls``
+    is a new one, all loaded before any timing starts (so no load is timed); otherwise it is
+    always the same one."""
     if args.first_pass:
-        return iter([make(model_proto=proto) for _ in range(1 + 3 * args.rounds)])
-    return itertools.repeat(make(model_proto=proto))
+        return iter([make() for _ in range(calls)])
+    return itertools.repeat(make())
 
 
-def one_by_one(processor: Any, lines: list[str]) -> list[Any]:
+def one_by_one(encode: Callable[[str], Any], lines: list[str]) -> list[Any]:
     """The ids of each line, one call a line."""
-    encode = processor.encode
     return [encode(x) for x in lines]
+
+
+def checked_peer(peer: SpmPeer, proto: bytes, sample: list[str], expected: list[Any]) -> str:
+    """``exact`` if the peer loads the model and gives sentencepiece's ids on every line of
+    ``sample``, one by one and in one batch; else why not."""
+    if package_version(peer.distribution) is None:
+        return "not installed"
+    try:
+        tok = peer.load(proto)
+        single = one_by_one(peer.encoder(tok), sample)
+        batch = peer.batch(tok, sample)
+    except Exception as exc:  # a model it does not run
+        return f"unsupported ({type(exc).__name__})"
+    bad = sum(a != e or b != e for a, b, e in zip(single, batch, expected, strict=True))
+    return f"ids differ on {bad:,} of {len(sample):,} inputs" if bad else "exact"
+
+
+def peer_pairs(
+    peer: SpmPeer, proto: bytes, lines: list[str], args: argparse.Namespace
+) -> tuple[Pair, Pair]:
+    """Single-thread and batch timings of tokensmith (``a``) against an exact peer (``b``)."""
+    calls = 2 * args.rounds
+    ours = processors(partial(tokensmith.SentencePieceProcessor, model_proto=proto), calls, args)
+    theirs = processors(partial(peer.load, proto), calls, args)
+    single = paired(
+        lambda: one_by_one(next(ours).encode, lines),
+        lambda: one_by_one(peer.encoder(next(theirs)), lines),
+        args.rounds,
+    )
+    batch = paired(
+        lambda: next(ours).encode(lines, num_threads=args.threads),
+        lambda: peer.batch(next(theirs), lines),
+        args.rounds,
+    )
+    return single, batch
+
+
+def peer_cell(size: float, single: Pair, batch: Pair) -> str:
+    """MB/s of tokensmith / the peer and the paired ratios, one call a line and in a batch."""
+    return "; ".join(
+        f"{kind} {size / t.wall_a:.1f} / {size / t.wall_b:.1f} "
+        f"(**{t.wall_ratio:.2f}x**; CPU {t.cpu_ratio:.2f}x)"
+        for kind, t in (("single", single), ("batch", batch))
+    )
 
 
 def run(args: argparse.Namespace) -> str:
@@ -224,23 +283,29 @@ def run(args: argparse.Namespace) -> str:
     else:
         lines, chosen, kind = corpus(args.mb), models(), "repeated"
     size = sum(len(x.encode()) for x in lines) / MB
+    load_before = os.getloadavg()
     rows = []
+    peer_cells: dict[tuple[str, str], str] = {}
     for label, proto in chosen.items():
-        ours = processors(tokensmith.SentencePieceProcessor, proto, args)
-        ref = processors(spm.SentencePieceProcessor, proto, args)
+        calls = 1 + 3 * args.rounds
+        ours = processors(
+            partial(tokensmith.SentencePieceProcessor, model_proto=proto), calls, args
+        )
+        ref = processors(partial(spm.SentencePieceProcessor, model_proto=proto), calls, args)
         repeated = not (args.distinct or args.corpus)
         sample = lines[: len(lines) // max(1, round(args.mb))] if repeated else lines
         checked_ours, checked_ref = next(ours), next(ref)
-        mismatched = sum(checked_ours.encode(x) != checked_ref.encode(x) for x in sample)
+        expected = [checked_ref.encode(x) for x in sample]
+        mismatched = sum(checked_ours.encode(x) != e for x, e in zip(sample, expected, strict=True))
         del checked_ours, checked_ref
         single = paired(
-            lambda: one_by_one(next(ours), lines),  # noqa: B023
-            lambda: one_by_one(next(ref), lines),  # noqa: B023
+            lambda: one_by_one(next(ours).encode, lines),  # noqa: B023
+            lambda: one_by_one(next(ref).encode, lines),  # noqa: B023
             args.rounds,
         )
         single_gc_paused = paired(
-            lambda: one_by_one(next(ours), lines),  # noqa: B023
-            lambda: one_by_one(next(ref), lines),  # noqa: B023
+            lambda: one_by_one(next(ours).encode, lines),  # noqa: B023
+            lambda: one_by_one(next(ref).encode, lines),  # noqa: B023
             args.rounds,
             gc_paused=True,
         )
@@ -252,14 +317,32 @@ def run(args: argparse.Namespace) -> str:
         rows.append((label, mismatched, len(sample), single, single_gc_paused, batch))
         mbps = f"{size / single.wall_a:.1f} vs {size / single.wall_b:.1f} MB/s"
         print(f"{label}: single thread {mbps}", file=sys.stderr)
+        for name, peer in PEERS.items():
+            status = checked_peer(peer, proto, sample, expected)
+            if status == "exact":
+                status = peer_cell(size, *peer_pairs(peer, proto, lines, args))
+            peer_cells[(label, name)] = status
+            print(f"{label}: {name}: {status}", file=sys.stderr)
+        del expected
+    load_after = os.getloadavg()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = [
         f"## encode_spm.py, {now}",
         "",
         f"- command: `{' '.join(['python', 'benchmarks/encode_spm.py', *sys.argv[1:]])}`",
-        f"- machine: {cpu_model()}; Python {platform.python_version()}",
+        f"- machine: {cpu_model()}; Python {platform.python_version()}; load average (1, 5, "
+        f"15 min) {', '.join(f'{x:.1f}' for x in load_before)} before the run, "
+        f"{', '.join(f'{x:.1f}' for x in load_after)} after",
         f"- versions: tokensmith {package_version('tokensmith')}, sentencepiece "
         f"{package_version('sentencepiece')}; tokensmith tree: {git_revision()}",
+        "- peers: "
+        + ", ".join(
+            f"{name} {package_version(peer.distribution) or '(not installed)'}"
+            for name, peer in PEERS.items()
+        )
+        + " (see benchmarks/_spm_peers.py), checked like tokensmith; where exact, tokensmith / "
+        "peer time (above 1: tokensmith is faster), one call a line and one batch call (the "
+        "peer's own thread pool)",
         f"- text: {kind}, "
         f"{len(lines):,} lines, {size:.2f} MB; rounds: {args.rounds}; "
         f"batch threads: {args.threads}"
@@ -267,8 +350,10 @@ def run(args: argparse.Namespace) -> str:
         "",
         "| model | ids differ (lines checked) | single thread MB/s: tokensmith / sentencepiece "
         "(ratio) | single thread CPU time ratio | single thread, GC paused: MB/s (ratio) "
-        "| batch MB/s: tokensmith / sentencepiece (ratio) |",
-        "|---|---|---|---|---|---|",
+        "| batch MB/s: tokensmith / sentencepiece (ratio) | "
+        + " | ".join(f"tokensmith / {name}" for name in PEERS)
+        + " |",
+        "|---|---|---|---|---|---|" + "---|" * len(PEERS),
     ]
     for label, bad, checked, single, paused, batch in rows:
         out.append(
@@ -277,7 +362,9 @@ def run(args: argparse.Namespace) -> str:
             f"| {size / paused.wall_a:.1f} / {size / paused.wall_b:.1f} "
             f"({paused.wall_ratio:.2f}x) "
             f"| {size / batch.wall_a:.1f} / {size / batch.wall_b:.1f} "
-            f"(**{batch.wall_ratio:.2f}x**) |"
+            f"(**{batch.wall_ratio:.2f}x**) | "
+            + " | ".join(peer_cells[(label, name)] for name in PEERS)
+            + " |"
         )
     if args.memory:
         out += [
