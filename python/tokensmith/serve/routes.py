@@ -133,7 +133,7 @@ def api_routes(catalog: Catalog, jobs: TrainJobs) -> list[Route]:
             def one(key: str) -> tuple[str, str, Cut, dict[str, str]]:
                 seg = catalog.get(key)
                 cut = seg.segment(layout)
-                return key, seg.label, cut, labels_for(seg, cut)
+                return key, seg.label, cut, labels_for(seg, cut, layout)
 
             # The Rust encoders release the GIL: the tokenizers run side by side.
             with ThreadPoolExecutor(max_workers=len(keys)) as pool:
