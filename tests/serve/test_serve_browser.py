@@ -79,11 +79,14 @@ def pick(page: Any, keys: list[str]) -> None:
 
 
 def set_text(page: Any, text: str) -> None:
-    """Puts ``text`` in the page as a paste does (one input event), and waits for the draw."""
+    """Puts ``text`` in the page as a paste over all of the box does (beforeinput, the edit,
+    input), and waits for the draw."""
     before = rendered_count(page)
     page.evaluate(
         """(text) => {
           const area = document.querySelector("#text");
+          area.select();
+          area.dispatchEvent(new InputEvent("beforeinput", {inputType: "insertFromPaste"}));
           area.value = text;
           area.dispatchEvent(new InputEvent("input", {inputType: "insertFromPaste"}));
         }""",
@@ -134,6 +137,36 @@ def test_a_long_text_is_drawn_in_chunks_without_losing_a_token(page: Any) -> Non
     assert chunks > 5 and drawn < chunks  # only what is near the view is drawn
     draw_all_chunks(page, "cl100k_base")
     assert pane_ids(page, "cl100k_base") == api_ids("cl100k_base", text)
+
+
+def test_a_pasted_megabyte_keeps_its_tail_out_of_the_box_yet_draws_it(page: Any) -> None:
+    text = ("\n".join(LINES) + "\n") * (1 + 200_000 // len("\n".join(LINES)))
+    pick(page, ["o200k_base", SPM_KEY])
+    set_text(page, text)
+    box = page.input_value("#text")
+    assert text.startswith(box) and len(box) <= 100_000 and box.endswith("\n")
+    assert page.is_visible("#text-note")
+    counts = page.eval_on_selector_all(".pane .count", "els => els.map(e => Number(e.textContent))")
+    assert counts == [len(api_ids(k, text)) for k in ("o200k_base", SPM_KEY)]
+    # The last token drawn is the text's last: the tail is in the panes.
+    page.evaluate(
+        """() => { for (const s of document.querySelectorAll(".tokens")) s.scrollTop = 1e9; }"""
+    )
+    last = api_ids("o200k_base", text)[-1]
+    wait_until(lambda: pane_ids(page, "o200k_base")[-1:] == [last], what="the last chunk")
+    # Typing in the box edits the head; the tail stays after it.
+    before = rendered_count(page)
+    page.locator("#text").press("Control+Home")
+    page.locator("#text").press_sequentially("Hi ")
+    wait_rendered(page, before)
+    counts = page.eval_on_selector_all(".pane .count", "els => els.map(e => Number(e.textContent))")
+    assert counts[0] == len(api_ids("o200k_base", "Hi " + text))
+    # A paste over all of the box replaces the tail too.
+    set_text(page, text[::-1])
+    counts = page.eval_on_selector_all(".pane .count", "els => els.map(e => Number(e.textContent))")
+    assert counts[0] == len(api_ids("o200k_base", text[::-1]))
+    page.click("#edit-all")
+    assert page.input_value("#text") == text[::-1] and not page.is_visible("#text-note")
 
 
 def test_hovering_a_token_shows_its_id_and_bytes(page: Any, tmp_path: Path) -> None:
