@@ -356,18 +356,11 @@ impl CoreSentencePiece {
             )
         };
         let columns = py.detach(|| {
-            let pieces = self.inner.encode_with_offsets(text);
-            let mut columns = [
-                Vec::with_capacity(pieces.len()),
-                Vec::with_capacity(pieces.len()),
-                Vec::with_capacity(pieces.len()),
-            ];
-            for p in pieces {
-                columns[0].push(p.id);
-                columns[1].push(u32::try_from(p.begin).ok()?);
-                columns[2].push(u32::try_from(p.end).ok()?);
-            }
-            Some(columns)
+            let found = self.inner.encode_offset_ids(text);
+            let narrow = |column: Vec<usize>| -> Option<Vec<u32>> {
+                column.into_iter().map(|x| u32::try_from(x).ok()).collect()
+            };
+            Some([found.ids, narrow(found.begins)?, narrow(found.ends)?])
         });
         let [ids, begins, ends] = columns.ok_or_else(too_long)?;
         Ok((
