@@ -129,7 +129,8 @@ async function renderTokens() {
   const text = fullText();
   const keys = picks();
   if (!keys.length) { status("pick a tokenizer"); $("#panes").textContent = ""; return; }
-  if (new Blob([text]).size > page.maxTextBytes) {
+  // A character is at most 3 UTF-8 bytes (a surrogate pair 4 for 2): count only near the limit.
+  if (3 * text.length > page.maxTextBytes && new Blob([text]).size > page.maxTextBytes) {
     status(`the text is over ${page.maxTextBytes} bytes`, true);
     return;
   }
