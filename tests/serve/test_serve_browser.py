@@ -171,6 +171,24 @@ def test_a_long_paste_keeps_its_tail_out_of_the_box_yet_draws_it(page: Any) -> N
     assert page.input_value("#text") == text[::-1] and not page.is_visible("#text-note")
 
 
+def test_a_token_of_hundreds_of_bytes_draws_all_its_text(page: Any) -> None:
+    # The test model knows no CJK: the run is one unknown piece of 360 bytes, whose length
+    # takes two varint bytes in the answer.
+    run = "東京" * 60
+    text = f"Hello {run} world 🍓"
+    pick(page, [SPM_KEY, "cl100k_base"])
+    set_text(page, text)
+    assert pane_ids(page, SPM_KEY) == api_ids(SPM_KEY, text)
+    spans = page.eval_on_selector_all(
+        f'.pane[data-key="{SPM_KEY}"] .tok', "els => els.map(e => e.textContent)"
+    )
+    assert run in spans
+    drawn = page.eval_on_selector_all(
+        '.pane[data-key="cl100k_base"] .tok:not(.ghost)', "els => els.map(e => e.textContent)"
+    )
+    assert "".join(drawn) == text
+
+
 def test_hovering_a_token_shows_its_id_and_bytes(page: Any, tmp_path: Path) -> None:
     pick(page, ["cl100k_base"])
     set_text(page, "How many r's are in strawberry? 🍓")
