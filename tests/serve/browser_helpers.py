@@ -46,8 +46,9 @@ def wait_rendered(page: Any, after: int) -> None:
               const keys = [...document.querySelectorAll(".pick")].map((s) => s.value)
                 .filter(Boolean).join(" ");
               const body = document.body.dataset;
-              return body.renderedKeys === keys &&
-                Number(body.renderedLength) === document.querySelector("#text").value.length;
+              const box = document.querySelector("#text");  // and the tail kept out of it
+              const length = box.value.length + Number(box.dataset.tailLength || 0);
+              return body.renderedKeys === keys && Number(body.renderedLength) === length;
             }"""
         )
 

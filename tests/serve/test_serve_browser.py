@@ -31,6 +31,7 @@ from browser_helpers import (
 from serve_helpers import DATA, SPM_MODEL, Running, running_server, served_folder
 from tokensmith.chat import with_special_tokens
 from tokensmith.serve.config import ServeConfig
+from tokensmith.serve.segmenter import TextLayout
 
 SPM_KEY = "dir:test_model.model"
 LINES = (DATA / "multilingual.txt").read_text(encoding="utf-8").splitlines()
@@ -79,11 +80,14 @@ def pick(page: Any, keys: list[str]) -> None:
 
 
 def set_text(page: Any, text: str) -> None:
-    """Puts ``text`` in the page as a paste does (one input event), and waits for the draw."""
+    """Puts ``text`` in the page as a paste over all of the box does (beforeinput, the edit,
+    input), and waits for the draw."""
     before = rendered_count(page)
     page.evaluate(
         """(text) => {
           const area = document.querySelector("#text");
+          area.select();
+          area.dispatchEvent(new InputEvent("beforeinput", {inputType: "insertFromPaste"}));
           area.value = text;
           area.dispatchEvent(new InputEvent("input", {inputType: "insertFromPaste"}));
         }""",
@@ -134,6 +138,55 @@ def test_a_long_text_is_drawn_in_chunks_without_losing_a_token(page: Any) -> Non
     assert chunks > 5 and drawn < chunks  # only what is near the view is drawn
     draw_all_chunks(page, "cl100k_base")
     assert pane_ids(page, "cl100k_base") == api_ids("cl100k_base", text)
+
+
+def test_a_long_paste_keeps_its_tail_out_of_the_box_yet_draws_it(page: Any) -> None:
+    text = "\n".join(LINES) + "\n"
+    assert len(text) > 60_000
+    pick(page, ["o200k_base", SPM_KEY])
+    set_text(page, text)
+    box = page.input_value("#text")
+    assert text.startswith(box) and len(box) <= 30_000 and box.endswith("\n")
+    assert page.is_visible("#text-note")
+    counts = page.eval_on_selector_all(".pane .count", "els => els.map(e => Number(e.textContent))")
+    assert counts == [len(api_ids(k, text)) for k in ("o200k_base", SPM_KEY)]
+    # The last token drawn is the text's last: the tail is in the panes.
+    page.evaluate(
+        """() => { for (const s of document.querySelectorAll(".tokens")) s.scrollTop = 1e9; }"""
+    )
+    last = api_ids("o200k_base", text)[-1]
+    wait_until(lambda: pane_ids(page, "o200k_base")[-1:] == [last], what="the last chunk")
+    # Typing in the box edits the head; the tail stays after it.
+    before = rendered_count(page)
+    page.locator("#text").press("Control+Home")
+    page.locator("#text").press_sequentially("Hi ")
+    wait_rendered(page, before)
+    counts = page.eval_on_selector_all(".pane .count", "els => els.map(e => Number(e.textContent))")
+    assert counts[0] == len(api_ids("o200k_base", "Hi " + text))
+    # A paste over all of the box replaces the tail too.
+    set_text(page, text[::-1])
+    counts = page.eval_on_selector_all(".pane .count", "els => els.map(e => Number(e.textContent))")
+    assert counts[0] == len(api_ids("o200k_base", text[::-1]))
+    page.click("#edit-all")
+    assert page.input_value("#text") == text[::-1] and not page.is_visible("#text-note")
+
+
+def test_a_token_of_hundreds_of_bytes_draws_all_its_text(page: Any) -> None:
+    # The test model knows no CJK: the run is one unknown piece of 360 bytes, whose length
+    # takes two varint bytes in the answer.
+    run = "東京" * 60
+    text = f"Hello {run} world 🍓"
+    pick(page, [SPM_KEY, "cl100k_base"])
+    set_text(page, text)
+    assert pane_ids(page, SPM_KEY) == api_ids(SPM_KEY, text)
+    spans = page.eval_on_selector_all(
+        f'.pane[data-key="{SPM_KEY}"] .tok', "els => els.map(e => e.textContent)"
+    )
+    assert run in spans
+    drawn = page.eval_on_selector_all(
+        '.pane[data-key="cl100k_base"] .tok:not(.ghost)', "els => els.map(e => e.textContent)"
+    )
+    assert "".join(drawn) == text
 
 
 def test_hovering_a_token_shows_its_id_and_bytes(page: Any, tmp_path: Path) -> None:
@@ -250,6 +303,23 @@ def test_a_bpe_trained_in_the_page_joins_the_picker(
     assert {"tokenizer.json", "page-bpe.tiktoken", "vocab/vocab.json", "vocab/merges.txt"} <= set(
         names
     )
+    # Saved into --dir, it is offered under "saved", and again after a restart.
+    page.click("button[data-view=train]")
+    page.click("#train-save")
+    wait_until(lambda: "saved as trained/page-bpe.tiktoken" in page.inner_text("#train-log"))
+    saved = "dir:trained/page-bpe.tiktoken"
+    groups = page.eval_on_selector_all(
+        "#pick-0 option",
+        "(os, k) => os.filter(o => o.value === k).map(o => o.parentNode.label)",
+        saved,
+    )
+    assert groups == ["saved"]
+    with running_server(ServeConfig(root=server.catalog.config.root)) as restarted:
+        with urlopen(restarted.url + "/api/tokenizers") as answer:
+            listed = json.loads(answer.read())["tokenizers"]
+        assert {"key": saved, "label": "trained/page-bpe.tiktoken", "source": "saved"} in listed
+        cut = restarted.catalog.get(saved).segment(TextLayout.of("trained in the page"))
+    assert cut.ids.tolist() == trained.encode_ordinary("trained in the page")
 
 
 def test_a_shared_url_reproduces_the_view(page: Any, browser: Any, tmp_path: Path) -> None:

@@ -20,28 +20,52 @@ from tokensmith.serve.downloads import download, formats_for
 from tokensmith.serve.safe_paths import list_tokenizer_files
 from tokensmith.serve.segmenter import Segmenter, TextLayout
 from tokensmith.serve.training import TrainJobs
+from tokensmith.serve.varint import leb128, zigzag
 from tokensmith.serve.wire import ghost_ids, pack
 
 LINES = (DATA / "multilingual.txt").read_text(encoding="utf-8").splitlines()
 TEXT = "\n".join(LINES[::500][:30]) + "\nemoji 🍓🧑‍🍳 and   spaces\ttabs"
 
 
-def unpack(blob: bytes) -> tuple[dict, list[list[np.ndarray]]]:
-    """Reads the tokenize answer as the page does (see serve/wire.py)."""
+def read_varints(data: bytes) -> list[int]:
+    """LEB128 varints, read one byte at a time as the page does."""
+    values, value, shift = [], 0, 0
+    for byte in data:
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            values.append(value)
+            value, shift = 0, 0
+    assert shift == 0, "the last varint is cut short"
+    return values
+
+
+def unpack(blob: bytes) -> tuple[dict, list[list[list[int]]]]:
+    """Reads the tokenize answer as the page does (see serve/wire.py): ids, byte starts and
+    byte ends per tokenizer."""
     head_len = int.from_bytes(blob[:4], "little")
     header = json.loads(blob[4 : 4 + head_len])
+    width = header["id_bytes"]
     at = 4 + head_len
     arrays = []
     for result in header["results"]:
         n = result["n_tokens"]
-        columns = []
-        for dtype in ("<i4", "<u4", "<u4") + (() if result["contiguous"] else ("<u4", "<u4")):
-            columns.append(np.frombuffer(blob, dtype=dtype, count=n, offset=at))
-            at += 4 * n
-        if result["contiguous"]:  # starts are the ends before them
-            columns += [np.concatenate([[0], c[:-1]]) for c in columns[1:3]]
-        ids, byte_ends, u16_ends, byte_starts, u16_starts = columns
-        arrays.append([ids, byte_starts, byte_ends, u16_starts, u16_ends])
+        parts = []
+        for size in result["sizes"]:
+            parts.append(blob[at : at + size])
+            at += size
+        ids = [
+            int.from_bytes(parts[0][i : i + width], "little") for i in range(0, width * n, width)
+        ]
+        lengths = read_varints(parts[1])
+        gaps = [(g >> 1) ^ -(g & 1) for g in read_varints(parts[2])] or [0] * n
+        assert len(ids) == len(lengths) == len(gaps) == n
+        starts, ends, end = [], [], 0
+        for gap, length in zip(gaps, lengths, strict=True):
+            starts.append(end + gap)
+            end = starts[-1] + length
+            ends.append(end)
+        arrays.append([ids, starts, ends])
     assert at == len(blob)
     return header, arrays
 
@@ -54,9 +78,9 @@ def test_byte_level_spans_cover_the_text_and_match_the_ids(name: str) -> None:
     data = TEXT.encode("utf-8")
     pieces = [data[a:b] for a, b in zip(cut.byte_starts, cut.byte_ends, strict=True)]
     assert pieces == [enc.decode_single_token_bytes(t) for t in cut.ids.tolist()]
-    # UTF-16 spans tile the string: each character is drawn by exactly one token.
-    assert cut.u16_starts[0] == 0 and cut.u16_ends[-1] == len(TEXT.encode("utf-16-le")) // 2
-    assert (cut.u16_starts[1:] == cut.u16_ends[:-1]).all()
+    # The byte spans tile the text.
+    assert cut.byte_starts[0] == 0 and cut.byte_ends[-1] == len(data)
+    assert (cut.byte_starts[1:] == cut.byte_ends[:-1]).all()
 
 
 def test_sentencepiece_spans_are_the_models_offsets_in_bytes() -> None:
@@ -71,8 +95,24 @@ def test_sentencepiece_spans_are_the_models_offsets_in_bytes() -> None:
     ends = [len(TEXT[:b].encode("utf-8")) for _, b in result.offsets]
     assert cut.byte_starts.tolist() == starts and cut.byte_ends.tolist() == ends
     # A dummy prefix standing alone draws no character: it is a ghost.
-    hi = seg.segment(TextLayout.of("Hi"))
-    assert seg.piece(int(hi.ids[0])).raw == "▁" and int(hi.ids[0]) in ghost_ids(hi).tolist()
+    layout = TextLayout.of("Hi")
+    hi = seg.segment(layout)
+    assert seg.piece(int(hi.ids[0])).raw == "▁"
+    assert int(hi.ids[0]) in ghost_ids(hi, layout).tolist()
+
+
+@pytest.mark.parametrize("model", sorted((DATA / "spm").glob("*.model")), ids=lambda p: p.name)
+def test_byte_offsets_in_flat_buffers_are_sentencepieces(model: Path) -> None:
+    import sentencepiece
+
+    core = tokensmith.SentencePieceProcessor(model_file=str(model))._model
+    text = TEXT + "\n\u3042\U0001f9d1\u200d\U0001f373 \x00 \ufffd"
+    columns = core.encode_byte_offsets(text)
+    ids, begins, ends = (np.frombuffer(c, dtype=np.uint32).tolist() for c in columns)
+    reference = sentencepiece.SentencePieceProcessor(model_file=str(model))
+    pieces = reference.encode(text, return_type="proto").pieces
+    assert ids == [p.id for p in pieces]
+    assert begins == [p.begin for p in pieces] and ends == [p.end for p in pieces]
 
 
 # A SentencePiece model drops a leading space: its tokens then start at byte 1, not 0.
@@ -88,17 +128,59 @@ def test_the_wire_answer_reads_back(spm: bool, text: str) -> None:
     starts, ends = cut.byte_starts.tolist(), cut.byte_ends.tolist()
     tiled = starts[0] == 0 and starts[1:] == ends[:-1]
     assert header["results"][0].pop("contiguous") is tiled
+    assert header["results"][0].pop("sizes")[2] == (0 if tiled else cut.n_tokens)
     assert header["results"][0] == {
         "key": "k",
         "label": "cl",
         "n_tokens": cut.n_tokens,
         "labels": {"1": "x"},
     }
-    ids, bs, be, us, ue = arrays[0]
-    assert ids.tolist() == cut.ids.tolist()
-    assert bs.tolist() == cut.byte_starts.tolist() and be.tolist() == cut.byte_ends.tolist()
-    assert us.tolist() == cut.u16_starts.tolist() and ue.tolist() == cut.u16_ends.tolist()
+    ids, starts_read, ends_read = arrays[0]
+    assert ids == cut.ids.tolist()
+    assert starts_read == starts and ends_read == ends
     assert header["n_bytes"] == len(text.encode("utf-8"))
+
+
+def test_ghosts_are_the_tokens_that_draw_no_character() -> None:
+    text = "a😀é東"
+    enc = tokensmith.get_encoding("cl100k_base")
+    layout = TextLayout.of(text)
+    cut = Segmenter.of(enc, label="cl").segment(layout)
+    # A token draws a character when it holds that character's first byte.
+    data = text.encode("utf-8")
+    firsts = {i for i in range(len(data)) if data[i] & 0xC0 != 0x80}
+    expected = {
+        t
+        for t, a, b in zip(cut.ids.tolist(), cut.byte_starts, cut.byte_ends, strict=True)
+        if not firsts & set(range(a, b))
+    }
+    assert expected and set(ghost_ids(cut, layout).tolist()) == expected
+
+
+@pytest.mark.parametrize("largest", [0, 127, 128, 16383, 16384, 2**21, 2**28, 2**32 - 1, 2**35 - 1])
+def test_varints_read_back(largest: int) -> None:
+    values = np.random.default_rng(largest).integers(0, largest + 1, 500).tolist() + [largest]
+    assert read_varints(leb128(np.array(values))) == values
+    signed = [v // 2 - v for v in values]  # negative, or 0
+    assert [(g >> 1) ^ -(g & 1) for g in read_varints(leb128(zigzag(np.array(signed))))] == signed
+
+
+def test_varints_refuse_what_they_cannot_hold() -> None:
+    for bad in ([-1], [2**35]):
+        with pytest.raises(ValueError, match="varints hold"):
+            leb128(np.array(bad))
+
+
+def test_a_byte_level_answer_takes_few_bytes_a_token() -> None:
+    text = "\n".join(LINES[:2000])
+    layout = TextLayout.of(text)
+    enc = tokensmith.get_encoding("o200k_base")
+    cut = Segmenter.of(enc, label="o200k_base").segment(layout)
+    blob = pack(n_bytes=layout.n_bytes, n_chars=len(text), items=[("k", "o", cut, {})])
+    head = 4 + int.from_bytes(blob[:4], "little")
+    # 3 bytes an id (o200k_base has over 65,536), 1 a length unless a token is 128+ bytes.
+    long_tokens = int(((cut.byte_ends - cut.byte_starts) >= 128).sum())
+    assert len(blob) - head == 4 * cut.n_tokens + long_tokens
 
 
 def test_chat_counts_for_a_sentencepiece_model_add_up() -> None:

@@ -35,12 +35,14 @@ mod bpe_ids_tests;
 mod ids;
 #[cfg(test)]
 mod ids_tests;
+mod offsets;
 #[cfg(test)]
 mod piece_ids_tests;
 #[cfg(test)]
 mod scratch_tests;
 
 use ids::{IdSink, Step, Unknowns};
+pub use offsets::OffsetIds;
 
 /// One segmentation as `(piece, id)` pairs, with its score.
 pub type Scored = (Vec<(String, u32)>, f32);
@@ -255,6 +257,31 @@ impl SentencePieceProcessor {
         self.offset_pieces_of(&normalized, &to_orig, spans)
     }
 
+    /// [`Self::encode_with_offsets`] without the pieces' text: ids, begins and ends in columns,
+    /// with no allocation per piece.
+    ///
+    /// ```
+    /// use tokensmith_core::sentencepiece::SentencePieceProcessor;
+    /// # let bytes = std::fs::read("../../tests/data/spm/test_model.model").unwrap();
+    /// let sp = SentencePieceProcessor::from_bytes(&bytes).unwrap();
+    /// let columns = sp.encode_offset_ids("  Hi there");
+    /// let pieces = sp.encode_with_offsets("  Hi there");
+    /// assert_eq!(columns.ids, pieces.iter().map(|p| p.id).collect::<Vec<_>>());
+    /// assert_eq!(columns.ends, pieces.iter().map(|p| p.end).collect::<Vec<_>>());
+    /// ```
+    pub fn encode_offset_ids(&self, text: &str) -> OffsetIds {
+        let (normalized, to_orig) = self.normalizer.normalize_with_offsets(text);
+        let mut spans = Vec::new();
+        self.segment(&normalized, &mut spans);
+        let mut out = OffsetIds {
+            ids: Vec::with_capacity(spans.len()),
+            begins: Vec::with_capacity(spans.len()),
+            ends: Vec::with_capacity(spans.len()),
+        };
+        offsets::walk(&normalized, &to_orig, &spans, self.unknowns(), &mut out);
+        out
+    }
+
     /// The normalized text and, for each of its bytes and its end, the byte offset in `text`
     /// it came from (sentencepiece's `Normalize` with offsets).
     pub fn normalize_with_offsets(&self, text: &str) -> (String, Vec<usize>) {
@@ -284,9 +311,7 @@ impl SentencePieceProcessor {
         Ok(self.offset_pieces_of(&normalized, &to_orig, spans))
     }
 
-    /// Turns model spans into pieces with offsets in the original text (`to_orig` maps each
-    /// normalized byte back): unknown runs merged, or split into byte pieces of which all but
-    /// a character's last are empty at its start.
+    /// Turns model spans into pieces with offsets in the original text (see [`offsets::walk`]).
     fn offset_pieces_of(
         &self,
         normalized: &str,
@@ -294,37 +319,7 @@ impl SentencePieceProcessor {
         spans: Vec<Span>,
     ) -> Vec<OffsetPiece> {
         let mut out: Vec<OffsetPiece> = Vec::with_capacity(spans.len());
-        let mut is_prev_unk = false;
-        let unknowns = self.unknowns();
-        for (start, end, id) in spans {
-            let w = &normalized[start..end];
-            let (begin, finish) = (to_orig[start], to_orig[end]);
-            match unknowns.step(id, &mut is_prev_unk) {
-                Step::Bytes(table) => {
-                    let last = w.len().saturating_sub(1);
-                    out.extend(w.bytes().enumerate().map(|(i, b)| OffsetPiece {
-                        piece: byte_piece(b),
-                        id: table[usize::from(b)],
-                        begin,
-                        end: if i == last { finish } else { begin },
-                        has_surface: i == last,
-                    }));
-                }
-                Step::JoinPrevious => {
-                    if let Some(prev) = out.last_mut() {
-                        prev.piece.push_str(w);
-                        prev.end = finish;
-                    }
-                }
-                Step::Piece => out.push(OffsetPiece {
-                    piece: w.to_string(),
-                    id,
-                    begin,
-                    end: finish,
-                    has_surface: true,
-                }),
-            }
-        }
+        offsets::walk(normalized, to_orig, &spans, self.unknowns(), &mut out);
         out
     }
 

@@ -5,7 +5,7 @@
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
-use pyo3::types::{PyInt, PyList, PyString};
+use pyo3::types::{PyBytes, PyInt, PyList, PyString};
 use pyo3::PyTraverseError;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -15,6 +15,7 @@ use tokensmith_core::formats::sentencepiece_model::{
 };
 use tokensmith_core::sentencepiece::{OffsetPiece, SentencePieceProcessor};
 
+use crate::convert::u32_bytes;
 use crate::errors::{new_error, to_py};
 use crate::int_cache::IntCache;
 use crate::spm_batch::{self, with_texts};
@@ -333,6 +334,40 @@ impl CoreSentencePiece {
             }
             out
         })
+    }
+
+    /// Ids, begins and ends (byte offsets in `text`, as [`Self::encode_proto`] gives them) as
+    /// three `bytes` of native-endian u32 for `numpy.frombuffer`: the offsets of a long text
+    /// without a Python object per piece.
+    fn encode_byte_offsets<'py>(
+        &self,
+        py: Python<'py>,
+        text: &str,
+    ) -> PyResult<(
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+        Bound<'py, PyBytes>,
+    )> {
+        let too_long = || {
+            new_error(
+                py,
+                "LimitError",
+                "a text over 4 GiB has no u32 offsets".into(),
+            )
+        };
+        let columns = py.detach(|| {
+            let found = self.inner.encode_offset_ids(text);
+            let narrow = |column: Vec<usize>| -> Option<Vec<u32>> {
+                column.into_iter().map(|x| u32::try_from(x).ok()).collect()
+            };
+            Some([found.ids, narrow(found.begins)?, narrow(found.ends)?])
+        });
+        let [ids, begins, ends] = columns.ok_or_else(too_long)?;
+        Ok((
+            u32_bytes(py, &ids),
+            u32_bytes(py, &begins),
+            u32_bytes(py, &ends),
+        ))
     }
 
     /// Pieces, ids and `(begin, end)` byte offsets in `text`, as sentencepiece's proto.

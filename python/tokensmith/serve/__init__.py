@@ -9,8 +9,9 @@ One concept per module:
 - :mod:`~tokensmith.serve.limits`: body size, time limit, origin and security headers;
 - :mod:`~tokensmith.serve.safe_paths`: files only from ``--dir``;
 - :mod:`~tokensmith.serve.catalog`: the tokenizers on offer;
-- :mod:`~tokensmith.serve.segmenter`: ids with byte and UTF-16 spans;
-- :mod:`~tokensmith.serve.wire`: the binary tokenize answer;
+- :mod:`~tokensmith.serve.segmenter`: ids with byte spans;
+- :mod:`~tokensmith.serve.wire`: the binary tokenize answer (:mod:`~tokensmith.serve.varint`:
+  its varints);
   :mod:`~tokensmith.serve.pieces`: tokens written readably;
 - :mod:`~tokensmith.serve.chat_view`, :mod:`~tokensmith.serve.training`,
   :mod:`~tokensmith.serve.downloads`, :mod:`~tokensmith.serve.report_view`: the other views.

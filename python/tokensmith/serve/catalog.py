@@ -9,6 +9,9 @@ Each has a key the page and its URLs use:
 - ``arg:`` and its position on the command line: ``arg:0``;
 - ``trained:`` and a number: ``trained:1``.
 
+A trained tokenizer saved into ``--dir`` (:mod:`~tokensmith.serve.saving`) is a file there:
+listed as ``saved`` from the next start on.
+
 Loaded tokenizers are kept (a bundled vocabulary takes a few hundred milliseconds to load).
 """
 
@@ -22,6 +25,7 @@ from typing import Any
 from tokensmith.errors import UnknownTokenizerError
 from tokensmith.serve.config import ServeConfig
 from tokensmith.serve.safe_paths import list_tokenizer_files, resolve_under
+from tokensmith.serve.saving import SAVED_FOLDER, save_trained
 from tokensmith.serve.segmenter import Segmenter
 
 __all__ = ["Catalog", "Entry"]
@@ -57,6 +61,7 @@ class Catalog:
         self._loaded: dict[str, Segmenter] = {}
         self._trained: dict[str, Segmenter] = {}
         self._trained_objects: dict[str, Any] = {}
+        self._saved: dict[str, str] = {}
 
     def entries(self) -> list[Entry]:
         """What the picker lists, in order: command line, trained, bundled, ``--dir``."""
@@ -69,7 +74,10 @@ class Catalog:
         out += [Entry(name, name, "bundled") for name in self.config.bundled]
         if self.config.root is not None:
             out += [
-                Entry(f"dir:{rel}", rel, "folder") for rel in list_tokenizer_files(self.config.root)
+                Entry(
+                    f"dir:{rel}", rel, "saved" if rel.startswith(f"{SAVED_FOLDER}/") else "folder"
+                )
+                for rel in list_tokenizer_files(self.config.root)
             ]
         return out
 
@@ -131,3 +139,21 @@ class Catalog:
             if key not in self._trained_objects:
                 raise UnknownTokenizerError(f"no trained tokenizer {key!r}")
             return self._trained_objects[key]
+
+    def save(self, key: str) -> str:
+        """Saves the trained tokenizer ``key`` into ``--dir`` (once: saving it again gives the
+        same file) and returns its path there.
+
+        Raises:
+            UnknownTokenizerError: no trained tokenizer has that key.
+            NoSaveFolderError: the server has no ``--dir``.
+        """
+        tokenizer = self.trained_object(key)
+        with self._lock:
+            if key in self._saved:
+                return self._saved[key]
+            label = self._trained[key].label
+        # The label is "NAME (algorithm, size)": the file is named by the page's NAME.
+        rel = save_trained(tokenizer, root=self.config.root, name=label.rsplit(" (", 1)[0])
+        with self._lock:
+            return self._saved.setdefault(key, rel)

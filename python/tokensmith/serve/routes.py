@@ -9,6 +9,7 @@ the GIL), abandoned if the request's time limit passes first.
 ``POST /api/chat``         a conversation through a chat template, counted
 ``POST /api/train``        starts training; ``GET /api/train/ID/events`` follows it (SSE)
 ``GET  /api/download/KEY`` a trained tokenizer as files (``?format=...``)
+``POST /api/save/KEY``     a trained tokenizer saved into ``--dir``, listed from then on
 ``POST /api/report``       the ``compare`` HTML report of a form's text and tokenizers
 =========================  ==========================================================
 """
@@ -34,6 +35,7 @@ from tokensmith.serve.downloads import download, formats_for
 from tokensmith.serve.pieces import describe
 from tokensmith.serve.report_view import adapter_of, report_for_text
 from tokensmith.serve.safe_paths import PathRefusedError
+from tokensmith.serve.saving import NoSaveFolderError
 from tokensmith.serve.segmenter import Cut, Segmenter, TextLayout
 from tokensmith.serve.training import ALGORITHMS, TrainJobs
 from tokensmith.serve.wire import labels_for, pack
@@ -61,6 +63,8 @@ def error_response(error: Exception) -> JSONResponse:
         status = 403
     elif isinstance(error, UnknownTokenizerError):
         status = 404
+    elif isinstance(error, NoSaveFolderError):
+        status = 409
     else:
         status = 400
     return JSONResponse({"error": str(error)}, status_code=status)
@@ -133,7 +137,7 @@ def api_routes(catalog: Catalog, jobs: TrainJobs) -> list[Route]:
             def one(key: str) -> tuple[str, str, Cut, dict[str, str]]:
                 seg = catalog.get(key)
                 cut = seg.segment(layout)
-                return key, seg.label, cut, labels_for(seg, cut)
+                return key, seg.label, cut, labels_for(seg, cut, layout)
 
             # The Rust encoders release the GIL: the tokenizers run side by side.
             with ThreadPoolExecutor(max_workers=len(keys)) as pool:
@@ -216,6 +220,11 @@ def api_routes(catalog: Catalog, jobs: TrainJobs) -> list[Route]:
             headers={"Content-Disposition": disposition},
         )
 
+    async def save(request: Request) -> Response:
+        key = request.path_params["key"]
+        rel = await in_thread(lambda: catalog.save(key))
+        return JSONResponse({"path": rel, "key": f"dir:{rel}"})
+
     async def report(request: Request) -> Response:
         form = parse_qs((await request.body()).decode("utf-8", "replace"))
         keys = _keys(form.get("t", []))
@@ -242,5 +251,6 @@ def api_routes(catalog: Catalog, jobs: TrainJobs) -> list[Route]:
         Route("/api/train", guarded(train), methods=["POST"]),
         Route("/api/train/{job}/events", guarded(train_events)),
         Route("/api/download/{key}", guarded(download_file)),
+        Route("/api/save/{key}", guarded(save), methods=["POST"]),
         Route("/api/report", guarded(report), methods=["POST"]),
     ]

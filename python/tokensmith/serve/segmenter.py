@@ -1,19 +1,20 @@
 """One interface over every tokenizer the page shows: ids with byte and UTF-16 spans.
 
 The page draws the text it already holds, so the server sends, for each token, its id and
-where it sits: byte offsets (shown on hover) and UTF-16 offsets (what a JavaScript string
-indexes). Two kinds of tokenizer come in:
+the byte offsets of what it came from; the page maps bytes to the UTF-16 positions a
+JavaScript string indexes. Two kinds of tokenizer come in:
 
 - a byte-level BPE (:class:`tokensmith.Encoding`): its tokens' bytes concatenate to the text,
   so the spans are running sums of the tokens' byte lengths;
 - a pipeline (:class:`tokensmith.Tokenizer`, a SentencePiece ``.model`` included): its
-  offsets count characters of the input, so they are mapped to bytes.
+  offsets count characters of the input (a SentencePiece model's count bytes), mapped to
+  bytes.
 
 >>> import tokensmith
 >>> seg = Segmenter.of(tokensmith.get_encoding("cl100k_base"), label="cl100k_base")
 >>> cut = seg.segment(TextLayout.of("a😀"))
->>> cut.ids.tolist(), cut.byte_starts.tolist(), cut.u16_starts.tolist(), cut.u16_ends.tolist()
-([64, 76460, 222], [0, 1, 4], [0, 1, 3], [1, 3, 3])
+>>> cut.ids.tolist(), cut.byte_starts.tolist(), cut.byte_ends.tolist()
+([64, 76460, 222], [0, 1, 4], [1, 4, 5])
 """
 
 from __future__ import annotations
@@ -37,39 +38,35 @@ IntArray = npt.NDArray[np.int64]
 _BYTE_PIECE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
-@dataclass(frozen=True)
 class TextLayout:
-    """A text and where each of its characters starts, in bytes and in UTF-16 units.
+    """A text and where each of its characters starts in its UTF-8 bytes.
 
     Attributes:
-        text: The text.
-        byte_at_char: ``len(text) + 1`` byte positions.
-        u16_at_char: ``len(text) + 1`` UTF-16 positions (a character above U+FFFF takes two).
+        text: The text (lone surrogates must already be replaced).
+        byte_at_char: ``len(text) + 1`` byte positions, the last the text's length in bytes.
     """
 
-    text: str
-    byte_at_char: IntArray
-    u16_at_char: IntArray
+    def __init__(self, text: str) -> None:
+        self.text = text
+        data = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+        first = (data & 0xC0) != 0x80  # a character's first byte
+        self.byte_at_char: IntArray = np.append(np.flatnonzero(first), data.size).astype(np.int64)
+        self._chars_before = np.zeros(data.size + 1, dtype=np.int64)
+        np.cumsum(first, out=self._chars_before[1:])
 
     @classmethod
     def of(cls, text: str) -> TextLayout:
-        """Measures ``text`` (lone surrogates must already be replaced)."""
-        cps = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-        byte_at_char = np.zeros(cps.size + 1, dtype=np.int64)
-        np.cumsum(1 + (cps >= 0x80) + (cps >= 0x800) + (cps >= 0x10000), out=byte_at_char[1:])
-        u16_at_char = np.zeros(cps.size + 1, dtype=np.int64)
-        np.cumsum(1 + (cps >= 0x10000), out=u16_at_char[1:])
-        return cls(text, byte_at_char, u16_at_char)
+        """Measures ``text``."""
+        return cls(text)
 
     @property
     def n_bytes(self) -> int:
         return int(self.byte_at_char[-1])
 
-    def u16_of_bytes(self, offsets: IntArray) -> IntArray:
-        """The UTF-16 position of the first character that starts at or after each byte
-        offset: a token holding a character's first byte shows that character."""
-        chars = np.searchsorted(self.byte_at_char, offsets, side="left")
-        return self.u16_at_char[chars]
+    def chars_before(self, offsets: IntArray) -> IntArray:
+        """How many characters start before each byte offset: two offsets with a character
+        start between them draw that character."""
+        return self._chars_before[offsets]
 
 
 @dataclass(frozen=True)
@@ -79,8 +76,6 @@ class Cut:
     ids: IntArray
     byte_starts: IntArray
     byte_ends: IntArray
-    u16_starts: IntArray
-    u16_ends: IntArray
 
     @property
     def n_tokens(self) -> int:
@@ -154,30 +149,33 @@ class Segmenter:
         """The tokens of ``layout.text`` (as ordinary text: special-token text is text)."""
         if isinstance(self.tokenizer, Encoding):
             ids = self._encode_ordinary(layout.text)
-            ends = np.cumsum(self._byte_lengths()[ids])
-            starts = ends - self._byte_lengths()[ids]
-        else:
-            ids, spans = self._encode_with_offsets(layout.text)
-            chars = np.clip(spans, 0, len(layout.text))
-            starts = layout.byte_at_char[chars[:, 0]]
-            ends = np.maximum(layout.byte_at_char[chars[:, 1]], starts)
-        return Cut(ids, starts, ends, layout.u16_of_bytes(starts), layout.u16_of_bytes(ends))
+            lengths = self._byte_lengths()[ids]
+            ends = np.cumsum(lengths)
+            return Cut(ids, ends - lengths, ends)
+        ids, starts, ends = self._encode_with_offsets(layout)
+        starts = np.clip(starts, 0, layout.n_bytes)
+        return Cut(ids, starts, np.maximum(np.clip(ends, 0, layout.n_bytes), starts))
 
-    def _encode_with_offsets(self, text: str) -> tuple[IntArray, IntArray]:
-        """Ids and ``(n, 2)`` character offsets from a pipeline tokenizer."""
+    def _encode_with_offsets(self, layout: TextLayout) -> tuple[IntArray, IntArray, IntArray]:
+        """Ids, byte starts and byte ends from a pipeline tokenizer."""
         from tokensmith.sentencepiece_backend import SentencePieceTokenizer
 
         tok = self.tokenizer
         if isinstance(tok, SentencePieceTokenizer):
-            # The model's own call: the HF-style result would also build word ids and
-            # special-token masks in Python, which the page does not show (half the time).
-            _, id_list, offsets = tok.processor._model.encode_offsets(text)
-        else:
-            assert isinstance(tok, Tokenizer)
-            result = tok.encode(text, add_special_tokens=False)
-            id_list, offsets = result.ids, result.offsets
-        flat = np.fromiter((x for pair in offsets for x in pair), np.int64, 2 * len(offsets))
-        return np.asarray(id_list, dtype=np.int64), flat.reshape(-1, 2)
+            # The model's byte offsets as flat arrays: the HF-style result would also build
+            # word ids, special-token masks and a tuple per token in Python.
+            columns = tok.processor._model.encode_byte_offsets(layout.text)
+            ids, starts, ends = (
+                np.frombuffer(c, dtype=np.uint32).astype(np.int64) for c in columns
+            )
+            return ids, starts, ends
+        assert isinstance(tok, Tokenizer)
+        result = tok.encode(layout.text, add_special_tokens=False)
+        n = len(result.offsets)
+        flat = np.fromiter((x for pair in result.offsets for x in pair), np.int64, 2 * n)
+        chars = np.clip(flat.reshape(-1, 2), 0, len(layout.text))
+        at = layout.byte_at_char
+        return np.asarray(result.ids, dtype=np.int64), at[chars[:, 0]], at[chars[:, 1]]
 
     def _encode_ordinary(self, text: str) -> IntArray:
         enc = self.tokenizer

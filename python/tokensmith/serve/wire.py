@@ -1,28 +1,31 @@
-"""The tokenize answer in binary: a JSON header, then flat arrays per tokenizer.
+"""The tokenize answer in binary: a JSON header, then a few compact columns per tokenizer.
 
-Layout (little-endian): ``u32`` header length, the header's UTF-8 JSON padded with spaces to
-a multiple of 4 bytes, then for each tokenizer ``n`` ``int32`` ids and ``n`` ``uint32`` each
-of byte ends and UTF-16 ends, then, unless the header marks the tokenizer ``contiguous``
-(each token starts where the one before ends, the first at 0: every byte-level BPE), byte
-starts and UTF-16 starts. The page reads them as typed-array views without copying; 1 MB of
-text is about 3 MB per byte-level tokenizer, where JSON would be five times that and slow to
-parse.
+Layout: a little-endian ``u32`` header length, the header's UTF-8 JSON, then for each
+tokenizer three columns of bytes, their sizes in the header's ``sizes``:
+
+- ``ids``: each id in ``id_bytes`` little-endian bytes (2, 3 or 4: the fewest that hold the
+  largest id in the answer);
+- ``lengths``: each token's length in bytes, a LEB128 varint (:mod:`~tokensmith.serve.varint`);
+- ``gaps``: each token's start minus the end of the token before (the first's minus 0),
+  zigzag-coded varints; empty when every token starts where the one before ends (every
+  byte-level BPE: the header's ``contiguous``).
+
+A byte-level BPE token so costs 3 or 4 bytes (o200k_base: 1 MB of text in about 1 MB), where
+an ``int32`` id and two ``uint32`` offsets took 12. The page rebuilds the byte offsets as
+running sums and maps them to the UTF-16 positions of the text it holds.
 
 Tokens that draw no character of their own (a byte-level token holding the tail of a
 character, SentencePiece's dummy ``▁``) are drawn as their readable bytes; the header's
 ``labels`` give those per id.
 
 >>> import numpy as np
->>> cut = Cut(*(np.array([1, 2]),) * 5)
->>> blob = pack(n_bytes=2, n_chars=2, items=[("k", "label", cut, {})])
->>> int.from_bytes(blob[:4], "little") % 4
-0
->>> len(blob) - 4 - int.from_bytes(blob[:4], "little")  # not contiguous: 5 arrays of 2
-40
->>> tiled = Cut(np.array([7, 8]), *(np.array(a) for a in ([0, 1], [1, 3], [0, 1], [1, 2])))
->>> blob = pack(n_bytes=3, n_chars=2, items=[("k", "label", tiled, {})])
->>> len(blob) - 4 - int.from_bytes(blob[:4], "little")  # contiguous: 3 arrays of 2
-24
+>>> cut = Cut(np.array([7, 300]), np.array([0, 1]), np.array([1, 3]))
+>>> blob = pack(n_bytes=3, n_chars=2, items=[("k", "label", cut, {})])
+>>> size = int.from_bytes(blob[:4], "little")
+>>> json.loads(blob[4 : 4 + size])["results"][0]["sizes"]
+[4, 2, 0]
+>>> blob[4 + size :].hex(" ")  # ids 7 and 300 in two bytes each, lengths 1 and 2
+'07 00 2c 01 01 02'
 """
 
 from __future__ import annotations
@@ -33,27 +36,29 @@ from collections.abc import Sequence
 import numpy as np
 
 from tokensmith.serve.pieces import readable
-from tokensmith.serve.segmenter import Cut, IntArray, Segmenter
+from tokensmith.serve.segmenter import Cut, IntArray, Segmenter, TextLayout
+from tokensmith.serve.varint import leb128, zigzag
 
 __all__ = ["contiguous", "ghost_ids", "labels_for", "pack"]
 
 
-def ghost_ids(cut: Cut) -> IntArray:
-    """Ids of tokens that draw no character: their UTF-16 span is empty once the spans of
-    the tokens before them are drawn."""
+def ghost_ids(cut: Cut, layout: TextLayout) -> IntArray:
+    """Ids of tokens that draw no character: no character starts between the end of what
+    the tokens before them drew and their own end."""
     if cut.n_tokens == 0:
         return np.zeros(0, dtype=np.int64)
-    drawn = np.maximum.accumulate(cut.u16_ends)
+    drawn = np.maximum.accumulate(cut.byte_ends)
     before = np.concatenate([[0], drawn[:-1]])
-    ghost = np.maximum(cut.u16_starts, before) >= cut.u16_ends
+    first = np.maximum(cut.byte_starts, before)
+    ghost = layout.chars_before(cut.byte_ends) <= layout.chars_before(first)
     return np.unique(cut.ids[ghost])
 
 
-def labels_for(segmenter: Segmenter, cut: Cut) -> dict[str, str]:
+def labels_for(segmenter: Segmenter, cut: Cut, layout: TextLayout) -> dict[str, str]:
     """The readable bytes of every token in ``cut`` that draws no character (its spelling in
     the vocabulary, ``▁`` or ``Ġ``, when those bytes are only whitespace)."""
     labels = {}
-    for i in ghost_ids(cut).tolist():
+    for i in ghost_ids(cut, layout).tolist():
         piece = segmenter.piece(int(i))
         text = readable(piece.data)
         labels[str(i)] = text if text.strip() else piece.raw
@@ -61,42 +66,49 @@ def labels_for(segmenter: Segmenter, cut: Cut) -> dict[str, str]:
 
 
 def contiguous(cut: Cut) -> bool:
-    """Whether every token starts where the one before it ends (the first at 0), in bytes and
-    in UTF-16 units, so the starts need not be sent."""
+    """Whether every token starts where the one before it ends (the first at 0)."""
     if cut.n_tokens == 0:
         return True
-    return all(
-        starts[0] == 0 and np.array_equal(starts[1:], ends[:-1])
-        for starts, ends in ((cut.byte_starts, cut.byte_ends), (cut.u16_starts, cut.u16_ends))
-    )
+    starts, ends = cut.byte_starts, cut.byte_ends
+    return bool(starts[0] == 0 and np.array_equal(starts[1:], ends[:-1]))
+
+
+def id_width(items: Sequence[tuple[str, str, Cut, dict[str, str]]]) -> int:
+    """The bytes an id takes: the fewest of 2, 3 and 4 that hold every id in ``items``."""
+    largest = max((int(cut.ids.max()) for _, _, cut, _ in items if cut.n_tokens), default=0)
+    return next((width for width in (2, 3) if largest < 1 << (8 * width)), 4)
+
+
+def _columns(cut: Cut, width: int) -> list[bytes]:
+    ids = cut.ids.astype("<u4").view(np.uint8).reshape(-1, 4)[:, :width].tobytes()
+    lengths = leb128(cut.byte_ends - cut.byte_starts)
+    if contiguous(cut):
+        return [ids, lengths, b""]
+    previous = np.concatenate([[0], cut.byte_ends[:-1]])
+    return [ids, lengths, leb128(zigzag(cut.byte_starts - previous))]
 
 
 def pack(
     *, n_bytes: int, n_chars: int, items: Sequence[tuple[str, str, Cut, dict[str, str]]]
 ) -> bytes:
     """The binary answer for ``items`` (key, label, cut, ghost labels)."""
+    width = id_width(items)
+    columns = [_columns(cut, width) for _, _, cut, _ in items]
     header = {
         "n_bytes": n_bytes,
         "n_chars": n_chars,
+        "id_bytes": width,
         "results": [
             {
                 "key": key,
                 "label": label,
                 "n_tokens": cut.n_tokens,
-                "contiguous": contiguous(cut),
+                "contiguous": not parts[2],
+                "sizes": [len(part) for part in parts],
                 "labels": labels,
             }
-            for key, label, cut, labels in items
+            for (key, label, cut, labels), parts in zip(items, columns, strict=True)
         ],
     }
     head = json.dumps(header, ensure_ascii=False).encode("utf-8")
-    head += b" " * (-len(head) % 4)
-    parts = [len(head).to_bytes(4, "little"), head]
-    for _, _, cut, _ in items:
-        parts.append(cut.ids.astype("<i4").tobytes())
-        columns = [cut.byte_ends, cut.u16_ends]
-        if not contiguous(cut):
-            columns += [cut.byte_starts, cut.u16_starts]
-        for column in columns:
-            parts.append(column.astype("<u4").tobytes())
-    return b"".join(parts)
+    return b"".join([len(head).to_bytes(4, "little"), head, *(p for ps in columns for p in ps)])

@@ -1,4 +1,6 @@
-// Talking to the server: JSON calls, and the binary tokenize answer (see serve/wire.py).
+// Talking to the server: JSON calls, and the binary tokenize answer (see wire.js).
+
+import {readAnswer} from "./wire.js";
 
 export class ApiError extends Error {}
 
@@ -20,31 +22,13 @@ export async function postJson(url, body) {
   return (await checked(response)).json();
 }
 
-// The tokens of `text` under each key (layout in serve/wire.py): [{key, label, n_tokens, labels, ids, byteStarts,
-// byteEnds, starts, ends}] plus the text's byte and character counts. Arrays are views
-// into the one response buffer, not copies.
+// The tokens of `text` under each key: see readAnswer in wire.js.
 export async function tokenize(text, keys, signal) {
   const query = keys.map((k) => "t=" + encodeURIComponent(k)).join("&");
   const response = await checked(await fetch("/api/tokenize?" + query, {
     method: "POST", body: text, signal, headers: {"Content-Type": "text/plain; charset=utf-8"},
   }));
-  const buffer = await response.arrayBuffer();
-  const headerLength = new DataView(buffer).getUint32(0, true);
-  const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 4, headerLength)));
-  let offset = 4 + headerLength;
-  const take = (Kind, n) => { const a = new Kind(buffer, offset, n); offset += 4 * n; return a; };
-  // A contiguous tokenizer's starts are its ends shifted by one, the first at 0.
-  const shifted = (ends) => { const s = new Uint32Array(ends.length); s.set(ends.subarray(0, ends.length - 1), 1); return s; };
-  const results = header.results.map((r) => {
-    const n = r.n_tokens;
-    const ids = take(Int32Array, n);
-    const byteEnds = take(Uint32Array, n);
-    const ends = take(Uint32Array, n);
-    const byteStarts = r.contiguous ? shifted(byteEnds) : take(Uint32Array, n);
-    const starts = r.contiguous ? shifted(ends) : take(Uint32Array, n);
-    return {...r, ids, byteStarts, byteEnds, starts, ends};
-  });
-  return {nBytes: header.n_bytes, nChars: header.n_chars, results};
+  return readAnswer(await response.arrayBuffer());
 }
 
 const pieceCache = new Map();

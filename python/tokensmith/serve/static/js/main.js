@@ -10,6 +10,11 @@ import {TrainView} from "./train.js";
 const $ = (selector) => document.querySelector(selector);
 const DEFAULT_TEXT = "How many r's are in strawberry? 🍓\nTokenizers cut «naïve» text differently: 東京は日本の首都です。\n";
 const MAX_URL = 1_500_000;
+// The most characters a paste leaves in the text box: Chromium lays out all of a text box's
+// text whenever it changes (a megabyte: about a second; 100,000 characters: 150-300 ms;
+// 30,000: about 40 ms). A longer text keeps its tail out of the box (drawn in the panes all
+// the same) until "edit all" puts it back.
+const LARGE = 30_000;
 const TEMPLATES = ["own", "chatml", "gemma", "llama2", "llama3", "mistral"];
 
 const page = {
@@ -17,6 +22,8 @@ const page = {
   catalog: [],
   maxTextBytes: 10 * 1024 * 1024,
   inFlight: null,
+  tail: "",
+  editAll: false,
   timer: null,
   urlTimer: null,
 };
@@ -63,8 +70,34 @@ async function loadCatalog(chosen) {
   return answer;
 }
 
+// The whole text: what the box holds, then the tail kept out of it.
+function fullText() {
+  return $("#text").value + page.tail;
+}
+
+// Puts `text` in the box, or its first LARGE characters or so (cut at a line end when one is
+// near) with the rest kept as the tail.
+function setText(text) {
+  const box = $("#text");
+  let cut = text.length;
+  if (text.length > LARGE && !page.editAll) {
+    cut = text.lastIndexOf("\n", LARGE - 1) + 1;
+    if (cut < LARGE / 2) cut = LARGE - ((text.charCodeAt(LARGE - 1) & 0xfc00) === 0xd800 ? 1 : 0);
+  }
+  page.tail = text.slice(cut);
+  box.value = cut === text.length ? text : text.slice(0, cut);
+  box.dataset.tailLength = String(page.tail.length);
+  const note = $("#text-note");
+  note.hidden = !page.tail;
+  if (page.tail) {
+    note.querySelector("span").textContent = `The box holds the first ${cut.toLocaleString()} of ` +
+      `${text.length.toLocaleString()} characters; all of them are tokenized and drawn below ` +
+      "(selecting all in the box selects all of them).";
+  }
+}
+
 function currentState() {
-  return {text: $("#text").value, t: picks(), view: page.view, ws: $("#ws").checked,
+  return {text: fullText(), t: picks(), view: page.view, ws: $("#ws").checked,
     chat: page.chat.state()};
 }
 
@@ -93,10 +126,11 @@ function showView(view) {
 }
 
 async function renderTokens() {
-  const text = $("#text").value;
+  const text = fullText();
   const keys = picks();
   if (!keys.length) { status("pick a tokenizer"); $("#panes").textContent = ""; return; }
-  if (new Blob([text]).size > page.maxTextBytes) {
+  // A character is at most 3 UTF-8 bytes (a surrogate pair 4 for 2): count only near the limit.
+  if (3 * text.length > page.maxTextBytes && new Blob([text]).size > page.maxTextBytes) {
     status(`the text is over ${page.maxTextBytes} bytes`, true);
     return;
   }
@@ -125,7 +159,6 @@ async function renderTokens() {
 }
 
 async function refresh() {
-  saveUrlSoon();
   try {
     if (page.view === "tokens") await renderTokens();
     else if (page.view === "chat") {
@@ -136,6 +169,8 @@ async function refresh() {
     if (error.name === "AbortError") return;
     status(error instanceof ApiError ? error.message : String(error), true);
   }
+  // After the draw: deflating a long text into the link is not what the user waits for.
+  saveUrlSoon();
 }
 
 function refreshSoon(delay = 200) {
@@ -154,7 +189,7 @@ function openReport() {
     form.appendChild(input);
   };
   for (const key of picks()) field("t", key);
-  field("text", $("#text").value);
+  field("text", fullText());
   form.submit();
 }
 
@@ -162,7 +197,7 @@ async function readDropped(file) {
   if (file.size > page.maxTextBytes) { status(`${file.name} is over ${page.maxTextBytes} bytes`, true); return; }
   const text = await file.text();
   if (page.view === "train") { $("#train-text").value = text; return; }
-  $("#text").value = text;
+  setText(text);
   refreshSoon(0);
 }
 
@@ -177,16 +212,36 @@ async function start() {
     refreshSoon(0);
     status(`trained ${label}: added to tokenizer ${slot + 1}`);
     return (page.catalog.find((e) => e.key === key) || {}).formats;
-  });
+  }, () => loadCatalog(picks()));
   const state = (await decodeState(location.hash)) || {};
   const answer = await loadCatalog(state.t || ["o200k_base", "cl100k_base"]);
   page.train.setAlgorithms(answer.algorithms);
   page.chat.setState(state.chat || {messages: DEFAULT_MESSAGES});
   page.chat.setTemplates(TEMPLATES, (state.chat || {}).template);
-  $("#text").value = state.text ?? DEFAULT_TEXT;
+  setText(state.text ?? DEFAULT_TEXT);
   $("#ws").checked = Boolean(state.ws);
 
-  $("#text").addEventListener("input", () => refreshSoon());
+  // Replacing all the box holds (select all, then paste or type) replaces the tail too.
+  $("#text").addEventListener("beforeinput", () => {
+    const box = $("#text");
+    if (page.tail && box.selectionStart === 0 && box.selectionEnd === box.value.length) {
+      page.tail = "";
+      box.dataset.tailLength = "0";
+    }
+  });
+  $("#text").addEventListener("input", (event) => {
+    if ($("#text").value.length > LARGE && !page.editAll) setText(fullText());
+    // A paste or drop is one edit: no typing pause to wait for, and the request leaves before
+    // the browser lays out the box.
+    if (/^insertFrom(Paste|Drop)$/.test(event.inputType || "")) {
+      clearTimeout(page.timer);
+      refresh();
+    } else refreshSoon();
+  });
+  $("#edit-all").addEventListener("click", () => {
+    page.editAll = true;
+    setText(fullText());
+  });
   $("#ws").addEventListener("change", () => refreshSoon(0));
   for (const select of document.querySelectorAll(".pick")) select.addEventListener("change", () => refreshSoon(0));
   for (const tab of document.querySelectorAll("#views button")) tab.addEventListener("click", () => showView(tab.dataset.view));

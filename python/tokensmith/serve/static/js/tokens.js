@@ -3,9 +3,10 @@
 // A pane holds chunks of about CHUNK tokens, cut where a line starts. A chunk is an empty
 // block of estimated height until it scrolls near the view; then its spans are built, so a
 // 10 MB text costs only the spans on screen. The text comes from the page itself: the server
-// sends only ids and offsets (UTF-16 offsets to slice the string, byte offsets to show).
+// sends only ids and byte offsets; `u16` maps those to the string's UTF-16 positions.
 
 import {piece} from "./api.js";
+import {utf16AtBytes} from "./wire.js";
 
 const CHUNK = 800;
 const HARD_LIMIT = 4 * CHUNK;
@@ -22,7 +23,7 @@ function shown(text, whitespace) {
 }
 
 // Chunks as [firstToken, endToken, firstChar, endChar): cut at tokens that start a line.
-function chunksOf(result, text) {
+function chunksOf(result, text, u16) {
   const n = result.ids.length;
   const chunks = [];
   let first = 0;
@@ -30,26 +31,27 @@ function chunksOf(result, text) {
   let from = 0;
   for (let i = 0; i < n; i++) {
     const size = i - first;
-    const lineStart = result.starts[i] > 0 && text.charCodeAt(result.starts[i] - 1) === 10;
+    const start = u16[result.byteStarts[i]];
+    const lineStart = start > 0 && text.charCodeAt(start - 1) === 10;
     if ((size >= CHUNK && lineStart) || size >= HARD_LIMIT) {
-      const to = Math.max(result.starts[i], drawn);
+      const to = Math.max(start, drawn);
       chunks.push([first, i, from, to]);
       first = i;
       from = to;
     }
-    drawn = Math.max(drawn, result.ends[i]);
+    drawn = Math.max(drawn, u16[result.byteEnds[i]]);
   }
   chunks.push([first, n, from, Math.max(text.length, drawn)]);
   return chunks;
 }
 
 function chunkHtml(pane, [first, end, from, to]) {
-  const {result, text, marks, whitespace} = pane;
+  const {result, text, marks, whitespace, u16} = pane;
   const parts = [];
   let cursor = from;
   for (let i = first; i < end; i++) {
-    const start = Math.max(result.starts[i], cursor);
-    const stop = result.ends[i];
+    const start = Math.max(u16[result.byteStarts[i]], cursor);
+    const stop = u16[result.byteEnds[i]];
     if (start > cursor) parts.push(shown(text.slice(cursor, start), whitespace));
     const id = result.ids[i];
     const cls = `tok c${i % 6}${marks[i] ? " diff" : ""}`;
@@ -111,8 +113,9 @@ export class TokenPanes {
     this.container.textContent = "";
     this.container.style.setProperty("--cols", String(Math.max(1, data.results.length + errors.length)));
     const newlines = newlinesBefore(text);
+    const u16 = utf16AtBytes(text, data.nBytes);
     this.panes = data.results.map((result, k) =>
-      this.pane(text, data, result, marks[k], whitespace, newlines));
+      this.pane(text, data, result, marks[k], whitespace, newlines, u16));
     for (const message of errors) {
       const box = document.createElement("section");
       box.className = "pane";
@@ -123,7 +126,7 @@ export class TokenPanes {
     this.syncScrolling();
   }
 
-  pane(text, data, result, marks, whitespace, newlines) {
+  pane(text, data, result, marks, whitespace, newlines, u16) {
     const box = document.createElement("section");
     box.className = "pane";
     box.dataset.key = result.key;
@@ -136,8 +139,8 @@ export class TokenPanes {
     box.querySelector("h2").textContent = result.label;
     this.container.appendChild(box);
     const scroller = box.querySelector(".tokens");
-    const pane = {key: result.key, result, text, marks, whitespace, scroller,
-      chunks: chunksOf(result, text)};
+    const pane = {key: result.key, result, text, marks, whitespace, scroller, u16,
+      chunks: chunksOf(result, text, u16)};
     const width = scroller.clientWidth || 600;
     const fragment = document.createDocumentFragment();
     pane.chunks.forEach((chunk, index) => {

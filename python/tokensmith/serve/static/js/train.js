@@ -1,12 +1,14 @@
 // Training in the page: post the text, follow the job's server-sent events, then offer the
-// result in the pickers and as downloads in every format tokensmith saves it in.
+// result in the pickers, as downloads in every format tokensmith saves it in, and to save
+// into the server's folder (--dir), where the next start finds it.
 
 import {postJson} from "./api.js";
 
 export class TrainView {
-  constructor(root, onTrained) {
+  constructor(root, onTrained, onSaved) {
     this.root = root;
     this.onTrained = onTrained;
+    this.onSaved = onSaved;
     this.text = root.querySelector("#train-text");
     this.algorithm = root.querySelector("#train-algorithm");
     this.vocab = root.querySelector("#train-vocab");
@@ -78,8 +80,27 @@ export class TrainView {
     });
   }
 
+  async save(key, button) {
+    button.disabled = true;
+    try {
+      const {path} = await postJson(`/api/save/${encodeURIComponent(key)}`, {});
+      await this.onSaved();
+      this.note(`saved as ${path} in the server's folder: listed under "saved" from now on`);
+    } catch (error) {
+      this.note(`not saved: ${error.message}`);
+      button.disabled = false;
+    }
+  }
+
   offer(key, formats) {
-    this.downloads.textContent = "Download: ";
+    this.downloads.textContent = "";
+    const save = document.createElement("button");
+    save.type = "button";
+    save.id = "train-save";
+    save.textContent = "Save on the server";
+    save.title = "Write it into the folder the server was started with (--dir), to keep it";
+    save.addEventListener("click", () => this.save(key, save));
+    this.downloads.append(save, " Download: ");
     for (const format of formats || []) {
       const link = document.createElement("a");
       link.href = `/api/download/${encodeURIComponent(key)}?format=${encodeURIComponent(format)}`;
