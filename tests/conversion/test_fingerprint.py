@@ -10,6 +10,7 @@ import pytest
 import tokensmith
 from tokensmith.cli import app
 from tokensmith.conversion.fingerprint import diff, fingerprint
+from tokensmith.conversion.probes import probe_texts
 from typer.testing import CliRunner
 
 
@@ -35,6 +36,37 @@ def test_equal_across_formats(trained: tokensmith.Encoding, tmp_path: Path) -> N
     assert fingerprint("cl100k_base") == fingerprint(
         tokensmith.Tokenizer.from_file(tmp_path / "cl.json")
     )
+
+
+def test_equal_for_a_model_and_its_tokenizer_json(
+    tmp_path: Path, multilingual_lines: list[str]
+) -> None:
+    """A ``.model`` marks <s>, </s> and its control pieces; the converted tokenizer.json
+    holds them as plain vocabulary with the same ids: one fingerprint, and HF's ids (the
+    real library) on the probe set equal sentencepiece's, so the canonical form is shared."""
+    import sentencepiece
+    from tokenizers import Tokenizer as HfTokenizer
+
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(multilingual_lines), model_prefix=str(tmp_path / "m"),
+        vocab_size=3000, model_type="bpe", byte_fallback=True, control_symbols=["<ctl>"],
+        minloglevel=2,
+    )  # fmt: skip
+    model = tmp_path / "m.model"
+    tokensmith.convert(model, tmp_path / "tokenizer.json")
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(model))
+    hf = HfTokenizer.from_file(str(tmp_path / "tokenizer.json"))
+    probes = probe_texts(["<s>", "</s>", "<unk>", "<ctl>"])
+    assert [sp.encode(t) for t in probes] == [hf.encode(t).ids for t in probes]
+    assert fingerprint(model) == fingerprint(tmp_path / "tokenizer.json")
+    assert fingerprint(model) == fingerprint(sp)
+
+
+def test_equal_for_vocab_txt_and_its_tokenizer_json(tmp_path: Path) -> None:
+    tok = tokensmith.train_wordpiece(["Low lower lowest, newer Ünïcödé!"] * 20, vocab_size=60)
+    tokensmith.convert(tok, tmp_path / "vocab.txt")
+    tokensmith.convert(tmp_path / "vocab.txt", tmp_path / "tokenizer.json")
+    assert fingerprint(tmp_path / "vocab.txt") == fingerprint(tmp_path / "tokenizer.json")
 
 
 def _edited(trained: tokensmith.Encoding, tmp_path: Path, name: str, edit) -> Path:

@@ -1,15 +1,25 @@
 """Fingerprints and diffs: what a tokenizer does, as a short digest, and where two differ.
 
-A fingerprint hashes the tokenizer's behaviour, not its file: the ids it gives on the probe
-set and on each vocabulary token's own text, its vocabulary (text -> id) and its special
-tokens, and optionally its ids on the user's files. The same tokenizer saved as
-``.tiktoken``, ``tokenizer.json`` or vocab + merges has one fingerprint; removing one merge
-(the merged token's own text no longer encodes to it), changing a normalizer flag, or
-renumbering one special token changes it.
+A fingerprint hashes the tokenizer's behaviour over a canonical form that every format
+carries, not its file:
+
+- the vocabulary, text -> id (byte-level tokens in GPT-2's alphabet, as ``tokenizer.json``
+  spells them), special tokens included;
+- the ids it gives on the probe set, with each *marker* of the vocabulary in it (a token
+  spelled ``<...>`` or ``[...]``, e.g. ``<|endoftext|>``, ``<s>``, ``[CLS]``);
+- the ids it gives on each vocabulary token's own text;
+- optionally, its ids on the user's files.
+
+Which tokens a format marks special is left out: a ``.model`` marks its control pieces, a
+``tokenizer.json`` converted from it holds them as plain vocabulary, and both give the same
+ids. The same tokenizer as ``.tiktoken``, ``tokenizer.json``, vocab + merges or ``.model``
+has one fingerprint; removing one merge (the merged token's own text no longer encodes to
+it), changing a normalizer flag (the probe set's ids change), or renumbering one special
+token (the vocabulary changes) changes it.
 
 >>> import tokensmith
 >>> fingerprint(tokensmith.get_encoding("cl100k_base"))[:4]
-'ts1:'
+'ts2:'
 
 Not handled: two tokenizers whose only difference shows on texts outside the probe set,
 the vocabulary's own texts and the given files.
@@ -19,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from os import PathLike
 from typing import Any
@@ -31,7 +42,9 @@ from tokensmith.io._byte_level import CHAR_TO_BYTE, str_to_token
 
 __all__ = ["diff", "fingerprint"]
 
-_VERSION = "ts1"
+_VERSION = "ts2"
+# A vocabulary entry that reads as a marker rather than text: <...> or [...].
+_MARKER = re.compile(r"<[^<>\s]+>|\[[^\[\]\s]+\]")
 
 
 def _surface(token: str, byte_level: bool) -> str | None:
@@ -54,13 +67,13 @@ def behaviour(
     tok: Encoding | Tokenizer, files: Sequence[str | PathLike[str]] = ()
 ) -> dict[str, Any]:
     """What :func:`fingerprint` hashes, as plain data."""
-    vocab, special, added = token_sets(tok)
-    byte_level = all(all(c in CHAR_TO_BYTE for c in t) for t in vocab if t not in special)
+    vocab = token_sets(tok)[0]
+    markers = [t for t in vocab if _MARKER.fullmatch(t)]
+    byte_level = all(all(c in CHAR_TO_BYTE for c in t) for t in vocab if not _MARKER.fullmatch(t))
     surfaces = sorted({s for t in vocab if (s := _surface(t, byte_level)) is not None})
-    texts = probe_texts({**special, **added}) + [t for _, t in _file_texts(files)]
+    texts = probe_texts(markers) + [t for _, t in _file_texts(files)]
     return {
         "vocabulary": sorted(vocab.items(), key=lambda kv: (kv[1], kv[0])),
-        "special_tokens": sorted(special.items(), key=lambda kv: (kv[1], kv[0])),
         "probe_ids": _ids(tok, texts),
         "vocabulary_text_ids": _ids(tok, surfaces),
     }
