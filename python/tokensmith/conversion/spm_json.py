@@ -39,7 +39,7 @@ from typing import Any
 from tokensmith.errors import InexpressibleComponentError, ModelFormatError
 from tokensmith.sentencepiece import SentencePieceProcessor
 
-__all__ = ["json_to_model", "model_to_json", "normalizer_spec"]
+__all__ = ["bpe_merges", "json_to_model", "model_to_json", "normalizer_spec"]
 
 _SPACE = "\u2581"
 # A Unigram score that loses to every path through the text (see the module docstring).
@@ -145,7 +145,7 @@ def _refuse_model_options(spec: dict[str, Any]) -> None:
             raise InexpressibleComponentError(f"{what} has no tokenizer.json equivalent")
 
 
-def _bpe_merges(pieces: list[tuple[str, float, str]]) -> list[list[str]]:
+def bpe_merges(pieces: list[tuple[str, float, str]]) -> list[list[str]]:
     """Every cut of every normal piece into two mergeable pieces, best score first."""
     mergeable = {p for p, _, kind in pieces if kind in ("normal", "user_defined")}
     order = sorted(
@@ -193,7 +193,7 @@ def model_to_json(sp: SentencePieceProcessor) -> str:
             "byte_fallback": spec["byte_fallback"],
             "ignore_merges": False,
             "vocab": {p: i for i, (p, _, _) in enumerate(pieces)},
-            "merges": _bpe_merges(pieces),
+            "merges": bpe_merges(pieces),
         }
     else:
         raise InexpressibleComponentError(
