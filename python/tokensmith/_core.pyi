@@ -302,6 +302,14 @@ class CoreHfTokenizer:
     def from_file(path: str | PathLike[str]) -> CoreHfTokenizer: ...
     @staticmethod
     def from_str(json: str) -> CoreHfTokenizer: ...
+    @staticmethod
+    def from_str_outlined(json: str) -> tuple[CoreHfTokenizer, str]:
+        """The tokenizer and the file's outline (the JSON without ``model.vocab`` and
+        ``model.merges``), parsed once."""
+    def byte_level_ranks(self) -> tuple[dict[bytes, int], list[int]] | None:
+        """``({token bytes: id}, other ids)`` for a byte-level BPE whose ids are in merge
+        order: the 256 bytes and the merged tokens, and the ids of the other vocabulary
+        entries; else None."""
     def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> EncodingResult: ...
     def encode_pretokenized(
         self, words: list[str], pair: list[str] | None, add_special_tokens: bool

@@ -35,12 +35,12 @@ def convert(
 
     Example: tokensmith convert cl100k_base cl100k.json --verify corpus.txt
     """
-    import tokensmith
+    from tokensmith.conversion.convert import convert as run
     from tokensmith.errors import ConversionMismatchError, InexpressibleComponentError
 
     with user_errors():
         try:
-            report = tokensmith.convert(
+            report = run(
                 source,
                 out,
                 to=to,  # type: ignore[arg-type]  # checked by convert

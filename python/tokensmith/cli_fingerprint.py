@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -60,9 +60,23 @@ def diff(
         for key in ("vocabulary_differences", "special_token_differences"):
             if found[key]:
                 print(f"  {key.replace('_', ' ')}: " + "; ".join(found[key][:5]))
-        if found["merges"]:
-            print(f"  merges differ: {json.dumps(found['merges'], ensure_ascii=False)[:300]}")
-        if found["normalizer"]:
-            print(f"  normalizer differs: {json.dumps(found['normalizer'])[:300]}")
+        _print_merges(found["merges"])
+        for field in found["normalizer"]:
+            print(f"  {field['field']}: {field['a']!r} -> {field['b']!r}")
     if not found["same"]:
         raise typer.Exit(1)
+
+
+def _print_merges(found: dict[str, Any] | None, shown: int = 5) -> None:
+    """The merge differences, each kind counted, with its first few."""
+    if found is None:
+        return
+    for kind in ("removed", "added"):
+        items = found[kind]
+        if items:
+            first = ", ".join(f"{m['rank']}:{m['merge']!r}" for m in items[:shown])
+            print(f"  merges {kind}: {len(items)} ({first})")
+    moved = found["reordered"]
+    if moved:
+        first = ", ".join(f"{m['merge']!r} {m['rank_a']}->{m['rank_b']}" for m in moved[:shown])
+        print(f"  merges reordered: {len(moved)} ({first})")

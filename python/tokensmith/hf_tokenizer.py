@@ -243,6 +243,13 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
         """Loads the text of a ``tokenizer.json``."""
         return cls(CoreHfTokenizer.from_str(json), json)
 
+    @classmethod
+    def from_str_outlined(cls, json: str) -> tuple[Tokenizer, str]:
+        """Loads the text of a ``tokenizer.json`` (parsed once) and gives its outline too:
+        the same JSON without ``model.vocab`` and ``model.merges``."""
+        core, outline = CoreHfTokenizer.from_str_outlined(json)
+        return cls(core, json), outline
+
     def to_str(self) -> str:
         """The ``tokenizer.json`` text this tokenizer was loaded from (or trained into)."""
         if self._json is None:

@@ -106,6 +106,14 @@ def test_spm_unigram_model_reports_hf_tie_breaks(
     counted = _mismatches(sp.encode, lambda t: hf.encode(t).ids, probes + lines)
     assert ver.texts - ver.identical == counted
     assert 0 < counted < ver.texts * 0.02
+    # No export avoids these: a tie holds the same pieces in another order (equal under any
+    # scores), and HF scores an unknown character below every piece, the control ones too.
+    controls = ver_specials(model)
+    for text in probes + lines:
+        ours, theirs = sp.encode(text), hf.encode(text).ids
+        if ours != theirs:
+            tie = sorted(ours) == sorted(theirs)
+            assert tie or any(c in text for c in controls), text
 
 
 def _refused_then_lossy(

@@ -48,6 +48,10 @@ def _own_files(lines: list[str], out: Path) -> list[Path]:
     merges[0], merges[1] = merges[1], merges[0]
     paths.append(out / "swapped.json")
     paths[-1].write_text(json.dumps(doc), encoding="utf-8")
+    doc = hf_json.to_dict(trained)
+    doc["model"]["vocab"]["ĠnoMerge"] = max(doc["model"]["vocab"].values()) + 1
+    paths.append(out / "unmerged.json")  # a token no merge makes
+    paths[-1].write_text(json.dumps(doc), encoding="utf-8")
     return paths
 
 
@@ -111,9 +115,30 @@ def test_only_exact_byte_level_files_become_encodings(files: list[Path]) -> None
     kinds = {p.name: type(tokensmith.load(p)).__name__ for p in files}
     assert kinds["cl100k.json"] == kinds["cl100k.tiktoken"] == "Encoding"
     # gpt2.json adds a prefix space, which no tiktoken-style Encoding does.
-    exact = ("partial.json", "renumbered.json", "swapped.json", "bert.json", "t5.json", "gpt2.json")
+    exact = ("partial.json", "renumbered.json", "swapped.json", "unmerged.json", "bert.json")
+    exact += ("t5.json", "gpt2.json")
     for name in exact:
         assert kinds[name] != "Encoding", name
+
+
+def test_one_parse_gives_what_parsing_twice_gave(files: list[Path]) -> None:
+    """``load`` parses a tokenizer.json once (the core builds it and gives the outline); the
+    Encoding it makes equals the one built from the whole JSON parsed again in Python."""
+    for path in files:
+        if path.suffix != ".json":
+            continue
+        text = path.read_text(encoding="utf-8")
+        outline = json.loads(tokensmith.Tokenizer.from_str_outlined(text)[1])
+        doc = json.loads(text)
+        del doc["model"]["vocab"]
+        doc["model"].pop("merges", None)
+        assert outline == doc, path.name
+        loaded = tokensmith.load(path)
+        if isinstance(loaded, tokensmith.Encoding):
+            full = hf_json.from_dict(json.loads(text), str(path), name="full")
+            assert loaded._mergeable_ranks == full._mergeable_ranks, path.name
+            assert loaded._special_tokens == full._special_tokens, path.name
+            assert loaded._pat_str == full._pat_str, path.name
 
 
 def _broken(tmp_path: Path) -> list[Path]:

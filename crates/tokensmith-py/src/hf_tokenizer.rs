@@ -69,6 +69,33 @@ impl CoreHfTokenizer {
         Ok(Self { inner })
     }
 
+    /// Parses the text once: the tokenizer, and the file's outline (the JSON without
+    /// `model.vocab` and `model.merges`).
+    #[staticmethod]
+    fn from_str_outlined(py: Python<'_>, json: &str) -> PyResult<(Self, String)> {
+        let (inner, outline) = py
+            .detach(|| HfTokenizer::from_json_str_outlined(json))
+            .py_err(py)?;
+        Ok((Self { inner }, outline))
+    }
+
+    /// `({token bytes: id}, other ids)` for a byte-level BPE whose ids are in merge order
+    /// (the 256 bytes and the merged tokens; the ids of the other vocabulary entries), else
+    /// `None`.
+    fn byte_level_ranks<'py>(
+        &self,
+        py: Python<'py>,
+    ) -> PyResult<Option<(Bound<'py, PyDict>, Vec<u32>)>> {
+        let Some((ranks, others)) = py.detach(|| self.inner.byte_level_ranks()) else {
+            return Ok(None);
+        };
+        let dict = PyDict::new(py);
+        for (bytes, id) in ranks {
+            dict.set_item(pyo3::types::PyBytes::new(py, &bytes), id)?;
+        }
+        Ok(Some((dict, others)))
+    }
+
     /// Whether this file's ids come from the byte-level engine ([`EncodingResult::lazy`]).
     #[getter]
     fn fast_ids(&self) -> bool {

@@ -14,9 +14,17 @@ sentencepiece's ids:
 - user-defined pieces as (normalized, non-special) added tokens, matched before the model,
   as sentencepiece matches them.
 
-``tokenizer.json`` to ``.model`` (:func:`json_to_model`) takes a Metaspace BPE or Unigram
-with no normalizer (sentencepiece's identity normalization), and names the first component
-it cannot express, e.g. ``normalizer Lowercase has no .model equivalent``.
+``tokenizer.json`` to ``.model`` (:func:`json_to_model`) takes a BPE (or, with ``lossy``, a
+Unigram) whose normalizer is sentencepiece's: an optional ``Precompiled`` charsmap (carried
+into the ``.model``), optionally the three whitespace rules above
+(``remove_extra_whitespaces``), then either a Metaspace pre-tokenizer (``split``, no piece
+with ▁ after its start) or ``Replace(" ", "▁")`` with an optional ``Prepend("▁")`` and no
+pre-tokenizer. It names the first component it cannot express, e.g.
+``normalizer.normalizers[0] NFKC has no .model equivalent``, and refuses (unless ``lossy``):
+Metaspace's ``prepend_scheme="always"`` (HF adds no ▁ before a text that starts with ▁;
+sentencepiece's dummy prefix does), special added tokens (HF matches them in text, a
+``.model`` never matches control or unknown pieces), and any Unigram (HF's Unigram matches
+the unknown piece's text, and breaks equal-score ties differently).
 
 Known differences, which verification counts: HF's Unigram scores an unknown character
 relative to the lowest score of its vocabulary, so a control piece whose text holds a
@@ -39,7 +47,7 @@ from typing import Any
 from tokensmith.errors import InexpressibleComponentError, ModelFormatError
 from tokensmith.sentencepiece import SentencePieceProcessor
 
-__all__ = ["json_to_model", "model_to_json", "normalizer_spec"]
+__all__ = ["bpe_merges", "json_to_model", "model_to_json", "normalizer_spec"]
 
 _SPACE = "\u2581"
 # A Unigram score that loses to every path through the text (see the module docstring).
@@ -145,7 +153,7 @@ def _refuse_model_options(spec: dict[str, Any]) -> None:
             raise InexpressibleComponentError(f"{what} has no tokenizer.json equivalent")
 
 
-def _bpe_merges(pieces: list[tuple[str, float, str]]) -> list[list[str]]:
+def bpe_merges(pieces: list[tuple[str, float, str]]) -> list[list[str]]:
     """Every cut of every normal piece into two mergeable pieces, best score first."""
     mergeable = {p for p, _, kind in pieces if kind in ("normal", "user_defined")}
     order = sorted(
@@ -193,7 +201,7 @@ def model_to_json(sp: SentencePieceProcessor) -> str:
             "byte_fallback": spec["byte_fallback"],
             "ignore_merges": False,
             "vocab": {p: i for i, (p, _, _) in enumerate(pieces)},
-            "merges": _bpe_merges(pieces),
+            "merges": bpe_merges(pieces),
         }
     else:
         raise InexpressibleComponentError(
@@ -258,17 +266,7 @@ def json_to_model(data: dict[str, Any], *, lossy: bool = False) -> SentencePiece
         InexpressibleComponentError: a component has no ``.model`` equivalent (the message
             names it and its JSON path).
     """
-    normalizer = data.get("normalizer")
-    if normalizer is not None:
-        if isinstance(normalizer, dict) and normalizer.get("type") == "Sequence":
-            for n, step in enumerate(normalizer.get("normalizers") or []):
-                kind = step.get("type") if isinstance(step, dict) else step
-                raise InexpressibleComponentError(
-                    f"normalizer.normalizers[{n}] {kind} has no .model equivalent"
-                )
-        raise InexpressibleComponentError(
-            f"{_component_path('normalizer', normalizer)} has no .model equivalent"
-        )
+    norm = _normalizer_options(data.get("normalizer"))
     for key in ("padding", "truncation"):
         if data.get(key) is not None:
             raise InexpressibleComponentError(f"{key} has no .model equivalent")
@@ -278,14 +276,22 @@ def json_to_model(data: dict[str, Any], *, lossy: bool = False) -> SentencePiece
             f"{_component_path('post_processor', post)} has no .model equivalent "
             "(sentencepiece adds <s>/</s> only when asked)"
         )
-    dummy, problem = _metaspace_options(data.get("pre_tokenizer"))
+    if norm["escape"]:  # the normalizer writes the ▁ itself, as model_to_json's files do
+        if data.get("pre_tokenizer") is not None:
+            raise InexpressibleComponentError(
+                f"{_component_path('pre_tokenizer', data['pre_tokenizer'])} after a normalizer "
+                "that writes ▁ has no .model equivalent"
+            )
+        dummy, problem = norm["prepend"], ""
+    else:
+        dummy, problem = _metaspace_options(data.get("pre_tokenizer"))
     if problem:
         raise InexpressibleComponentError(problem)
-    if dummy and not lossy:
+    if dummy and not norm["escape"] and not lossy:
         raise InexpressibleComponentError(
             "pre_tokenizer Metaspace prepend_scheme=always has no exact .model equivalent: HF "
-            "adds no ▁ before a text that starts with a space or ▁, sentencepiece's dummy "
-            "prefix always does"
+            "adds no ▁ before a text that starts with ▁ (or with a space, where the normalizer "
+            "keeps leading spaces), sentencepiece's dummy prefix always does"
         )
     model = data.get("model") or {}
     kind = model.get("type")
@@ -320,6 +326,19 @@ def json_to_model(data: dict[str, Any], *, lossy: bool = False) -> SentencePiece
         raise InexpressibleComponentError(f"model {kind} has no .model equivalent")
     if unk_id is None:
         raise InexpressibleComponentError("model has no unk token; a .model needs one")
+    if kind == "Unigram" and not lossy:
+        raise InexpressibleComponentError(
+            f"model.vocab[{unk_id}] {pieces[unk_id][0]!r} (Unigram's unknown piece) is matched "
+            "in text by HF's Unigram, never by a .model's; HF and sentencepiece also break "
+            "equal-score segmentations differently"
+        )
+    for text, token in specials.items():
+        if token.get("special") and not lossy:
+            raise InexpressibleComponentError(
+                f"added_tokens {text!r} (special) is matched in text by HF; a .model never "
+                "matches its control or unknown pieces in text (a file that holds it as plain "
+                "vocabulary converts)"
+            )
     byte_fallback = bool(model.get("byte_fallback"))
     out = []
     for i, (p, score, _) in enumerate(pieces):
@@ -331,13 +350,122 @@ def json_to_model(data: dict[str, Any], *, lossy: bool = False) -> SentencePiece
             out.append((p, 0.0, "byte"))
         else:
             out.append((p, score, "normal"))
-    return SentencePieceProcessor.from_pieces(
+    if not norm["escape"]:
+        _refuse_pieces_across_words(out)
+    sp = SentencePieceProcessor.from_pieces(
         out,
         model_type="unigram" if kind == "Unigram" else "bpe",
         byte_fallback=byte_fallback,
         add_dummy_prefix=dummy,
-        remove_extra_whitespaces=False,
+        remove_extra_whitespaces=norm["strip"],
     )
+    if not norm["charsmap"]:
+        return sp
+    return SentencePieceProcessor(model_proto=_with_charsmap(sp, norm["charsmap"]))
+
+
+# The whitespace rules of a .model's remove_extra_whitespaces, as model_to_json writes them.
+_STRIP_RULES = [(r"\A +", ""), (r" +\z", ""), (" {2,}", " ")]
+
+
+def _normalizer_options(normalizer: Any) -> dict[str, Any]:
+    """What a ``.model`` normalizer spec needs from a ``tokenizer.json`` normalizer that is
+    sentencepiece's: an optional ``Precompiled`` charsmap, then optionally the three rules of
+    ``remove_extra_whitespaces`` (leading and trailing spaces removed, runs made one), then
+    optionally ``Replace(" ", "▁")`` and ``Prepend("▁")`` (sentencepiece's escaping and dummy
+    prefix). Any other step is named and refused."""
+    steps: list[Any]
+    if normalizer is None:
+        steps = []
+    elif isinstance(normalizer, dict) and normalizer.get("type") == "Sequence":
+        steps = list(normalizer.get("normalizers") or [])
+    else:
+        steps = [normalizer]
+    prefix = "normalizer" if len(steps) <= 1 and not _is_sequence(normalizer) else None
+    out: dict[str, Any] = {"charsmap": b"", "strip": False, "escape": False, "prepend": False}
+    n = 0
+
+    def name(i: int) -> str:
+        kind = steps[i].get("type") if isinstance(steps[i], dict) else steps[i]
+        return f"{prefix} {kind}" if prefix else f"normalizer.normalizers[{i}] {kind}"
+
+    if n < len(steps) and _step(steps[n]) == ("Precompiled",):
+        charsmap = steps[n].get("precompiled_charsmap") or ""
+        try:
+            out["charsmap"] = base64.b64decode(charsmap, validate=True)
+        except ValueError:
+            raise InexpressibleComponentError(f"{name(n)}: the charsmap is not base64") from None
+        n += 1
+    if [_step(x) for x in steps[n : n + 3]] == [("Replace", *r) for r in _STRIP_RULES]:
+        out["strip"] = True
+        n += 3
+    if n < len(steps) and _step(steps[n]) == ("Replace", " ", _SPACE):
+        out["escape"] = True
+        n += 1
+        if n < len(steps) and _step(steps[n]) == ("Prepend", _SPACE):
+            out["prepend"] = True
+            n += 1
+    if n < len(steps):
+        raise InexpressibleComponentError(
+            f"{name(n)} has no .model equivalent: a .model normalizes with a compiled charsmap "
+            "(Precompiled) and sentencepiece's whitespace rules only"
+        )
+    return out
+
+
+def _is_sequence(component: Any) -> bool:
+    return isinstance(component, dict) and component.get("type") == "Sequence"
+
+
+def _step(step: Any) -> tuple[Any, ...]:
+    """A normalizer step as a comparable tuple: ``("Replace", pattern, content)``,
+    ``("Prepend", text)``, ``("Precompiled",)``, or ``(type,)``."""
+    if not isinstance(step, dict):
+        return (step,)
+    kind = step.get("type")
+    if kind == "Replace":
+        pattern = step.get("pattern") or {}
+        text = pattern.get("Regex", pattern.get("String")) if isinstance(pattern, dict) else None
+        return ("Replace", text, step.get("content"))
+    if kind == "Prepend":
+        return ("Prepend", step.get("prepend"))
+    return (kind,)
+
+
+def _refuse_pieces_across_words(pieces: list[tuple[str, float, str]]) -> None:
+    """Metaspace splits the text before each ▁; sentencepiece does not, so a normal piece
+    with ▁ after its start would be reachable in one and not the other."""
+    for p, _, kind in pieces:
+        if kind == "normal" and _SPACE in p[1:]:
+            raise InexpressibleComponentError(
+                f"model.vocab piece {p!r} spans a word boundary: Metaspace never makes it, "
+                "sentencepiece would"
+            )
+
+
+def _with_charsmap(sp: SentencePieceProcessor, charsmap: bytes) -> bytes:
+    """``sp``'s model bytes with ``charsmap`` as its normalizer's compiled rules."""
+    from tokensmith.sentencepiece_proto import bytes_field, read_fields
+
+    parts = []
+    for number, value in read_fields(sp.serialized_model_proto()):
+        if number == 3 and isinstance(value, bytes):
+            kept = [
+                bytes_field(n, v) if isinstance(v, bytes) else _varint_field(n, v)
+                for n, v in read_fields(value)
+                if n not in (1, 2)
+            ]
+            value = bytes_field(1, b"user_defined") + bytes_field(2, charsmap) + b"".join(kept)
+        if not isinstance(value, bytes):
+            raise ModelFormatError("the built .model has a top-level field that is no message")
+        parts.append(bytes_field(number, value))
+    return b"".join(parts)
+
+
+def _varint_field(number: int, value: int) -> bytes:
+    from tokensmith.sentencepiece_proto import _uint_field
+
+    return _uint_field(number, value)
 
 
 def _bpe_scores(vocab: dict[str, int], merges: list[Any]) -> dict[str, float]:

@@ -204,9 +204,27 @@ def _empty(path: str) -> VocabFormatError:
 def _tokenizer_json(path: str, name: str | None) -> Encoding | Tokenizer:
     """A ``tokenizer.json`` as :meth:`Tokenizer.from_file` reads it (which validates every
     field), given back as an :class:`Encoding` when it is exactly one."""
+    import json
+
     from tokensmith.hf_tokenizer import Tokenizer
 
-    tok = Tokenizer.from_file(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):
+        return _plain_or(Tokenizer.from_file(path), path, name)  # raises from_file's error
+    # One parse: the core validates and builds the file, and gives the small rest of it.
+    tok, outline = Tokenizer.from_str_outlined(text)
+    core_ranks = tok._core.byte_level_ranks()
+    if core_ranks is not None:
+        data = json.loads(outline)
+        renumbered = any(
+            tok.token_to_id(t["content"]) != t.get("id")
+            for t in data.get("added_tokens") or []
+            if isinstance(t, dict) and isinstance(t.get("content"), str)
+        )
+        found = hf_json.from_ranks(data, *core_ranks, path, name=name or _default_name(path))
+        return tok if found is None or renumbered else found
     return _plain_or(tok, path, name)
 
 
@@ -260,9 +278,11 @@ def load(
     """Reads a tokenizer file or folder written by :func:`save`, tiktoken, HF tokenizers,
     transformers, sentencepiece or GPT-2, keeping everything it defines.
 
-    A ``tokenizer.json`` is read by :meth:`Tokenizer.from_file`, so both accept and refuse
-    the same files and give the same ids; when the file is exactly a tiktoken-style byte-level
-    BPE (:func:`~tokensmith.io.hf_json.encoding_obstacle` finds nothing), it comes back as an
+    A ``tokenizer.json`` is parsed once, by the core that :meth:`Tokenizer.from_file` uses
+    (validating as it builds), so both accept and refuse the same files and give the same
+    ids; when the file is exactly a tiktoken-style byte-level BPE
+    (:func:`~tokensmith.io.hf_json.encoding_obstacle` finds nothing in the file's outline,
+    and the core's ranks hold every vocabulary entry), it comes back as an
     :class:`Encoding`, else as the :class:`~tokensmith.Tokenizer`.
 
     The format is detected: a folder holds ``tokenizer.json`` (with transformers' config

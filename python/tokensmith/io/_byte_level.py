@@ -35,6 +35,13 @@ def _byte_to_char() -> list[str]:
 
 BYTE_TO_CHAR: list[str] = _byte_to_char()
 CHAR_TO_BYTE: dict[str, int] = {c: b for b, c in enumerate(BYTE_TO_CHAR)}
+# str.translate table: each alphabet character to the Latin-1 character of its byte, and each
+# Latin-1 character outside the alphabet to one that Latin-1 cannot encode, so one C-level
+# translate + encode turns a token into bytes and any foreign character fails the encode.
+_TO_LATIN1: dict[int, int] = {
+    **{c: 0xFFFF for c in range(256)},
+    **{ord(c): b for c, b in CHAR_TO_BYTE.items()},
+}
 
 
 def token_to_str(token: bytes) -> str:
@@ -45,10 +52,11 @@ def token_to_str(token: bytes) -> str:
 def str_to_token(text: str, *, where: str = "") -> bytes:
     """The inverse of :func:`token_to_str`; a character outside the alphabet is an error."""
     try:
-        return bytes(CHAR_TO_BYTE[c] for c in text)
-    except KeyError as e:
+        return text.translate(_TO_LATIN1).encode("latin-1")
+    except UnicodeEncodeError:
+        bad = next(c for c in text if c not in CHAR_TO_BYTE)
         raise VocabFormatError(
-            f"{where}token {text!r} has the character {e.args[0]!r}, which is not in the "
+            f"{where}token {text!r} has the character {bad!r}, which is not in the "
             "byte-level alphabet (is this a byte-level BPE vocabulary?)"
         ) from None
 

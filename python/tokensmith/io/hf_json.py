@@ -205,8 +205,10 @@ def _parse_merge(m: Any, n: int, path: str) -> tuple[bytes, bytes]:
         pair = []
     if len(pair) != 2 or not all(isinstance(p, str) for p in pair):
         raise _fail(path, f"merge {n} ({m!r}) is not a pair of tokens")
-    where = f"{path}: merge {n}: "
-    return str_to_token(pair[0], where=where), str_to_token(pair[1], where=where)
+    try:
+        return str_to_token(pair[0]), str_to_token(pair[1])
+    except VocabFormatError as e:  # the message names the merge only when there is an error
+        raise VocabFormatError(f"{path}: merge {n}: {e}") from None
 
 
 def _added_token_obstacle(added: Any) -> str | None:
@@ -315,13 +317,7 @@ def from_dict(data: Mapping[str, Any], path: str, *, name: str) -> Encoding:
     merges = model.get("merges")
     if not isinstance(vocab, dict) or not isinstance(merges, list):
         raise _fail(path, "model.vocab must be a map and model.merges a list")
-    specials: dict[str, int] = {}
-    for added in data.get("added_tokens") or []:
-        if not isinstance(added, dict) or not isinstance(added.get("content"), str):
-            raise _fail(path, f"added token {added!r} has no content")
-        if not isinstance(added.get("id"), int):
-            raise _fail(path, f"added token {added['content']!r} has no integer id")
-        specials[added["content"]] = added["id"]
+    specials = _specials(data, path)
     special_ids = set(specials.values())
     ids: dict[bytes, int] = {}
     for text, i in vocab.items():
@@ -340,6 +336,46 @@ def from_dict(data: Mapping[str, Any], path: str, *, name: str) -> Encoding:
             f"{len(extra)} vocabulary tokens (e.g. {example!r}) are neither bytes, merges nor "
             "added tokens",
         )
+    return Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=specials)
+
+
+def _specials(data: Mapping[str, Any], path: str) -> dict[str, int]:
+    specials: dict[str, int] = {}
+    for added in data.get("added_tokens") or []:
+        if not isinstance(added, dict) or not isinstance(added.get("content"), str):
+            raise _fail(path, f"added token {added!r} has no content")
+        if not isinstance(added.get("id"), int):
+            raise _fail(path, f"added token {added['content']!r} has no integer id")
+        specials[added["content"]] = added["id"]
+    return specials
+
+
+def from_ranks(
+    outline: Mapping[str, Any],
+    ranks: dict[bytes, int],
+    other_ids: list[int],
+    path: str,
+    *,
+    name: str,
+) -> Encoding | None:
+    """The :class:`Encoding` of a ``tokenizer.json`` already parsed (and validated) by the
+    core, from its outline (the file without ``model.vocab`` and ``model.merges``) and the
+    core's byte-level ranks (the 256 bytes and the merged tokens, ids in merge order), or
+    ``None`` when it is not exactly one: :func:`encoding_obstacle` finds something in the
+    outline, or a vocabulary entry is neither a byte, a merged token nor an added token.
+    The caller checks that HF keeps the added tokens' ids (:func:`_renumbered` needs the
+    vocabulary)."""
+    from tokensmith.encoding import Encoding
+
+    if encoding_obstacle(outline) is not None:
+        return None
+    specials = _specials(outline, path)
+    special_ids = set(specials.values())
+    if any(i not in special_ids for i in other_ids) or any(
+        i in special_ids for i in ranks.values()
+    ):
+        return None
+    pat_str = tiktoken_pattern(_split_pattern(outline.get("pre_tokenizer"), path))
     return Encoding(name, pat_str=pat_str, mergeable_ranks=ranks, special_tokens=specials)
 
 

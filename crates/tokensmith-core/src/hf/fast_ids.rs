@@ -141,7 +141,38 @@ fn byte_level_merges(bpe: &HfBpe) -> Option<(Tokens, Merges)> {
     ))
 }
 
+/// `(ranks, other ids)` of [`HfTokenizer::byte_level_ranks`].
+pub type ByteLevelRanks = (Vec<(Vec<u8>, u32)>, Vec<u32>);
+
 impl HfTokenizer {
+    /// The model as tiktoken-style ranks, when it is a byte-level BPE whose merged ids rise
+    /// with the merges' order and lie above their parts' ids (merging by rank then makes the
+    /// merge list's choices): the 256 bytes and the merged tokens as `(bytes, id)`, and the
+    /// ids of the vocabulary's other entries. `None` for any other model.
+    pub fn byte_level_ranks(&self) -> Option<ByteLevelRanks> {
+        let Model::Bpe(bpe) = &self.model else {
+            return None;
+        };
+        let (tokens, merges) = byte_level_merges(bpe)?;
+        if merges.iter().any(|&(a, b, id)| id <= a || id <= b) {
+            return None;
+        }
+        let merged: rustc_hash::FxHashSet<u32> = merges.iter().map(|m| m.2).collect();
+        let ranks: Vec<(Vec<u8>, u32)> = tokens
+            .into_iter()
+            .filter(|(bytes, id)| bytes.len() == 1 || merged.contains(id))
+            .collect();
+        let in_ranks: rustc_hash::FxHashSet<u32> = ranks.iter().map(|r| r.1).collect();
+        let mut others: Vec<u32> = bpe
+            .vocab()
+            .values()
+            .copied()
+            .filter(|id| !in_ranks.contains(id))
+            .collect();
+        others.sort_unstable();
+        Some((ranks, others))
+    }
+
     /// Whether the file qualifies for [`FastIds`] (its configuration may still send a call
     /// to the character pipeline: see [`Self::encode_ids`]).
     pub fn has_fast_ids(&self) -> bool {

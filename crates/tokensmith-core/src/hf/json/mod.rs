@@ -212,15 +212,49 @@ fn component_from_json<T>(
     })
 }
 
+fn parse_json(json: &str) -> Result<Value> {
+    serde_json::from_str(json).map_err(|e| err("$", format!("the file is not valid JSON: {e}")))
+}
+
+/// The file without `model.vocab` and `model.merges`, as JSON text.
+fn outline(value: &Value) -> String {
+    let mut out = Map::new();
+    if let Some(root) = value.as_object() {
+        for (key, v) in root {
+            let kept = match (key.as_str(), v.as_object()) {
+                ("model", Some(model)) => Value::Object(
+                    model
+                        .iter()
+                        .filter(|(k, _)| !matches!(k.as_str(), "vocab" | "merges"))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                ),
+                _ => v.clone(),
+            };
+            out.insert(key.clone(), kept);
+        }
+    }
+    Value::Object(out).to_string()
+}
+
 impl HfTokenizer {
     /// Parses and validates the text of a `tokenizer.json`.
     pub fn from_json_str(json: &str) -> Result<Self> {
-        let value: Value = serde_json::from_str(json)
-            .map_err(|e| err("$", format!("the file is not valid JSON: {e}")))?;
-        let root = Node {
-            value: &value,
-            path: "",
-        };
+        Self::from_json_value(&parse_json(json)?)
+    }
+
+    /// Parses and validates the text of a `tokenizer.json` once, and gives its outline
+    /// too: the same JSON without `model.vocab` and `model.merges` (the small part a caller
+    /// may read without parsing the whole file again).
+    pub fn from_json_str_outlined(json: &str) -> Result<(Self, String)> {
+        let value = parse_json(json)?;
+        let tok = Self::from_json_value(&value)?;
+        Ok((tok, outline(&value)))
+    }
+
+    /// Builds and validates a tokenizer from a parsed `tokenizer.json`.
+    fn from_json_value(value: &Value) -> Result<Self> {
+        let root = Node { value, path: "" };
         root.only_keys(&[
             "version",
             "truncation",
