@@ -12,9 +12,20 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::models::bpe::{with_cache, Bpe, Pending, Rank, BATCH};
+use crate::models::bpe::{with_cache, Bpe, Pending, Rank, ThreadState, BATCH};
 use crate::pre_tokenizers::PreTokenizer;
 use crate::special_tokens::{SpecialPolicy, SpecialSet, SpecialTokens};
+
+#[inline(never)]
+fn encode_batch(
+    bpe: &Bpe,
+    text: &[u8],
+    pieces: &[Pending],
+    out: &mut Vec<Rank>,
+    state: &mut ThreadState,
+) -> Result<()> {
+    bpe.encode_pieces(text, pieces, out, state)
+}
 
 /// A part of a text split at its allowed special tokens.
 enum Segment<'t> {
@@ -100,8 +111,10 @@ impl Encoding {
         // encoded BATCH at a time, so that their table lookups overlap.
         let mut batch = [Pending::default(); BATCH];
         let mut held = 0;
+        // The batch is encoded out of line, which keeps the per-piece step small enough to
+        // be inlined into the splitter's loop.
         let mut flush = |pieces: &[Pending], out: &mut Vec<Rank>, state: &mut _| {
-            if let Err(e) = self.bpe.encode_pieces(bytes, pieces, out, state) {
+            if let Err(e) = encode_batch(&self.bpe, bytes, pieces, out, state) {
                 failed.get_or_insert(e);
             }
             after_batch(out);
