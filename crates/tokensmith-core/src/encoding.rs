@@ -12,9 +12,25 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::models::bpe::{with_cache, Bpe, Pending, Rank, BATCH};
+use crate::models::bpe::{with_cache, Bpe, Pending, Rank, ThreadState, BATCH};
 use crate::pre_tokenizers::PreTokenizer;
 use crate::special_tokens::{SpecialPolicy, SpecialSet, SpecialTokens};
+
+/// Encodes the pieces at `spans` of `text`, appending their ids to `out`.
+#[inline(never)]
+fn encode_batch(
+    bpe: &Bpe,
+    text: &[u8],
+    spans: &[(usize, usize)],
+    out: &mut Vec<Rank>,
+    state: &mut ThreadState,
+) -> Result<()> {
+    let mut pieces = [Pending::default(); BATCH];
+    for (k, &(a, b)) in spans.iter().enumerate() {
+        pieces[k] = bpe.prepare(text, a, b, state);
+    }
+    bpe.encode_pieces(text, &pieces[..spans.len()], out, state)
+}
 
 /// A part of a text split at its allowed special tokens.
 enum Segment<'t> {
@@ -96,26 +112,28 @@ impl Encoding {
     ) -> Result<()> {
         let mut failed = None;
         let bytes = text.as_bytes();
-        // Each piece's cache slot is requested when the splitter finds it, and pieces are
-        // encoded BATCH at a time, so that their table lookups overlap.
-        let mut batch = [Pending::default(); BATCH];
+        // The splitter only records where pieces are; each batch of BATCH pieces is then
+        // prepared (cache slots requested from memory) and encoded out of line, so that the
+        // table lookups of a batch overlap and the per-piece step stays small enough to be
+        // inlined into the splitter's loop.
+        let mut spans = [(0usize, 0usize); BATCH];
         let mut held = 0;
-        let mut flush = |pieces: &[Pending], out: &mut Vec<Rank>, state: &mut _| {
-            if let Err(e) = self.bpe.encode_pieces(bytes, pieces, out, state) {
+        let mut flush = |spans: &[(usize, usize)], out: &mut Vec<Rank>, state: &mut _| {
+            if let Err(e) = encode_batch(&self.bpe, bytes, spans, out, state) {
                 failed.get_or_insert(e);
             }
             after_batch(out);
         };
         with_cache(self.bpe.id(), |state| {
             self.pre.for_each_piece(text, |a, b| {
-                batch[held] = self.bpe.prepare(bytes, a, b, state);
+                spans[held] = (a, b);
                 held += 1;
                 if held == BATCH {
-                    flush(&batch, out, state);
+                    flush(&spans, out, state);
                     held = 0;
                 }
             })?;
-            flush(&batch[..held], out, state);
+            flush(&spans[..held], out, state);
             Ok::<(), Error>(())
         })?;
         failed.map_or(Ok(()), Err)

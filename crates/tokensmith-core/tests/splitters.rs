@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use std::sync::OnceLock;
+use tokensmith_core::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use tokensmith_core::pre_tokenizers::{PreTokenizer, CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN};
 
 const PATTERNS: [&str; 3] = [R50K_PATTERN, CL100K_PATTERN, O200K_PATTERN];
@@ -91,6 +92,81 @@ fn long_runs_are_split_like_the_regex() {
         for unit in ["a", " ", "\n", "中", "A", "1", "!", " a", "\u{301}", "Aa中"] {
             assert_same(p, &unit.repeat(500));
             assert_same(p, &format!("{}x", unit.repeat(500)));
+        }
+    }
+}
+
+/// Every hand-written splitter, for comparing its block fast path with its scalar path.
+fn all_splitters() -> Vec<PreTokenizer> {
+    [
+        R50K_PATTERN,
+        CL100K_PATTERN,
+        O200K_PATTERN,
+        LLAMA3_PATTERN,
+        QWEN2_PATTERN,
+    ]
+    .iter()
+    .map(|p| PreTokenizer::new(p).unwrap())
+    .collect()
+}
+
+fn assert_block_path_is_scalar(text: &str) {
+    for pre in all_splitters() {
+        assert_eq!(
+            pre.pieces(text).unwrap(),
+            pre.scalar_pieces(text).unwrap(),
+            "{pre:?} on {text:?}"
+        );
+    }
+}
+
+/// Mostly ASCII, with every ASCII class, the pattern quirks (contractions in both cases,
+/// `\r\n` runs, whitespace before words and punctuation, digit runs) and a few non-ASCII chars
+/// that must send the decision to the scalar splitter (letters, marks, `ſ`, no-break and
+/// other Unicode spaces).
+const ASCII_HEAVY: &[&str] = &[
+    "a", "b", "Z", "Hello", "WORLD", "x", "'s", "'S", "'ll", "'LL", "'ve", "'Re", "'d", "'t", "'m",
+    "'", "'x", " ", "  ", "    ", "\t", "\n", "\r\n", "\r", "\n\n", " \n", "\u{b}", "\u{c}", "0",
+    "12", "12345", ".", ",", "/", "//", "!?", "-", "(", "_", "\u{0}", "\u{7f}", "ſ", "é", "中",
+    "\u{301}", "\u{a0}", "\u{85}", "\u{3000}", "’", "😀",
+];
+
+fn ascii_heavy_text() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(ASCII_HEAVY), 0..200).prop_map(|v| v.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn block_path_equals_scalar_on_ascii_heavy_text(text in ascii_heavy_text()) {
+        assert_block_path_is_scalar(&text);
+    }
+
+    #[test]
+    fn block_path_equals_scalar_on_random_ascii(text in "[\\x00-\\x7f]{0,300}") {
+        assert_block_path_is_scalar(&text);
+    }
+}
+
+#[test]
+fn block_path_equals_scalar_on_committed_text_and_long_runs() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/");
+    for file in ["multilingual.txt", "code.txt"] {
+        let text = std::fs::read_to_string(format!("{root}{file}")).unwrap();
+        assert_block_path_is_scalar(&text);
+        for line in text.split_inclusive('\n').take(2000) {
+            assert_block_path_is_scalar(line);
+        }
+    }
+    for unit in [
+        "a", "A", "aA", " ", "\n", "\r\n", " \n", "1", "!", " a", "'s", "é",
+    ] {
+        for n in [63, 64, 65, 127, 128, 129, 500] {
+            let run = unit.repeat(n);
+            assert_block_path_is_scalar(&run);
+            assert_block_path_is_scalar(&format!("{run}x"));
+            assert_block_path_is_scalar(&format!("x{run} y"));
         }
     }
 }

@@ -5,6 +5,8 @@
 //! and linear on every input; any other pattern runs on `fancy-regex`,
 //! the engine tiktoken uses. A pattern is recognised by its exact text.
 
+pub mod ascii_pieces;
+pub mod blocks;
 pub mod char_class;
 pub mod cl100k;
 pub mod o200k;
@@ -14,6 +16,7 @@ pub mod scan;
 use crate::error::{Error, Result};
 use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use crate::limits::Limit;
+use blocks::Window;
 use scan::Scanner;
 
 /// The pattern of gpt2, r50k_base and p50k_base.
@@ -77,11 +80,26 @@ impl PreTokenizer {
     #[inline]
     pub fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, usize)) -> Result<()> {
         match self {
-            Self::R50k => tile(text, r50k::piece_end, f),
-            Self::Cl100k => tile(text, cl100k::piece_end, f),
-            Self::O200k => tile(text, o200k::piece_end, f),
-            Self::Llama3 => tile(text, cl100k::llama3_piece_end, f),
-            Self::Qwen2 => tile(text, cl100k::qwen2_piece_end, f),
+            Self::R50k => tile(text, ascii_pieces::r50k, r50k::piece_end, f),
+            Self::Cl100k => tile(
+                text,
+                |w, i| ascii_pieces::cl100k(w, i, 3),
+                cl100k::piece_end,
+                f,
+            ),
+            Self::O200k => tile(text, ascii_pieces::o200k, o200k::piece_end, f),
+            Self::Llama3 => tile(
+                text,
+                |w, i| ascii_pieces::cl100k(w, i, 3),
+                cl100k::llama3_piece_end,
+                f,
+            ),
+            Self::Qwen2 => tile(
+                text,
+                |w, i| ascii_pieces::cl100k(w, i, 1),
+                cl100k::qwen2_piece_end,
+                f,
+            ),
             Self::Regex(re) => {
                 for m in re.find_iter(text) {
                     let m = m.map_err(|e| Error::Pattern(format!("matching failed: {e}")))?;
@@ -90,6 +108,22 @@ impl PreTokenizer {
             }
         }
         Ok(())
+    }
+
+    /// The pieces of `text` found by the scalar splitters alone, without the block fast path
+    /// (the reference the fast path is tested against); the regex engine for other patterns.
+    pub fn scalar_pieces<'t>(&self, text: &'t str) -> Result<Vec<&'t str>> {
+        let piece_end: fn(&Scanner, usize) -> usize = match self {
+            Self::R50k => r50k::piece_end,
+            Self::Cl100k => cl100k::piece_end,
+            Self::O200k => o200k::piece_end,
+            Self::Llama3 => cl100k::llama3_piece_end,
+            Self::Qwen2 => cl100k::qwen2_piece_end,
+            Self::Regex(_) => return self.pieces(text),
+        };
+        let mut out = Vec::new();
+        tile(text, |_, _| None, piece_end, |a, b| out.push(&text[a..b]));
+        Ok(out)
     }
 
     /// The pieces of `text` as string slices (convenient, not fast).
@@ -107,12 +141,25 @@ fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
         .map_err(|e| Error::Pattern(format!("{pattern:?} does not compile: {e}")))
 }
 
+/// Calls `f` with each piece of `text`: from `fast` where it answers (ASCII, see
+/// [`ascii_pieces`]), else from the scalar `piece_end`.
 #[inline(always)]
-fn tile(text: &str, piece_end: fn(&Scanner, usize) -> usize, mut f: impl FnMut(usize, usize)) {
+fn tile(
+    text: &str,
+    fast: impl Fn(&Window, usize) -> Option<usize>,
+    piece_end: fn(&Scanner, usize) -> usize,
+    mut f: impl FnMut(usize, usize),
+) {
+    let bytes = text.as_bytes();
     let scanner = Scanner::new(text);
+    let mut window = Window::new(bytes, 0);
     let mut i = 0;
-    while i < text.len() {
-        let end = piece_end(&scanner, i);
+    while i < bytes.len() {
+        window.advance_to(i);
+        let end = match fast(&window, i) {
+            Some(end) => end,
+            None => piece_end(&scanner, i),
+        };
         f(i, end);
         i = end;
     }

@@ -72,6 +72,18 @@ impl Slot {
     }
 }
 
+/// The ranks of one cached piece, copied out of the cache.
+#[derive(Clone, Copy, Default)]
+pub struct CachedRanks(Slot);
+
+impl CachedRanks {
+    /// Appends the ranks to `out`.
+    #[inline(always)]
+    pub fn append_to(&self, out: &mut Vec<Rank>) {
+        self.0.append_ranks(out);
+    }
+}
+
 /// Two slots in one cache line; `ways[0]` is the more recently used.
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
@@ -117,17 +129,27 @@ impl PieceCache {
     /// Appends the cached ranks of `key` to `out` and returns true, or returns false.
     #[inline(always)]
     pub fn get_into(&mut self, key: InlineKey, hash: usize, out: &mut Vec<Rank>) -> bool {
+        match self.find(key, hash) {
+            Some(hit) => {
+                hit.append_to(out);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A copy of the cached ranks of `key`, marked as its set's most recently used.
+    #[inline(always)]
+    pub fn find(&mut self, key: InlineKey, hash: usize) -> Option<CachedRanks> {
         let set = &mut self.sets[Self::index(hash)];
         if set.ways[0].holds(key) {
-            set.ways[0].append_ranks(out);
-            return true;
+            return Some(CachedRanks(set.ways[0]));
         }
         if set.ways[1].holds(key) {
             set.ways.swap(0, 1);
-            set.ways[0].append_ranks(out);
-            return true;
+            return Some(CachedRanks(set.ways[0]));
         }
-        false
+        None
     }
 
     /// Remembers the ranks of `key` if there are at most [`MAX_TOKENS`] of them, as the most

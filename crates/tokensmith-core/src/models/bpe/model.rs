@@ -1,6 +1,6 @@
 //! The byte-level BPE vocabulary: bytes to rank, rank to bytes, and the merge table.
 
-use super::cache::{LongPieceCache, ThreadState, LONG_MAX};
+use super::cache::{CachedRanks, LongPieceCache, ThreadState, LONG_MAX};
 use super::merge;
 use super::pair_table::{PairTable, RANK_BITS};
 use super::piece_table::{InlineKey, PieceTable, INLINE};
@@ -280,19 +280,24 @@ impl Bpe {
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<()> {
-        for p in pieces {
+        // Short pieces are looked up first (nearly all hit); a miss starts loading the
+        // vocabulary slot its merge will need, and a long piece its stored bytes.
+        let mut hits = [None::<CachedRanks>; BATCH];
+        for (k, p) in pieces.iter().enumerate() {
             let len = p.end - p.start;
             if len <= INLINE {
-                if !state.pieces.contains(p.key, p.hash as usize) {
+                hits[k] = state.pieces.find(p.key, p.hash as usize);
+                if hits[k].is_none() {
                     self.lookup.prefetch(p.hash as usize);
                 }
             } else if len <= LONG_MAX {
                 state.long_pieces.prefetch_entry(p.hash);
             }
         }
-        for p in pieces {
-            let len = p.end - p.start;
-            if len <= INLINE {
+        for (k, p) in pieces.iter().enumerate() {
+            if let Some(hit) = &hits[k] {
+                hit.append_to(out);
+            } else if p.end - p.start <= INLINE {
                 self.encode_short_piece(text, p.start, p.end, p.key, p.hash as usize, out, state)?;
             } else {
                 self.encode_long_hashed(&text[p.start..p.end], p.hash, out, state)?;

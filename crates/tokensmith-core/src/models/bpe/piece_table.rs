@@ -40,6 +40,23 @@ pub struct InlineKey {
     pub len: u32,
 }
 
+/// For each key length, the masks that keep its bytes of the two little-endian words.
+const KEEP: [[u64; 2]; INLINE + 1] = {
+    let mut t = [[0u64; 2]; INLINE + 1];
+    let mut len = 1;
+    while len <= INLINE {
+        t[len] = if len <= 8 {
+            [u64::MAX >> (64 - 8 * len), 0]
+        } else if len < INLINE {
+            [u64::MAX, u64::MAX >> (64 - 8 * (len - 8))]
+        } else {
+            [u64::MAX, u64::MAX]
+        };
+        len += 1;
+    }
+    t
+};
+
 impl InlineKey {
     /// Packs `bytes` (at most [`INLINE`] long).
     #[inline(always)]
@@ -63,29 +80,10 @@ impl InlineKey {
         if start + INLINE <= text.len() {
             let lo = u64::from_le_bytes(text[start..start + 8].try_into().unwrap());
             let hi = u64::from_le_bytes(text[start + 8..start + 16].try_into().unwrap());
-            let (lo, hi) = if len >= 8 {
-                let keep = (len - 8) * 8;
-                (
-                    lo,
-                    if keep == 0 {
-                        0
-                    } else {
-                        hi & (u64::MAX >> (64 - keep))
-                    },
-                )
-            } else {
-                (
-                    if len == 0 {
-                        0
-                    } else {
-                        lo & (u64::MAX >> (64 - len * 8))
-                    },
-                    0,
-                )
-            };
+            let [keep_lo, keep_hi] = KEEP[len];
             Self {
-                lo,
-                hi,
+                lo: lo & keep_lo,
+                hi: hi & keep_hi,
                 len: len as u32,
             }
         } else {
