@@ -49,8 +49,12 @@ pub enum Event {
     Finished { pieces: usize },
 }
 
-/// Runs `f` on a rayon pool of `threads` threads (0: one per core).
+/// Runs `f` on a rayon pool of `threads` threads (0: the per-process pool of
+/// [`crate::parallel::install`], one thread per core).
 pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> Result<R> {
+    if threads == 0 {
+        return Ok(crate::parallel::install(f));
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -64,13 +68,48 @@ pub fn train(
     words: WordTable,
     on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
 ) -> Result<Option<ModelProto>> {
+    checked_run(config, words, |words| train_here(config, words, on_event))
+}
+
+/// Checks `config` and that there are `words`, then runs `train` on them on
+/// `config.num_threads` threads.
+pub fn checked_run<R: Send>(
+    config: &UnigramConfig,
+    words: WordTable,
+    train: impl FnOnce(Vec<(String, u64)>) -> Result<R> + Send,
+) -> Result<R> {
     config.validate()?;
     if words.is_empty() {
         return Err(Error::EmptyCorpus);
     }
-    with_threads(config.num_threads, || {
-        train_here(config, words.words, on_event)
-    })?
+    with_threads(config.num_threads, || train(words.words))?
+}
+
+/// Characters with their counts.
+pub type Alphabet = Vec<(char, u64)>;
+
+/// The alphabet of `words` (see [`required_chars`]) and the words with every other
+/// character replaced by U+2585; an error when the alphabet and the meta pieces leave fewer
+/// than `min_learned` of the `vocab_size` pieces to learn.
+pub fn alphabet_and_words(
+    config: &UnigramConfig,
+    words: Vec<(String, u64)>,
+    min_learned: usize,
+) -> Result<(Alphabet, Vec<(String, u64)>)> {
+    let meta = config.meta_piece_count();
+    let required = required_chars(&words, config.character_coverage, &config.required_chars);
+    if required.len() + meta + min_learned > config.vocab_size {
+        return Err(Error::InvalidOption(format!(
+            "vocab_size={} is too small: the corpus needs {} characters (character_coverage={}) \
+             plus {meta} meta pieces; use vocab_size >= {}, or lower character_coverage",
+            config.vocab_size,
+            required.len(),
+            config.character_coverage,
+            required.len() + meta + min_learned
+        )));
+    }
+    let words = replace_rare_chars(words, &required);
+    Ok((required, words))
 }
 
 fn train_here(
@@ -79,18 +118,7 @@ fn train_here(
     on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
 ) -> Result<Option<ModelProto>> {
     let meta = config.meta_piece_count();
-    let required = required_chars(&words, config.character_coverage, &config.required_chars);
-    if required.len() + meta >= config.vocab_size {
-        return Err(Error::InvalidOption(format!(
-            "vocab_size={} is too small: the corpus needs {} characters (character_coverage={}) \
-             plus {meta} meta pieces; use vocab_size > {}, or lower character_coverage",
-            config.vocab_size,
-            required.len(),
-            config.character_coverage,
-            required.len() + meta
-        )));
-    }
-    let words = replace_rare_chars(words, &required);
+    let (required, words) = alphabet_and_words(config, words, 1)?;
     let rules = PieceRules::from_config(config);
     // A required character the corpus lacks has no count to seed with; it joins the
     // vocabulary at the end (`final_pieces`).

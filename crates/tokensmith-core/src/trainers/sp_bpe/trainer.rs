@@ -1,0 +1,237 @@
+//! The BPE training loop, in sentencepiece's order (`bpe_model_trainer.cc`):
+//!
+//! ```text
+//! words ─► required characters (character_coverage) ─► rare characters become U+2585
+//!       ─► every adjacent pair ─► repeat until vocab_size − meta − characters pieces {
+//!              every 100 pieces: refresh the active set
+//!              best active pair; a text seen before is dropped, else it is the next piece
+//!              (score −its index) and is merged in every word it occurs in }
+//!       ─► the required characters, most frequent first, scored on ─► ModelProto
+//! ```
+//!
+//! The words are merged on `num_threads` threads (the per-process pool when 0); the result
+//! does not depend on that number.
+
+use std::ops::ControlFlow;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+
+use super::active::Active;
+use super::symbols::{State, Symbols};
+use super::words::{merge_word, Change};
+use crate::error::{Error, Result};
+use crate::formats::sentencepiece_model::{ModelProto, ModelType};
+use crate::trainers::unigram::finalize::build_proto_as;
+use crate::trainers::unigram::trainer::{alphabet_and_words, checked_run};
+use crate::trainers::unigram::{PieceRules, UnigramConfig, WordTable};
+
+/// Pieces between refreshes of the active set.
+const REFRESH_EVERY: usize = 100;
+/// Words merged on one thread below this many.
+const PARALLEL_WORDS: usize = 256;
+
+/// Progress reports, in the order they happen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The words and their pairs are ready.
+    Started { words: usize, required_chars: usize },
+    /// Another `REFRESH_EVERY` pieces are learned.
+    Merged { pieces: usize },
+    /// The final vocabulary is chosen.
+    Finished { pieces: usize },
+}
+
+/// Trains a BPE model on `words`. See the module documentation.
+pub fn train(
+    config: &UnigramConfig,
+    words: WordTable,
+    on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
+) -> Result<Option<ModelProto>> {
+    checked_run(config, words, |words| train_here(config, words, on_event))
+}
+
+fn train_here(
+    config: &UnigramConfig,
+    words: Vec<(String, u64)>,
+    on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
+) -> Result<Option<ModelProto>> {
+    let meta = config.meta_piece_count();
+    let (required, words) = alphabet_and_words(config, words, 0)?;
+    if on_event(&Event::Started {
+        words: words.len(),
+        required_chars: required.len(),
+    })
+    .is_break()
+    {
+        return Ok(None);
+    }
+    let mut state = Merger::new(PieceRules::from_config(config), &words);
+    let wanted = config.vocab_size - meta - required.len();
+    let mut learned: Vec<(String, f64)> = Vec::with_capacity(config.vocab_size);
+    let mut seen: FxHashSet<String> = FxHashSet::default();
+    while learned.len() < wanted {
+        if learned.len().is_multiple_of(REFRESH_EVERY) {
+            state.active.refresh(&state.symbols);
+        }
+        let Some(best) = state.active.best(&state.symbols) else {
+            break;
+        };
+        let text = state.symbols.text(best);
+        if seen.contains(&text) {
+            state.symbols.erase(best);
+            state.active.remove(best);
+            continue;
+        }
+        seen.insert(text.clone());
+        learned.push((text, -(learned.len() as f32) as f64));
+        state.merge(best);
+        if learned.len().is_multiple_of(REFRESH_EVERY)
+            && on_event(&Event::Merged {
+                pieces: learned.len(),
+            })
+            .is_break()
+        {
+            return Ok(None);
+        }
+    }
+    if learned.len() < wanted {
+        return Err(Error::InvalidOption(format!(
+            "vocab_size={} is too large for this corpus: it yields at most {} pieces (meta \
+             pieces included); use vocab_size <= {0} or give more text",
+            config.vocab_size,
+            learned.len() + meta + required.len()
+        )));
+    }
+    let mut chars = required;
+    chars.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (c, _) in chars {
+        let score = -(learned.len() as f32) as f64;
+        learned.push((c.to_string(), score));
+    }
+    let proto = build_proto_as(config, learned, ModelType::Bpe)?;
+    let _ = on_event(&Event::Finished {
+        pieces: proto.pieces.len(),
+    });
+    Ok(Some(proto))
+}
+
+/// The words, the symbols and the active set, changed together by each merge.
+struct Merger {
+    symbols: Symbols,
+    active: Active,
+    words: Vec<Vec<u32>>,
+    counts: Vec<u64>,
+}
+
+impl Merger {
+    /// Every word spelled in characters, and every adjacent pair counted.
+    fn new(rules: PieceRules, table: &[(String, u64)]) -> Self {
+        let mut symbols = Symbols::new(rules);
+        let mut alphabet: Vec<char> = table
+            .par_iter()
+            .fold(FxHashSet::default, |mut set, (w, _)| {
+                set.extend(w.chars());
+                set
+            })
+            .reduce(FxHashSet::default, |mut a, b| {
+                a.extend(b);
+                a
+            })
+            .into_iter()
+            .collect();
+        alphabet.sort_unstable();
+        for &c in &alphabet {
+            symbols.char_id(c);
+        }
+        let ids: Vec<u32> = alphabet.iter().map(|&c| symbols.char_id(c)).collect();
+        let words: Vec<Vec<u32>> = table
+            .par_iter()
+            .map(|(w, _)| {
+                w.chars()
+                    .map(|c| ids[alphabet.binary_search(&c).unwrap_or(0)])
+                    .collect()
+            })
+            .collect();
+        let counts: Vec<u64> = table.iter().map(|(_, n)| *n).collect();
+        let mut active = Active::default();
+        for (wid, word) in words.iter().enumerate() {
+            for pair in word.windows(2) {
+                if let Some(id) = symbols.lookup(pair[0], pair[1]) {
+                    symbols.add(id, counts[wid], wid as u32);
+                    active.insert(id);
+                }
+            }
+        }
+        Self {
+            symbols,
+            active,
+            words,
+            counts,
+        }
+    }
+
+    /// Merges `best` in every word it occurs in, then takes it out of the cache.
+    fn merge(&mut self, best: u32) {
+        let (left, right) = self.symbols.parts_of(best);
+        let occurrences = std::mem::take(&mut self.symbols.occurrences[best as usize]);
+        let merged: Vec<(u32, Vec<u32>, Vec<Change>)> = if occurrences.len() < PARALLEL_WORDS {
+            occurrences
+                .iter()
+                .map(|&w| self.merge_one(w, left, right, best))
+                .collect()
+        } else {
+            occurrences
+                .par_iter()
+                .map(|&w| self.merge_one(w, left, right, best))
+                .collect()
+        };
+        let mut touched: Vec<u32> = Vec::new();
+        for (wid, word, changes) in merged {
+            let weight = self.counts[wid as usize];
+            for change in changes {
+                match change {
+                    Change::Lost(a, b) => {
+                        if let Some(id) = self.symbols.lookup(a, b) {
+                            if id != best {
+                                self.symbols.remove(id, weight);
+                                touched.push(id);
+                            }
+                        }
+                    }
+                    Change::Gained(a, b) => {
+                        if let Some(id) = self.symbols.lookup(a, b) {
+                            if self.symbols.state[id as usize] != State::Live {
+                                self.symbols.revive(id);
+                            }
+                            self.symbols.add(id, weight, wid);
+                            self.active.insert(id);
+                            touched.push(id);
+                        }
+                    }
+                }
+            }
+            self.words[wid as usize] = word;
+        }
+        self.symbols.erase(best);
+        self.active.remove(best);
+        touched.sort_unstable();
+        touched.dedup();
+        for id in touched {
+            self.active.update(&self.symbols, id);
+        }
+    }
+
+    /// Word `wid` with `left right` merged, and the changes (the word is not changed).
+    fn merge_one(
+        &self,
+        wid: u32,
+        left: u32,
+        right: u32,
+        best: u32,
+    ) -> (u32, Vec<u32>, Vec<Change>) {
+        let mut word = self.words[wid as usize].clone();
+        let changes = merge_word(&mut word, left, right, best);
+        (wid, word, changes)
+    }
+}
