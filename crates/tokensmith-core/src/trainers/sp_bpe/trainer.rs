@@ -19,7 +19,7 @@ use rustc_hash::FxHashSet;
 
 use super::active::Active;
 use super::symbols::{State, Symbols};
-use super::words::{merge_word, Change};
+use super::words::{merge_word_into, Change};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType};
 use crate::trainers::unigram::finalize::build_proto_as;
@@ -30,6 +30,8 @@ use crate::trainers::unigram::{PieceRules, UnigramConfig, WordTable};
 const REFRESH_EVERY: usize = 100;
 /// Words merged on one thread below this many.
 const PARALLEL_WORDS: usize = 256;
+/// Words per task when merging on the pool.
+const WORDS_PER_TASK: usize = 64;
 
 /// Progress reports, in the order they happen.
 #[derive(Debug, Clone, PartialEq)]
@@ -173,45 +175,30 @@ impl Merger {
 
     /// Merges `best` in every word it occurs in, then takes it out of the cache.
     fn merge(&mut self, best: u32) {
-        let (left, right) = self.symbols.parts_of(best);
-        let occurrences = std::mem::take(&mut self.symbols.occurrences[best as usize]);
-        let merged: Vec<(u32, Vec<u32>, Vec<Change>)> = if occurrences.len() < PARALLEL_WORDS {
-            occurrences
-                .iter()
-                .map(|&w| self.merge_one(w, left, right, best))
-                .collect()
-        } else {
-            occurrences
-                .par_iter()
-                .map(|&w| self.merge_one(w, left, right, best))
-                .collect()
-        };
+        let changes = self.merge_words(best);
         let mut touched: Vec<u32> = Vec::new();
-        for (wid, word, changes) in merged {
+        for (wid, change) in changes {
             let weight = self.counts[wid as usize];
-            for change in changes {
-                match change {
-                    Change::Lost(a, b) => {
-                        if let Some(id) = self.symbols.lookup(a, b) {
-                            if id != best {
-                                self.symbols.remove(id, weight);
-                                touched.push(id);
-                            }
-                        }
-                    }
-                    Change::Gained(a, b) => {
-                        if let Some(id) = self.symbols.lookup(a, b) {
-                            if self.symbols.state[id as usize] != State::Live {
-                                self.symbols.revive(id);
-                            }
-                            self.symbols.add(id, weight, wid);
-                            self.active.insert(id);
+            match change {
+                Change::Lost(a, b) => {
+                    if let Some(id) = self.symbols.lookup(a, b) {
+                        if id != best {
+                            self.symbols.remove(id, weight);
                             touched.push(id);
                         }
                     }
                 }
+                Change::Gained(a, b) => {
+                    if let Some(id) = self.symbols.lookup(a, b) {
+                        if self.symbols.state[id as usize] != State::Live {
+                            self.symbols.revive(id);
+                        }
+                        self.symbols.add(id, weight, wid);
+                        self.active.insert(id);
+                        touched.push(id);
+                    }
+                }
             }
-            self.words[wid as usize] = word;
         }
         self.symbols.erase(best);
         self.active.remove(best);
@@ -222,16 +209,44 @@ impl Merger {
         }
     }
 
-    /// Word `wid` with `left right` merged, and the changes (the word is not changed).
-    fn merge_one(
-        &self,
-        wid: u32,
-        left: u32,
-        right: u32,
-        best: u32,
-    ) -> (u32, Vec<u32>, Vec<Change>) {
-        let mut word = self.words[wid as usize].clone();
-        let changes = merge_word(&mut word, left, right, best);
-        (wid, word, changes)
+    /// Merges the parts of `best` in every word it occurs in; the changes, by word.
+    fn merge_words(&mut self, best: u32) -> Vec<(u32, Change)> {
+        let (left, right) = self.symbols.parts_of(best);
+        let occurrences = std::mem::take(&mut self.symbols.occurrences[best as usize]);
+        let mut changes: Vec<(u32, Change)> = Vec::new();
+        let mut buf: Vec<Change> = Vec::new();
+        if occurrences.len() < PARALLEL_WORDS {
+            for &wid in &occurrences {
+                buf.clear();
+                merge_word_into(&mut self.words[wid as usize], left, right, best, &mut buf);
+                changes.extend(buf.iter().map(|&c| (wid, c)));
+            }
+            return changes;
+        }
+        // The words are moved out (not copied), merged in chunks on the pool, and put back.
+        let mut taken: Vec<(u32, Vec<u32>)> = occurrences
+            .iter()
+            .map(|&wid| (wid, std::mem::take(&mut self.words[wid as usize])))
+            .collect();
+        let parts: Vec<Vec<(u32, Change)>> = taken
+            .par_chunks_mut(WORDS_PER_TASK)
+            .map(|chunk| {
+                let mut out = Vec::new();
+                let mut buf = Vec::new();
+                for (wid, word) in chunk {
+                    buf.clear();
+                    merge_word_into(word, left, right, best, &mut buf);
+                    out.extend(buf.iter().map(|&c| (*wid, c)));
+                }
+                out
+            })
+            .collect();
+        for (wid, word) in taken {
+            self.words[wid as usize] = word;
+        }
+        for part in parts {
+            changes.extend(part);
+        }
+        changes
     }
 }

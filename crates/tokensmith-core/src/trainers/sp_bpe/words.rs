@@ -26,6 +26,18 @@ pub enum Change {
 /// ```
 pub fn merge_word(word: &mut Vec<u32>, left: u32, right: u32, merged: u32) -> Vec<Change> {
     let mut changes = Vec::new();
+    merge_word_into(word, left, right, merged, &mut changes);
+    changes
+}
+
+/// [`merge_word`], appending the changes to `changes`.
+pub fn merge_word_into(
+    word: &mut Vec<u32>,
+    left: u32,
+    right: u32,
+    merged: u32,
+    changes: &mut Vec<Change>,
+) {
     let mut i = 0;
     while i + 1 < word.len() {
         if word[i] != left || word[i + 1] != right {
@@ -50,7 +62,6 @@ pub fn merge_word(word: &mut Vec<u32>, left: u32, right: u32, merged: u32) -> Ve
         }
         i += 1;
     }
-    changes
 }
 
 #[cfg(test)]
