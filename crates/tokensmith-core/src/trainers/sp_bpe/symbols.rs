@@ -176,6 +176,18 @@ impl Symbols {
         }
     }
 
+    /// Records that `id` occurs `weight` more times in all, in `words` (ascending).
+    pub fn add_words(&mut self, id: u32, weight: u64, words: &[u32]) {
+        let i = id as usize;
+        self.freq[i] += weight;
+        let occ = &mut self.occurrences[i];
+        for &w in words {
+            if occ.last() != Some(&w) {
+                occ.push(w);
+            }
+        }
+    }
+
     /// Records that `id` occurs `weight` fewer times.
     pub fn remove(&mut self, id: u32, weight: u64) {
         let f = &mut self.freq[id as usize];

@@ -15,7 +15,7 @@
 use std::ops::ControlFlow;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::active::Active;
 use super::symbols::{State, Symbols};
@@ -174,29 +174,51 @@ impl Merger {
     }
 
     /// Merges `best` in every word it occurs in, then takes it out of the cache.
+    ///
+    /// The changes are summed per pair first. New pairs are made in the order they first
+    /// appear (word by word, as sentencepiece makes them), before the lost occurrences are
+    /// taken off: a pair made and lost again in one word then ends at count 0, in the cache.
     fn merge(&mut self, best: u32) {
         let changes = self.merge_words(best);
-        let mut touched: Vec<u32> = Vec::new();
+        let mut gained: FxHashMap<(u32, u32), usize> = FxHashMap::default();
+        let mut gains: Vec<((u32, u32), u64, Vec<u32>)> = Vec::new();
+        let mut lost: FxHashMap<(u32, u32), u64> = FxHashMap::default();
         for (wid, change) in changes {
             let weight = self.counts[wid as usize];
             match change {
-                Change::Lost(a, b) => {
-                    if let Some(id) = self.symbols.lookup(a, b) {
-                        if id != best {
-                            self.symbols.remove(id, weight);
-                            touched.push(id);
-                        }
+                Change::Lost(a, b) => *lost.entry((a, b)).or_insert(0) += weight,
+                Change::Gained(a, b) => {
+                    let at = *gained.entry((a, b)).or_insert_with(|| {
+                        gains.push(((a, b), 0, Vec::new()));
+                        gains.len() - 1
+                    });
+                    let (_, total, words) = &mut gains[at];
+                    *total += weight;
+                    if words.last() != Some(&wid) {
+                        words.push(wid);
                     }
                 }
-                Change::Gained(a, b) => {
-                    if let Some(id) = self.symbols.lookup(a, b) {
-                        if self.symbols.state[id as usize] != State::Live {
-                            self.symbols.revive(id);
-                        }
-                        self.symbols.add(id, weight, wid);
-                        self.active.insert(id);
-                        touched.push(id);
-                    }
+            }
+        }
+        let mut touched: Vec<u32> = Vec::new();
+        for ((a, b), weight, words) in gains {
+            if let Some(id) = self.symbols.lookup(a, b) {
+                if self.symbols.state[id as usize] != State::Live {
+                    self.symbols.revive(id);
+                }
+                self.symbols.add_words(id, weight, &words);
+                self.active.insert(id);
+                touched.push(id);
+            }
+        }
+        let mut lost: Vec<((u32, u32), u64)> = lost.into_iter().collect();
+        // Looking a pair up can bring an erased one back; the order does not change ids.
+        lost.sort_unstable();
+        for ((a, b), weight) in lost {
+            if let Some(id) = self.symbols.lookup(a, b) {
+                if id != best {
+                    self.symbols.remove(id, weight);
+                    touched.push(id);
                 }
             }
         }

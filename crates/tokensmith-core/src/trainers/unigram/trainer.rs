@@ -226,14 +226,17 @@ pub fn required_chars(words: &[(String, u64)], coverage: f64, forced: &[char]) -
     let mut counts: FxHashMap<char, u64> = crate::parallel::install(|| {
         words
             .par_iter()
-            .fold(FxHashMap::default, |mut counts: FxHashMap<char, u64>, (w, n)| {
-                for c in w.chars() {
-                    if c != ' ' && c != '\0' && c != UNK_CHAR {
-                        *counts.entry(c).or_insert(0) += n;
+            .fold(
+                FxHashMap::default,
+                |mut counts: FxHashMap<char, u64>, (w, n)| {
+                    for c in w.chars() {
+                        if c != ' ' && c != '\0' && c != UNK_CHAR {
+                            *counts.entry(c).or_insert(0) += n;
+                        }
                     }
-                }
-                counts
-            })
+                    counts
+                },
+            )
             .reduce(FxHashMap::default, |mut a, b| {
                 for (c, n) in b {
                     *a.entry(c).or_insert(0) += n;
