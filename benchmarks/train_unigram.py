@@ -69,40 +69,52 @@ def train_spm(corpus: Path, vocab: int) -> Any:
 CHILDREN = {"tokensmith": train_tokensmith, "sentencepiece": train_spm}
 
 
-def markdown(results: dict[str, dict[str, Any]], args: argparse.Namespace, corpus: Path) -> str:
+def markdown(
+    results: dict[str, dict[str, Any]],
+    args: argparse.Namespace,
+    corpus: Path,
+    script: str = "train_unigram.py",
+    model: str = f"Unigram, {NORMALIZATION} normalization, ",
+) -> str:
     report = train_markdown(
         results,
         args,
         corpus,
-        script="train_unigram.py",
+        script=script,
         libraries=("tokensmith", "sentencepiece"),
-        model=f"Unigram, {NORMALIZATION} normalization, ",
+        model=model,
     )
     ts, sp = results.get("tokensmith", {}), results.get("sentencepiece", {})
     if "wall" in ts and "wall" in sp:
         report += (
-            f"\ntokensmith: {sp['wall'] / ts['wall']:.2f}× faster, peak RSS "
+            f"\ntokensmith: {sp['wall'] / ts['wall']:.2f}× sentencepiece's speed (wall), peak RSS "
             f"{ts['rss_mib'] / sp['rss_mib']:.2f}× sentencepiece's, held-out bytes/token "
             f"{ts['heldout_bytes_per_token'] / sp['heldout_bytes_per_token'] - 1:+.2%}.\n"
         )
     return report
 
 
-def main() -> None:
-    args = arguments(__doc__, TRAINERS)
+def compare(doc: str | None, children: dict[str, Any], script: str, model: str) -> None:
+    """The command line of a tokensmith-versus-sentencepiece training benchmark: each trainer
+    of ``children`` in its own process (``script --child``), one report."""
+    args = arguments(doc, TRAINERS)
     if args.child:
-        child(args.child, args.corpus, args.heldout, args.vocab, CHILDREN)
+        child(args.child, args.corpus, args.heldout, args.vocab, children)
         return
     corpus, heldout = build_corpus(args.mb, args.seed)
     results = {}
     for name in args.trainers:
         print(f"training {name} on {corpus.name} ...", file=sys.stderr, flush=True)
-        results[name] = run_with_usage(name, corpus, heldout, args.vocab, script=__file__)
-    report = markdown(results, args, corpus)
+        results[name] = run_with_usage(name, corpus, heldout, args.vocab, script=script)
+    report = markdown(results, args, corpus, script=Path(script).name, model=model)
     print(report)
     if args.write:
         with RESULTS.open("a", encoding="utf-8") as f:
             f.write("\n" + report)
+
+
+def main() -> None:
+    compare(__doc__, CHILDREN, __file__, f"Unigram, {NORMALIZATION} normalization, ")
 
 
 if __name__ == "__main__":

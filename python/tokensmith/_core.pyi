@@ -144,6 +144,7 @@ def train_unigram(
     progress: Callable[[str, Mapping[str, float]], None] | None = None,
     chunk_size: int = 4096,
     weighted: bool = False,
+    model_type: str = "unigram",
 ) -> CoreSentencePiece: ...
 def count_unigram_words(
     texts: Iterable[str],

@@ -18,8 +18,9 @@ tokensmith.errors.SentencePieceOptionError: unknown field name "vocab_sise" in T
 
 Every flag of sentencepiece's ``TrainerSpec`` and ``NormalizerSpec`` is known (an unknown one
 raises :class:`~tokensmith.errors.SentencePieceOptionError`, a ``RuntimeError`` as in
-sentencepiece, naming it). ``model_type="unigram"`` runs :func:`tokensmith.train_unigram`.
-Not handled yet: ``model_type`` ``"bpe"``, ``"char"`` and ``"word"``, and the flags listed in
+sentencepiece, naming it). ``model_type="unigram"`` and ``"bpe"`` run
+:func:`tokensmith.train_unigram`, whose BPE trainer gives sentencepiece's pieces and scores.
+Not handled yet: ``model_type`` ``"char"`` and ``"word"``, and the flags listed in
 ``_UNSUPPORTED`` below when given a value other than sentencepiece's default; each raises
 :class:`~tokensmith.errors.UnsupportedFeatureError` naming it.
 """
@@ -123,6 +124,7 @@ _PASSED = {
     "add_dummy_prefix",
     "remove_extra_whitespaces",
     "normalization_rule_name",
+    "model_type",
 }
 # Flags that only change sentencepiece's logging or memory use, not the model.
 _NO_EFFECT = {
@@ -131,7 +133,6 @@ _NO_EFFECT = {
     "num_threads",
     "model_prefix",
     "input",
-    "model_type",
 }
 
 
@@ -218,10 +219,12 @@ def _check(options: dict[str, Any], *, has_sentences: bool, has_writer: bool) ->
     if not options.get("model_prefix") and not has_writer:
         raise SentencePieceOptionError("give --model_prefix=PREFIX or model_writer=...")
     model_type = str(options.get("model_type", "unigram")).lower()
-    if model_type != "unigram":
+    if model_type not in ("unigram", "bpe"):
         raise UnsupportedFeatureError(
-            f"model_type={model_type!r} is not supported by tokensmith yet; use 'unigram'"
+            f"model_type={model_type!r} is not supported by tokensmith yet; use 'unigram' or "
+            "'bpe'"
         )
+    options["model_type"] = model_type
     for name, value in options.items():
         known = name in _PASSED or name in _RENAMED or name in _NO_EFFECT
         if not known and value != _FLAGS[name][1] and name != "random_seed":

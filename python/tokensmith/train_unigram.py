@@ -18,7 +18,12 @@ defaults (``normalization_rule_name="nmt_nfkc"`` included: tokensmith builds the
 charsmap and writes it into the model), except that the result does not depend on the number
 of threads. See ``docs/unigram_trainer.md``.
 
-Not handled yet: ``model_type`` other than ``"unigram"``, Parquet input with
+``model_type="bpe"`` trains sentencepiece's BPE model instead, from the same word counts: its
+pieces, scores and order are sentencepiece's (see ``docs/sp_bpe_trainer.md``); the Unigram
+options (``shrinking_factor``, ``num_sub_iterations``, ``seed_sentencepiece_size``) do
+nothing then.
+
+Not handled yet: ``model_type`` ``"char"`` and ``"word"``, Parquet input with
 ``input_format="tsv"``.
 """
 
@@ -53,7 +58,7 @@ def train_unigram(
     character_coverage: float = 0.9995,
     required_chars: str = "",
     input_format: Literal["text", "tsv"] = "text",
-    model_type: Literal["unigram"] = "unigram",
+    model_type: Literal["unigram", "bpe"] = "unigram",
     byte_fallback: bool = False,
     split_digits: bool = False,
     max_piece_length: int = 16,
@@ -101,7 +106,7 @@ def train_unigram(
             item) is ``sentence<TAB>count``, trained on as ``count`` copies of the sentence,
             as sentencepiece's ``input_format=tsv``. A bad line raises
             :class:`~tokensmith.errors.CorpusFormatError` naming the file and line.
-        model_type: Only ``"unigram"``.
+        model_type: ``"unigram"`` or ``"bpe"`` (sentencepiece's BPE trainer).
         byte_fallback: Add the 256 ``<0xNN>`` pieces; unknown characters are spelt in bytes.
         split_digits: Every digit is a piece of its own.
         max_piece_length: The longest piece, in characters.
@@ -148,10 +153,13 @@ def train_unigram(
         )
     if not isinstance(required_chars, str):
         raise ArgumentTypeError("required_chars must be a str of characters")
-    if model_type != "unigram":
+    if model_type not in ("unigram", "bpe"):
         raise UnsupportedFeatureError(
-            f"model_type={model_type!r} is not supported by train_unigram; use 'unigram'"
+            f"model_type={model_type!r} is not supported by train_unigram; use 'unigram' or "
+            "'bpe'"
         )
+    if engine == "ray" and model_type != "unigram":
+        raise UnsupportedFeatureError('engine="ray" trains only model_type="unigram"')
     for name, value in (
         ("user_defined_symbols", user_defined_symbols),
         ("control_symbols", control_symbols),
@@ -216,6 +224,7 @@ def train_unigram(
             num_threads=num_threads,
             progress=callback,
             weighted=input_format == "tsv",
+            model_type=model_type,
         )
     finally:
         if bar is not None:

@@ -62,8 +62,10 @@ def test_bad_options_are_named(options: dict[str, object], name: str) -> None:
 
 
 def test_unsupported_features() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="bpe"):
-        tokensmith.train_unigram(TEXTS, vocab_size=100, model_type="bpe")  # type: ignore[arg-type]
+    with pytest.raises(UnsupportedFeatureError, match="'word'"):
+        tokensmith.train_unigram(TEXTS, vocab_size=100, model_type="word")  # type: ignore[arg-type]
+    with pytest.raises(UnsupportedFeatureError, match="ray"):
+        tokensmith.train_unigram(TEXTS, vocab_size=100, model_type="bpe", engine="ray")
 
 
 def test_wrong_types() -> None:

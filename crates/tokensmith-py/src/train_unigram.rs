@@ -1,4 +1,5 @@
-//! `tokensmith._core.train_unigram`: the Unigram trainer, GIL released while Rust works.
+//! `tokensmith._core.train_unigram`: the Unigram and sentencepiece-BPE trainers (`model_type`),
+//! GIL released while Rust works.
 //!
 //! Texts are pulled from any Python iterable in chunks; each chunk is borrowed while the GIL is
 //! held and counted on the thread pool with the GIL released, then dropped. Training runs on a
@@ -17,6 +18,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyDict;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
+use tokensmith_core::trainers::sp_bpe;
 use tokensmith_core::trainers::unigram::{
     train, Event, Normalization, SentenceCounter, UnigramConfig, WordTable,
 };
@@ -39,7 +41,7 @@ use crate::sentencepiece::CoreSentencePiece;
     split_by_whitespace=true, split_by_unicode_script=true, split_by_number=true,
     treat_whitespace_as_suffix=false, add_dummy_prefix=true, remove_extra_whitespaces=true,
     normalization_rule_name="nmt_nfkc", num_threads=0, progress=None, chunk_size=4096,
-    weighted=false
+    weighted=false, model_type="unigram"
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_unigram(
@@ -71,7 +73,19 @@ pub fn train_unigram(
     progress: Option<Py<PyAny>>,
     chunk_size: usize,
     weighted: bool,
+    model_type: &str,
 ) -> PyResult<CoreSentencePiece> {
+    let bpe = match model_type {
+        "unigram" => false,
+        "bpe" => true,
+        other => {
+            return Err(new_error(
+                py,
+                "UnsupportedFeatureError",
+                format!("model_type={other:?} is not supported; use \"unigram\" or \"bpe\""),
+            ))
+        }
+    };
     let config = UnigramConfig {
         vocab_size,
         character_coverage,
@@ -113,7 +127,7 @@ pub fn train_unigram(
             ("words", words.words.len() as f64),
         ],
     )?;
-    let proto = run_training(py, &config, words, progress.as_ref())?;
+    let proto = run_training(py, &config, words, progress.as_ref(), bpe)?;
     let processor = py
         .detach(|| SentencePieceProcessor::from_proto(proto))
         .py_err(py)?;
@@ -172,8 +186,9 @@ fn run_training(
     config: &UnigramConfig,
     words: WordTable,
     progress: Option<&Py<PyAny>>,
+    bpe: bool,
 ) -> PyResult<tokensmith_core::formats::sentencepiece_model::ModelProto> {
-    let (tx, rx) = channel::<Event>();
+    let (tx, rx) = channel::<Progress>();
     // A receiver is not Sync; the lock lets the GIL-free wait borrow it.
     let rx = Mutex::new(rx);
     let stop = AtomicBool::new(false);
@@ -181,15 +196,24 @@ fn run_training(
     let outcome = std::thread::scope(|scope| {
         let worker = scope.spawn(|| {
             let tx = tx;
-            let mut on_event = |event: &Event| {
-                let _ = tx.send(event.clone());
+            let go_on = || {
                 if stop.load(Ordering::Relaxed) {
                     ControlFlow::Break(())
                 } else {
                     ControlFlow::Continue(())
                 }
             };
-            train(config, words, &mut on_event)
+            if bpe {
+                sp_bpe::train(config, words, &mut |event: &sp_bpe::Event| {
+                    let _ = tx.send(Progress::Bpe(event.clone()));
+                    go_on()
+                })
+            } else {
+                train(config, words, &mut |event: &Event| {
+                    let _ = tx.send(Progress::Unigram(event.clone()));
+                    go_on()
+                })
+            }
         });
         loop {
             match py.detach(|| {
@@ -228,7 +252,7 @@ fn run_training(
             py,
             "InternalError",
             format!(
-                "the Unigram trainer stopped on an internal error ({what}); this is a bug in \
+                "the trainer stopped on an internal error ({what}); this is a bug in \
                  tokensmith: please report it with the options and, if you can, the corpus"
             ),
         )
@@ -238,48 +262,68 @@ fn run_training(
         None => Err(new_error(
             py,
             "InternalError",
-            "the Unigram trainer stopped without a result or an error".into(),
+            "the trainer stopped without a result or an error".into(),
         )),
     }
 }
 
-fn deliver(py: Python<'_>, progress: Option<&Py<PyAny>>, event: &Event) -> PyResult<()> {
+/// A progress event of either trainer.
+enum Progress {
+    Unigram(Event),
+    Bpe(sp_bpe::Event),
+}
+
+fn deliver(py: Python<'_>, progress: Option<&Py<PyAny>>, event: &Progress) -> PyResult<()> {
+    let (kind, values) = describe(event);
+    report(py, progress, kind, &values)
+}
+
+/// The kind and numbers the progress callback gets for `event`.
+fn describe(event: &Progress) -> (&'static str, Vec<(&'static str, f64)>) {
+    use sp_bpe::Event as Bpe;
     match *event {
-        Event::Seeded {
+        Progress::Unigram(Event::Seeded {
             words,
             required_chars,
             pieces,
             rounds,
-        } => report(
-            py,
-            progress,
+        }) => (
             "seeded",
-            &[
+            vec![
                 ("words", words as f64),
                 ("required_chars", required_chars as f64),
                 ("pieces", pieces as f64),
                 ("rounds", rounds as f64),
             ],
         ),
-        Event::EmRound {
+        Progress::Unigram(Event::EmRound {
             round,
             pieces,
             objective,
             tokens,
-        } => report(
-            py,
-            progress,
+        }) => (
             "em_round",
-            &[
+            vec![
                 ("round", round as f64),
                 ("pieces", pieces as f64),
                 ("objective", objective),
                 ("tokens", tokens as f64),
             ],
         ),
-        Event::Pruned { pieces } => report(py, progress, "pruned", &[("pieces", pieces as f64)]),
-        Event::Finished { pieces } => {
-            report(py, progress, "finished", &[("pieces", pieces as f64)])
+        Progress::Unigram(Event::Pruned { pieces }) => ("pruned", vec![("pieces", pieces as f64)]),
+        Progress::Bpe(Bpe::Started {
+            words,
+            required_chars,
+        }) => (
+            "started",
+            vec![
+                ("words", words as f64),
+                ("required_chars", required_chars as f64),
+            ],
+        ),
+        Progress::Bpe(Bpe::Merged { pieces }) => ("merged", vec![("pieces", pieces as f64)]),
+        Progress::Unigram(Event::Finished { pieces }) | Progress::Bpe(Bpe::Finished { pieces }) => {
+            ("finished", vec![("pieces", pieces as f64)])
         }
     }
 }

@@ -27,6 +27,7 @@ pub mod counts_format;
 pub mod extend;
 pub mod merge_loop;
 mod setters;
+pub mod sp_bpe;
 pub mod unigram;
 pub mod word_counts;
 

@@ -109,6 +109,15 @@ pub fn meta_pieces(config: &UnigramConfig) -> FxHashMap<usize, (String, PieceTyp
 
 /// The model: meta pieces at their ids, learned pieces in the other ids, and the specs.
 pub fn build_proto(config: &UnigramConfig, learned: Vec<(String, f64)>) -> Result<ModelProto> {
+    build_proto_as(config, learned, ModelType::Unigram)
+}
+
+/// [`build_proto`] for a model of type `model_type`.
+pub fn build_proto_as(
+    config: &UnigramConfig,
+    learned: Vec<(String, f64)>,
+    model_type: ModelType,
+) -> Result<ModelProto> {
     let meta = meta_pieces(config);
     let total = meta.len() + learned.len();
     let mut learned = learned.into_iter();
@@ -132,7 +141,7 @@ pub fn build_proto(config: &UnigramConfig, learned: Vec<(String, f64)>) -> Resul
         }
     }
     let trainer_spec = TrainerSpec {
-        model_type: ModelType::Unigram,
+        model_type,
         vocab_size: pieces.len() as i32,
         byte_fallback: config.byte_fallback,
         split_digits: config.split_digits,

@@ -12,6 +12,7 @@
 
 use std::ops::ControlFlow;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::config::UnigramConfig;
@@ -49,8 +50,12 @@ pub enum Event {
     Finished { pieces: usize },
 }
 
-/// Runs `f` on a rayon pool of `threads` threads (0: one per core).
+/// Runs `f` on a rayon pool of `threads` threads (0: the per-process pool of
+/// [`crate::parallel::install`], one thread per core).
 pub fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> Result<R> {
+    if threads == 0 {
+        return Ok(crate::parallel::install(f));
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -64,13 +69,48 @@ pub fn train(
     words: WordTable,
     on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
 ) -> Result<Option<ModelProto>> {
+    checked_run(config, words, |words| train_here(config, words, on_event))
+}
+
+/// Checks `config` and that there are `words`, then runs `train` on them on
+/// `config.num_threads` threads.
+pub fn checked_run<R: Send>(
+    config: &UnigramConfig,
+    words: WordTable,
+    train: impl FnOnce(Vec<(String, u64)>) -> Result<R> + Send,
+) -> Result<R> {
     config.validate()?;
     if words.is_empty() {
         return Err(Error::EmptyCorpus);
     }
-    with_threads(config.num_threads, || {
-        train_here(config, words.words, on_event)
-    })?
+    with_threads(config.num_threads, || train(words.words))?
+}
+
+/// Characters with their counts.
+pub type Alphabet = Vec<(char, u64)>;
+
+/// The alphabet of `words` (see [`required_chars`]) and the words with every other
+/// character replaced by U+2585; an error when the alphabet and the meta pieces leave fewer
+/// than `min_learned` of the `vocab_size` pieces to learn.
+pub fn alphabet_and_words(
+    config: &UnigramConfig,
+    words: Vec<(String, u64)>,
+    min_learned: usize,
+) -> Result<(Alphabet, Vec<(String, u64)>)> {
+    let meta = config.meta_piece_count();
+    let required = required_chars(&words, config.character_coverage, &config.required_chars);
+    if required.len() + meta + min_learned > config.vocab_size {
+        return Err(Error::InvalidOption(format!(
+            "vocab_size={} is too small: the corpus needs {} characters (character_coverage={}) \
+             plus {meta} meta pieces; use vocab_size >= {}, or lower character_coverage",
+            config.vocab_size,
+            required.len(),
+            config.character_coverage,
+            required.len() + meta + min_learned
+        )));
+    }
+    let words = replace_rare_chars(words, &required);
+    Ok((required, words))
 }
 
 fn train_here(
@@ -79,18 +119,7 @@ fn train_here(
     on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
 ) -> Result<Option<ModelProto>> {
     let meta = config.meta_piece_count();
-    let required = required_chars(&words, config.character_coverage, &config.required_chars);
-    if required.len() + meta >= config.vocab_size {
-        return Err(Error::InvalidOption(format!(
-            "vocab_size={} is too small: the corpus needs {} characters (character_coverage={}) \
-             plus {meta} meta pieces; use vocab_size > {}, or lower character_coverage",
-            config.vocab_size,
-            required.len(),
-            config.character_coverage,
-            required.len() + meta
-        )));
-    }
-    let words = replace_rare_chars(words, &required);
+    let (required, words) = alphabet_and_words(config, words, 1)?;
     let rules = PieceRules::from_config(config);
     // A required character the corpus lacks has no count to seed with; it joins the
     // vocabulary at the end (`final_pieces`).
@@ -194,14 +223,27 @@ fn estimate_rounds(seeds: usize, desired: usize, config: &UnigramConfig) -> usiz
 /// `coverage`. So forced characters are dropped too once coverage is reached (only possible
 /// when they alone cover that much). Spaces, NUL and U+2585 never count.
 pub fn required_chars(words: &[(String, u64)], coverage: f64, forced: &[char]) -> Vec<(char, u64)> {
-    let mut counts: FxHashMap<char, u64> = FxHashMap::default();
-    for (w, n) in words {
-        for c in w.chars() {
-            if c != ' ' && c != '\0' && c != UNK_CHAR {
-                *counts.entry(c).or_insert(0) += n;
-            }
-        }
-    }
+    let mut counts: FxHashMap<char, u64> = crate::parallel::install(|| {
+        words
+            .par_iter()
+            .fold(
+                FxHashMap::default,
+                |mut counts: FxHashMap<char, u64>, (w, n)| {
+                    for c in w.chars() {
+                        if c != ' ' && c != '\0' && c != UNK_CHAR {
+                            *counts.entry(c).or_insert(0) += n;
+                        }
+                    }
+                    counts
+                },
+            )
+            .reduce(FxHashMap::default, |mut a, b| {
+                for (c, n) in b {
+                    *a.entry(c).or_insert(0) += n;
+                }
+                a
+            })
+    });
     let all: u64 = counts.values().sum();
     let by_count = |a: &(char, u64), b: &(char, u64)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
     let mut forced: Vec<char> = forced
@@ -236,20 +278,33 @@ pub fn required_chars(words: &[(String, u64)], coverage: f64, forced: &[char]) -
 /// ordered by count (descending), then by word.
 fn replace_rare_chars(words: Vec<(String, u64)>, required: &[(char, u64)]) -> Vec<(String, u64)> {
     let keep: rustc_hash::FxHashSet<char> = required.iter().map(|c| c.0).collect();
-    if words
-        .iter()
-        .all(|(w, _)| w.chars().all(|c| keep.contains(&c)))
-    {
+    let rare = |w: &String| w.chars().any(|c| !keep.contains(&c));
+    if !crate::parallel::install(|| words.par_iter().any(|(w, _)| rare(w))) {
         return words;
     }
-    let replaced = words.into_iter().map(|(w, n)| {
+    // Only the words with a rare character change. They hold U+2585 afterwards and the others
+    // never do (sentences holding it are skipped), so the two sorted lists just interleave.
+    let (changed, kept): (Vec<_>, Vec<_>) = words.into_iter().partition(|(w, _)| rare(w));
+    let replaced = changed.into_iter().map(|(w, n)| {
         let w: String = w
             .chars()
             .map(|c| if keep.contains(&c) { c } else { UNK_CHAR })
             .collect();
         (w, n)
     });
-    WordTable::from_counts(replaced).words
+    let replaced = WordTable::from_counts(replaced).words;
+    let mut out = Vec::with_capacity(kept.len() + replaced.len());
+    let (mut a, mut b) = (kept.into_iter().peekable(), replaced.into_iter().peekable());
+    loop {
+        let take_a = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)).is_le(),
+            (Some(_), None) => true,
+            (None, Some(_)) => false,
+            (None, None) => break,
+        };
+        out.extend(if take_a { a.next() } else { b.next() });
+    }
+    out
 }
 
 #[cfg(test)]

@@ -1,0 +1,41 @@
+//! sentencepiece's BPE trainer (`model_type=bpe`): from the same word table as the Unigram
+//! trainer to a `ModelProto` whose pieces, scores and order are sentencepiece's.
+//!
+//! ```text
+//! sentences ─► SentenceCounter (shared with Unigram) ─► WordTable ─► train:
+//!   required chars ─► Symbols (chars, pairs) ─► loop { Active::best ─► merge_word } ─► ModelProto
+//! ```
+//!
+//! One concept per file: [`symbols`] (every character and pair, in the states of
+//! sentencepiece's symbol cache), [`words`] (merging a pair in one word), [`active`] (the
+//! pairs each step chooses among, and the choice) and the driver [`trainer`].
+//! `docs/sp_bpe_trainer.md` gives the algorithm and how it is made fast.
+//!
+//! ```
+//! use std::ops::ControlFlow;
+//! use tokensmith_core::trainers::sp_bpe::train;
+//! use tokensmith_core::trainers::unigram::{SentenceCounter, UnigramConfig};
+//!
+//! let config = UnigramConfig::new(20);
+//! let mut counter = SentenceCounter::new(&config).unwrap();
+//! counter.add_texts(&["the cat sat on the mat", "the dog sat on the log"]);
+//! let proto = train(&config, counter.finish(), &mut |_| ControlFlow::Continue(()))
+//!     .unwrap()
+//!     .unwrap();
+//! let pieces: Vec<&str> = proto.pieces.iter().map(|p| p.piece.as_str()).collect();
+//! // "▁the" is "▁t" + "he"; each piece scores minus its index among the learned ones.
+//! assert_eq!(pieces[..8], ["<unk>", "<s>", "</s>", "at", "he", "▁t", "▁the", "▁"]);
+//! assert_eq!(proto.pieces[4].score, -1.0);
+//! ```
+//!
+//! Not handled: sentencepiece's `pretokenization_delimiter` and training-time pretokenizer.
+
+pub mod active;
+pub mod symbols;
+pub mod trainer;
+pub mod words;
+
+pub use active::Active;
+pub use symbols::{State, Symbols, NONE};
+pub use trainer::{train, Event};
+pub use words::{merge_word, Change};

@@ -1,0 +1,274 @@
+//! The BPE training loop, in sentencepiece's order (`bpe_model_trainer.cc`):
+//!
+//! ```text
+//! words ─► required characters (character_coverage) ─► rare characters become U+2585
+//!       ─► every adjacent pair ─► repeat until vocab_size − meta − characters pieces {
+//!              every 100 pieces: refresh the active set
+//!              best active pair; a text seen before is dropped, else it is the next piece
+//!              (score −its index) and is merged in every word it occurs in }
+//!       ─► the required characters, most frequent first, scored on ─► ModelProto
+//! ```
+//!
+//! The words are merged on `num_threads` threads (the per-process pool when 0); the result
+//! does not depend on that number.
+
+use std::ops::ControlFlow;
+
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::active::Active;
+use super::symbols::{State, Symbols};
+use super::words::{merge_word_into, Change};
+use crate::error::{Error, Result};
+use crate::formats::sentencepiece_model::{ModelProto, ModelType};
+use crate::trainers::unigram::finalize::build_proto_as;
+use crate::trainers::unigram::trainer::{alphabet_and_words, checked_run};
+use crate::trainers::unigram::{PieceRules, UnigramConfig, WordTable};
+
+/// Pieces between refreshes of the active set.
+const REFRESH_EVERY: usize = 100;
+/// Words merged on one thread below this many.
+const PARALLEL_WORDS: usize = 256;
+/// Words per task when merging on the pool.
+const WORDS_PER_TASK: usize = 64;
+
+/// Progress reports, in the order they happen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The words and their pairs are ready.
+    Started { words: usize, required_chars: usize },
+    /// Another `REFRESH_EVERY` pieces are learned.
+    Merged { pieces: usize },
+    /// The final vocabulary is chosen.
+    Finished { pieces: usize },
+}
+
+/// Trains a BPE model on `words`. See the module documentation.
+pub fn train(
+    config: &UnigramConfig,
+    words: WordTable,
+    on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
+) -> Result<Option<ModelProto>> {
+    checked_run(config, words, |words| train_here(config, words, on_event))
+}
+
+fn train_here(
+    config: &UnigramConfig,
+    words: Vec<(String, u64)>,
+    on_event: &mut (dyn FnMut(&Event) -> ControlFlow<()> + Send),
+) -> Result<Option<ModelProto>> {
+    let meta = config.meta_piece_count();
+    let (required, words) = alphabet_and_words(config, words, 0)?;
+    if on_event(&Event::Started {
+        words: words.len(),
+        required_chars: required.len(),
+    })
+    .is_break()
+    {
+        return Ok(None);
+    }
+    let mut state = Merger::new(PieceRules::from_config(config), &words);
+    let wanted = config.vocab_size - meta - required.len();
+    let mut learned: Vec<(String, f64)> = Vec::with_capacity(config.vocab_size);
+    let mut seen: FxHashSet<String> = FxHashSet::default();
+    while learned.len() < wanted {
+        if learned.len().is_multiple_of(REFRESH_EVERY) {
+            state.active.refresh(&state.symbols);
+        }
+        let Some(best) = state.active.best(&state.symbols) else {
+            break;
+        };
+        let text = state.symbols.text(best);
+        if seen.contains(&text) {
+            state.symbols.erase(best);
+            state.active.remove(best);
+            continue;
+        }
+        seen.insert(text.clone());
+        learned.push((text, -(learned.len() as f32) as f64));
+        state.merge(best);
+        if learned.len().is_multiple_of(REFRESH_EVERY)
+            && on_event(&Event::Merged {
+                pieces: learned.len(),
+            })
+            .is_break()
+        {
+            return Ok(None);
+        }
+    }
+    if learned.len() < wanted {
+        return Err(Error::InvalidOption(format!(
+            "vocab_size={} is too large for this corpus: it yields at most {} pieces (meta \
+             pieces included); use vocab_size <= {0} or give more text",
+            config.vocab_size,
+            learned.len() + meta + required.len()
+        )));
+    }
+    let mut chars = required;
+    chars.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    for (c, _) in chars {
+        let score = -(learned.len() as f32) as f64;
+        learned.push((c.to_string(), score));
+    }
+    let proto = build_proto_as(config, learned, ModelType::Bpe)?;
+    let _ = on_event(&Event::Finished {
+        pieces: proto.pieces.len(),
+    });
+    Ok(Some(proto))
+}
+
+/// The words, the symbols and the active set, changed together by each merge.
+struct Merger {
+    symbols: Symbols,
+    active: Active,
+    words: Vec<Vec<u32>>,
+    counts: Vec<u64>,
+}
+
+impl Merger {
+    /// Every word spelled in characters, and every adjacent pair counted.
+    fn new(rules: PieceRules, table: &[(String, u64)]) -> Self {
+        let mut symbols = Symbols::new(rules);
+        let mut alphabet: Vec<char> = table
+            .par_iter()
+            .fold(FxHashSet::default, |mut set, (w, _)| {
+                set.extend(w.chars());
+                set
+            })
+            .reduce(FxHashSet::default, |mut a, b| {
+                a.extend(b);
+                a
+            })
+            .into_iter()
+            .collect();
+        alphabet.sort_unstable();
+        for &c in &alphabet {
+            symbols.char_id(c);
+        }
+        let ids: Vec<u32> = alphabet.iter().map(|&c| symbols.char_id(c)).collect();
+        let words: Vec<Vec<u32>> = table
+            .par_iter()
+            .map(|(w, _)| {
+                w.chars()
+                    .map(|c| ids[alphabet.binary_search(&c).unwrap_or(0)])
+                    .collect()
+            })
+            .collect();
+        let counts: Vec<u64> = table.iter().map(|(_, n)| *n).collect();
+        let mut active = Active::default();
+        for (wid, word) in words.iter().enumerate() {
+            for pair in word.windows(2) {
+                if let Some(id) = symbols.lookup(pair[0], pair[1]) {
+                    symbols.add(id, counts[wid], wid as u32);
+                    active.insert(id);
+                }
+            }
+        }
+        Self {
+            symbols,
+            active,
+            words,
+            counts,
+        }
+    }
+
+    /// Merges `best` in every word it occurs in, then takes it out of the cache.
+    ///
+    /// The changes are summed per pair first. New pairs are made in the order they first
+    /// appear (word by word, as sentencepiece makes them), before the lost occurrences are
+    /// taken off: a pair made and lost again in one word then ends at count 0, in the cache.
+    fn merge(&mut self, best: u32) {
+        let changes = self.merge_words(best);
+        let mut gained: FxHashMap<(u32, u32), usize> = FxHashMap::default();
+        let mut gains: Vec<((u32, u32), u64, Vec<u32>)> = Vec::new();
+        let mut lost: FxHashMap<(u32, u32), u64> = FxHashMap::default();
+        for (wid, change) in changes {
+            let weight = self.counts[wid as usize];
+            match change {
+                Change::Lost(a, b) => *lost.entry((a, b)).or_insert(0) += weight,
+                Change::Gained(a, b) => {
+                    let at = *gained.entry((a, b)).or_insert_with(|| {
+                        gains.push(((a, b), 0, Vec::new()));
+                        gains.len() - 1
+                    });
+                    let (_, total, words) = &mut gains[at];
+                    *total += weight;
+                    if words.last() != Some(&wid) {
+                        words.push(wid);
+                    }
+                }
+            }
+        }
+        let mut touched: Vec<u32> = Vec::new();
+        for ((a, b), weight, words) in gains {
+            if let Some(id) = self.symbols.lookup(a, b) {
+                if self.symbols.state[id as usize] != State::Live {
+                    self.symbols.revive(id);
+                }
+                self.symbols.add_words(id, weight, &words);
+                self.active.insert(id);
+                touched.push(id);
+            }
+        }
+        let mut lost: Vec<((u32, u32), u64)> = lost.into_iter().collect();
+        // Looking a pair up can bring an erased one back; the order does not change ids.
+        lost.sort_unstable();
+        for ((a, b), weight) in lost {
+            if let Some(id) = self.symbols.lookup(a, b) {
+                if id != best {
+                    self.symbols.remove(id, weight);
+                    touched.push(id);
+                }
+            }
+        }
+        self.symbols.erase(best);
+        self.active.remove(best);
+        touched.sort_unstable();
+        touched.dedup();
+        for id in touched {
+            self.active.update(&self.symbols, id);
+        }
+    }
+
+    /// Merges the parts of `best` in every word it occurs in; the changes, by word.
+    fn merge_words(&mut self, best: u32) -> Vec<(u32, Change)> {
+        let (left, right) = self.symbols.parts_of(best);
+        let occurrences = std::mem::take(&mut self.symbols.occurrences[best as usize]);
+        let mut changes: Vec<(u32, Change)> = Vec::new();
+        let mut buf: Vec<Change> = Vec::new();
+        if occurrences.len() < PARALLEL_WORDS {
+            for &wid in &occurrences {
+                buf.clear();
+                merge_word_into(&mut self.words[wid as usize], left, right, best, &mut buf);
+                changes.extend(buf.iter().map(|&c| (wid, c)));
+            }
+            return changes;
+        }
+        // The words are moved out (not copied), merged in chunks on the pool, and put back.
+        let mut taken: Vec<(u32, Vec<u32>)> = occurrences
+            .iter()
+            .map(|&wid| (wid, std::mem::take(&mut self.words[wid as usize])))
+            .collect();
+        let parts: Vec<Vec<(u32, Change)>> = taken
+            .par_chunks_mut(WORDS_PER_TASK)
+            .map(|chunk| {
+                let mut out = Vec::new();
+                let mut buf = Vec::new();
+                for (wid, word) in chunk {
+                    buf.clear();
+                    merge_word_into(word, left, right, best, &mut buf);
+                    out.extend(buf.iter().map(|&c| (*wid, c)));
+                }
+                out
+            })
+            .collect();
+        for (wid, word) in taken {
+            self.words[wid as usize] = word;
+        }
+        for part in parts {
+            changes.extend(part);
+        }
+        changes
+    }
+}
