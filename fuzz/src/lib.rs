@@ -16,8 +16,11 @@ pub mod special_split;
 pub mod tiktoken_file;
 pub mod tokenizer_json;
 
+/// The entry point of a target: arbitrary bytes in, a panic only on a bug.
+pub type Run = fn(&[u8]);
+
 /// Every target, by name, as `make fuzz` and the corpus replay know them.
-pub const TARGETS: [(&str, fn(&[u8])); 6] = [
+pub const TARGETS: [(&str, Run); 6] = [
     ("encode", encode::run),
     ("model_file", model_file::run),
     ("sp_normalizer", sp_normalizer::run),
