@@ -1,6 +1,7 @@
-"""Ctrl-C reaches Python during long Rust loops: batch encoding (one thread or several) and
-the counting pass of training see a pending SIGINT between chunks of work and raise
-KeyboardInterrupt, instead of finishing a run of a minute first.
+"""Ctrl-C reaches Python during long Rust loops: batch encoding (to lists or to a numpy
+buffer, one thread or several) and the counting pass of training see a pending SIGINT between
+chunks of work and raise KeyboardInterrupt, instead of finishing a run of a minute first.
+(``encode_dataset`` encodes in batches of at most 4 MiB of text, with Python between them.)
 
 Each case runs in a child process on the same text repeated (the list holds one string many
 times, so it costs no memory), long enough that finishing it would take far longer than the
@@ -26,6 +27,7 @@ enc = tokensmith.get_encoding("cl100k_base")
 calls = {{
     "batch-1": lambda: enc.encode_ordinary_batch(texts, num_threads=1),
     "batch-2": lambda: enc.encode_batch(texts, num_threads=2),
+    "numpy": lambda: enc.encode_ordinary_batch_to_numpy(texts, num_threads=2),
     "train": lambda: tokensmith.train_bpe(texts, vocab_size=400),
 }}
 print("started", file=sys.stderr, flush=True)
@@ -42,7 +44,7 @@ print("finished", flush=True)
 BOUND = 8.0
 
 
-@pytest.mark.parametrize("case", ["batch-1", "batch-2", "train"])
+@pytest.mark.parametrize("case", ["batch-1", "batch-2", "numpy", "train"])
 def test_ctrl_c_interrupts_a_long_rust_loop(case: str) -> None:
     script = SCRIPT.format(corpus=str(DATA / "multilingual.txt"), case=case)
     proc = subprocess.Popen(

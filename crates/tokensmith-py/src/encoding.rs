@@ -139,16 +139,22 @@ impl CoreEncoding {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
         let enc = &self.inner;
         // Each thread appends the ids of a whole range of texts to one growing buffer, so
-        // the only copy left is the one into the bytes object.
-        let all = py
-            .detach(|| {
-                parallel::map_concat(&texts, num_threads, |t, out| {
-                    // About 4 bytes of text per id: one growth of the buffer per text at most.
-                    out.reserve(t.len() / 3 + 1);
-                    enc.encode_into(t, &policy, out)
+        // the only copy left is the one into the bytes object. Slice by slice, so that
+        // Ctrl-C (a pending signal) stops the batch within one slice.
+        let mut all = parallel::Concat::default();
+        for range in signal_slices::slices(&texts, signal_slices::SLICE_BYTES) {
+            py.check_signals()?;
+            let part = py
+                .detach(|| {
+                    parallel::map_concat(&texts[range], num_threads, |t, out| {
+                        // About 4 bytes of text per id: one growth of the buffer per text.
+                        out.reserve(t.len() / 3 + 1);
+                        enc.encode_into(t, &policy, out)
+                    })
                 })
-            })
-            .py_err(py)?;
+                .py_err(py)?;
+            all.append(part);
+        }
         let offsets: Vec<u64> = all.offsets().map(|o| o as u64).collect();
         let flat = PyBytes::new_with(py, all.len() * 4, |buf| {
             py.detach(|| {
