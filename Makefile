@@ -7,7 +7,7 @@ DEPS    := $(VENV)/.deps-installed
 BUILT   := $(VENV)/.built
 REAL    := $(VENV)/real-tokenizers/SOURCES.json
 
-.PHONY: run test bench lint build rust-test py-test browser clean
+.PHONY: run test bench lint build rust-test py-test browser clean fuzz
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -63,6 +63,28 @@ lint: $(DEPS)
 	cargo clippy -p tokensmith-core -p tokensmith-py --all-targets -- -D warnings
 	$(VENV)/bin/ruff check python tests benchmarks scripts
 	$(VENV)/bin/mypy
+
+# Coverage-guided fuzzing of the core's readers and encoders (fuzz/), each target for
+# FUZZ_SECONDS. cargo-fuzz is installed under target/; RUSTC_BOOTSTRAP lets the stable
+# toolchain take the flags it passes, and `-s none` needs no sanitizer runtime. New inputs go
+# to target/fuzz-corpus/; a crash is saved under fuzz/artifacts/: fix it, then commit the input
+# to fuzz/regressions/<target>/, which `make test` replays (crates/tokensmith-core/tests/fuzz_corpus.rs).
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= encode model_file sp_normalizer special_split tiktoken_file tokenizer_json
+CARGO_FUZZ   := target/fuzz-tools/bin/cargo-fuzz
+
+$(CARGO_FUZZ):
+	cargo install cargo-fuzz --version 0.13.2 --locked --root target/fuzz-tools
+
+fuzz: $(CARGO_FUZZ)
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p target/fuzz-corpus/$$t fuzz/regressions/$$t; \
+		echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \
+		RUSTC_BOOTSTRAP=1 $(CARGO_FUZZ) fuzz run -s none $$t \
+			target/fuzz-corpus/$$t fuzz/seeds/$$t fuzz/regressions/$$t -- \
+			-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			|| exit 1; \
+	done
 
 clean:
 	rm -rf $(VENV) target

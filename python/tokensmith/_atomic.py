@@ -27,6 +27,8 @@ from os import PathLike
 from pathlib import Path
 from typing import BinaryIO
 
+from tokensmith._free_space import LARGE_WRITE, check_free_space, full_disk_error
+
 
 def temporary_name(final: Path) -> Path:
     """Where :class:`AtomicFile` writes ``final`` before renaming it."""
@@ -46,13 +48,29 @@ class AtomicFile:
         self.file: BinaryIO = open(self.tmp, "wb")  # noqa: SIM115 - closed by sync/abort
 
     def write(self, data: bytes | memoryview) -> None:
-        self.file.write(data)
+        """Writes ``data``; a large write first checks that the disk has room for it.
+
+        Raises:
+            OutputWriteError: the disk is full, or too full for a large write (the message
+                names the destination).
+        """
+        size = memoryview(data).nbytes
+        if size >= LARGE_WRITE:
+            check_free_space(self.final, size)
+        try:
+            self.file.write(data)
+        except OSError as e:
+            raise full_disk_error(self.final, e) from e
 
     def sync(self) -> None:
         """Flushes and fsyncs the temporary file, then closes it."""
-        self.file.flush()
-        os.fsync(self.file.fileno())
-        self.file.close()
+        try:
+            self.file.flush()
+            os.fsync(self.file.fileno())
+        except OSError as e:
+            raise full_disk_error(self.final, e) from e
+        finally:
+            self.file.close()
 
     def commit(self) -> None:
         """Renames the synced temporary over the final name."""

@@ -109,7 +109,7 @@ def quickstart(
             "sample, neither of which they saw in training.",
         ]
         out.mkdir(parents=True, exist_ok=True)
-        encoding.save(out / "bpe.json")
+        encoding.save(out / "bpe.json", overwrite=True)
         unigram.save(out / "unigram.model")
         write_outputs(report, out, "-" if as_json else None, console)
     err_console.print(f"quickstart took {time.perf_counter() - start:.1f} s", highlight=False)

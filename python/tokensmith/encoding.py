@@ -444,15 +444,19 @@ class Encoding:
             **variables,
         )
 
-    def save(self, path: str | PathLike[str]) -> None:
+    def save(self, path: str | PathLike[str], *, overwrite: bool = False) -> None:
         """Writes the encoding; the format follows the path (see :func:`tokensmith.save`).
 
         ``NAME.tiktoken`` (+ ``NAME.tiktoken.json``), ``NAME.json`` (HF ``tokenizer.json``) or a
         directory (``vocab.json`` + ``merges.txt``). Each file is written atomically.
+
+        Raises:
+            OutputDirError: a file it would write exists and ``overwrite`` is false (checked
+                before anything is written).
         """
         from tokensmith.io import save
 
-        save(self, path)
+        save(self, path, overwrite=overwrite)
 
     def pre_tokenize(self, text: str) -> list[str]:
         """The pieces the split pattern cuts ``text`` into, before BPE.

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import click
 import pytest
+import typer
 from tokensmith.cli import app
 from typer.testing import CliRunner
 
@@ -31,11 +33,40 @@ CASES = [
     ["train", "unigram", MISSING, "-v", "30", "-o", "{tmp}/x.model"],
     ["train", "unigram", CORPUS, "-v", "30", "-o", "{tmp}/x.model", "--input-format", "csv"],
     ["train", "wordpiece", MISSING, "-v", "100", "-o", "{tmp}/wp"],
+    ["convert", "no-such-tokenizer", "{tmp}/out.json"],
+    ["convert", "cl100k_base", "{tmp}/out.unknown-format"],
+    ["convert", "{tmp}/corrupt.json", "{tmp}/out.tiktoken"],
+    ["fingerprint", "no-such-tokenizer"],
+    ["fingerprint", "{tmp}/corrupt.json"],
+    ["diff", "no-such-tokenizer", "cl100k_base"],
+    ["diff", "cl100k_base", "{tmp}/corrupt.json"],
+    ["serve", "--port", "99999"],
+    ["serve", "--host", "0.0.0.0"],
+    ["serve", "--dir", "/nonexistent/folder"],
+    ["serve", "no-such-tokenizer"],
 ]
 
 
-@pytest.mark.parametrize("args", CASES, ids=lambda a: " ".join(a[:2]))
+def _command_names(group: click.Command, prefix: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+    names = set()
+    for name, command in getattr(group, "commands", {}).items():
+        if getattr(command, "commands", None):
+            names |= _command_names(command, (*prefix, name))
+        else:
+            names.add((*prefix, name))
+    return names
+
+
+def test_every_command_has_a_bad_input_case():
+    commands = _command_names(typer.main.get_group(app))
+    assert {("serve",), ("train", "bpe"), ("train", "unigram")} <= commands
+    covered = {tuple(args[:2]) if args[0] == "train" else (args[0],) for args in CASES}
+    assert commands - covered == set()
+
+
+@pytest.mark.parametrize("args", CASES, ids=lambda a: " ".join(a[:3]))
 def test_bad_input_gives_an_exit_code_and_no_traceback(tmp_path, args):
+    (tmp_path / "corrupt.json").write_text('{"model": {"type": "BPE", "vocab": [', "utf-8")
     argv = [a.replace("{tmp}", str(tmp_path)) for a in args]
     result = CliRunner().invoke(app, argv)
     # An exception the command did not handle would print a traceback in a real run.

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
 import inspect
+import pkgutil
 from pathlib import Path
 
 import pytest
@@ -46,6 +48,40 @@ def test_every_public_error_is_a_tokensmith_error_and_a_builtin(cls):
         generic = (Exception, BaseException, object)
         builtin_bases = [b for b in cls.__mro__ if b.__module__ == "builtins" and b not in generic]
         assert builtin_bases, f"{cls.__name__} derives from no built-in a user would catch"
+
+
+# Control flow inside one module that never reaches a caller: the chat renderer turns a
+# BudgetExceeded into a ChatTemplateError, and the playground turns a BadRequest into an HTTP
+# error response.
+INTERNAL = {"tokensmith.chat.budget.BudgetExceeded", "tokensmith.serve.routes.BadRequest"}
+
+
+def _errors_defined_across_the_package() -> set[type[BaseException]]:
+    found = set()
+    for info in pkgutil.walk_packages(tokensmith.__path__, "tokensmith."):
+        if info.name.endswith("__main__"):  # runs the CLI when imported
+            continue
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if (
+                inspect.isclass(value)
+                and issubclass(value, BaseException)
+                and not issubclass(value, Warning)
+                and value.__module__.startswith("tokensmith")
+            ):
+                found.add(value)
+    return found
+
+
+def test_every_error_class_of_the_package_is_a_tokensmith_error():
+    found = _errors_defined_across_the_package()
+    assert errors.VocabFormatError in found
+    outside = {
+        f"{c.__module__}.{c.__qualname__}"
+        for c in found
+        if not issubclass(c, errors.TokensmithError)
+    }
+    assert outside == INTERNAL
 
 
 def test_everything_in_all_is_defined():

@@ -239,7 +239,7 @@ def test_failed_save_keeps_the_old_file(
 
     monkeypatch.setattr(os, "fsync", broken_fsync)
     with pytest.raises(OSError, match="disk full"):
-        trained.save(path)
+        trained.save(path, overwrite=True)
     assert path.read_text(encoding="utf-8") == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tokenizer.json"]
 

@@ -284,6 +284,38 @@ impl<U: Copy> Concat<U> {
     pub fn to_vec(&self) -> Vec<U> {
         self.runs.concat()
     }
+
+    /// Appends the outputs of `next`, a later batch of items: a batch run in slices (to
+    /// handle signals between them) ends as one [`Concat`].
+    ///
+    /// ```
+    /// use tokensmith_core::parallel::{map_concat, Concat};
+    /// let push = |w: &&str, out: &mut Vec<u8>| {
+    ///     out.extend(w.bytes());
+    ///     Ok::<(), ()>(())
+    /// };
+    /// let mut all = Concat::default();
+    /// all.append(map_concat(&["ab", ""], 2, push).unwrap());
+    /// all.append(map_concat(&["cde"], 2, push).unwrap());
+    /// assert_eq!(all.to_vec(), b"abcde");
+    /// assert_eq!(all.offsets().collect::<Vec<_>>(), [0, 2, 2, 5]);
+    /// ```
+    pub fn append(&mut self, next: Concat<U>) {
+        let base = self.len();
+        self.ends
+            .extend(next.ends.into_iter().map(|end| base + end));
+        self.runs.extend(next.runs);
+    }
+}
+
+impl<U> Default for Concat<U> {
+    /// No items.
+    fn default() -> Self {
+        Self {
+            runs: Vec::new(),
+            ends: Vec::new(),
+        }
+    }
 }
 
 /// One range of items done by [`map_concat`]: where it starts, each item's output length,

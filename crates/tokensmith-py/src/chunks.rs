@@ -6,6 +6,9 @@ use pyo3::pybacked::PyBackedStr;
 
 /// Calls `f` on consecutive chunks of `texts` (the last one may be short or empty); `f`
 /// returns false to stop early. A non-string item is a `TypeError` naming its index.
+///
+/// Pending signals are handled before each chunk: iterating a list from Rust runs no Python
+/// bytecode, so without the check Ctrl-C would wait for the whole input.
 pub fn for_each_chunk(
     texts: &Bound<'_, PyAny>,
     chunk_size: usize,
@@ -38,6 +41,7 @@ pub fn for_each_chunk_of<'py, T: for<'a> FromPyObject<'a, 'py>>(
         })?;
         chunk.push(value);
         if chunk.len() >= chunk_size.max(1) {
+            items.py().check_signals()?;
             let more = f(&chunk)?;
             chunk.clear();
             if !more {
@@ -45,6 +49,7 @@ pub fn for_each_chunk_of<'py, T: for<'a> FromPyObject<'a, 'py>>(
             }
         }
     }
+    items.py().check_signals()?;
     f(&chunk)?;
     Ok(())
 }

@@ -14,6 +14,7 @@ use tokensmith_core::{parallel, Encoding, SpecialPolicy};
 use crate::convert::{ids, policy, u32_bytes, u64_bytes};
 use crate::errors::IntoPyResult;
 use crate::int_cache::IntCache;
+use crate::signal_slices;
 
 #[pyclass(frozen, name = "CoreEncoding", module = "tokensmith._core")]
 pub struct CoreEncoding {
@@ -138,16 +139,22 @@ impl CoreEncoding {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
         let enc = &self.inner;
         // Each thread appends the ids of a whole range of texts to one growing buffer, so
-        // the only copy left is the one into the bytes object.
-        let all = py
-            .detach(|| {
-                parallel::map_concat(&texts, num_threads, |t, out| {
-                    // About 4 bytes of text per id: one growth of the buffer per text at most.
-                    out.reserve(t.len() / 3 + 1);
-                    enc.encode_into(t, &policy, out)
+        // the only copy left is the one into the bytes object. Slice by slice, so that
+        // Ctrl-C (a pending signal) stops the batch within one slice.
+        let mut all = parallel::Concat::default();
+        for range in signal_slices::slices(&texts, signal_slices::SLICE_BYTES) {
+            py.check_signals()?;
+            let part = py
+                .detach(|| {
+                    parallel::map_concat(&texts[range], num_threads, |t, out| {
+                        // About 4 bytes of text per id: one growth of the buffer per text.
+                        out.reserve(t.len() / 3 + 1);
+                        enc.encode_into(t, &policy, out)
+                    })
                 })
-            })
-            .py_err(py)?;
+                .py_err(py)?;
+            all.append(part);
+        }
         let offsets: Vec<u64> = all.offsets().map(|o| o as u64).collect();
         let flat = PyBytes::new_with(py, all.len() * 4, |buf| {
             py.detach(|| {
@@ -274,9 +281,11 @@ impl CoreEncoding {
     ) -> PyResult<Bound<'py, PyList>> {
         let enc = &self.inner;
         if parallel::effective_threads(num_threads) == 1 || texts.len() < 2 {
+            // Ctrl-C is seen between texts (a pending signal raises KeyboardInterrupt).
             let lists = texts
                 .iter()
                 .map(|t| {
+                    py.check_signals()?;
                     Ok(self
                         .list(py, &py.detach(|| enc.encode(t, policy)).py_err(py)?)?
                         .into_any())
@@ -285,30 +294,35 @@ impl CoreEncoding {
             return PyList::new(py, lists);
         }
         let out = PyList::new(py, (0..texts.len()).map(|_| py.None()))?;
-        // The failure of the first failing text in input order, whichever thread finished
-        // first: the same batch always raises the same error.
-        let mut failure: Option<(usize, PyErr)> = None;
-        parallel::map_streamed(
-            texts,
-            num_threads,
-            |t| enc.encode(t, policy),
-            |results| {
-                while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
-                    for (i, r) in (start..).zip(chunk) {
-                        if failure.as_ref().is_some_and(|&(f, _)| f < i) {
-                            break;
-                        }
-                        let item = r.py_err(py).and_then(|ids| self.list(py, &ids));
-                        if let Err(e) = item.and_then(|list| out.set_item(i, list)) {
-                            failure = Some((i, e));
+        // Slice by slice, so that Ctrl-C (a pending signal) stops the batch within one slice.
+        for range in signal_slices::slices(texts, signal_slices::SLICE_BYTES) {
+            py.check_signals()?;
+            let offset = range.start;
+            // The failure of the first failing text in input order, whichever thread
+            // finished first: the same batch always raises the same error.
+            let mut failure: Option<(usize, PyErr)> = None;
+            parallel::map_streamed(
+                &texts[range],
+                num_threads,
+                |t| enc.encode(t, policy),
+                |results| {
+                    while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
+                        for (i, r) in (start..).zip(chunk) {
+                            if failure.as_ref().is_some_and(|&(f, _)| f < i) {
+                                break;
+                            }
+                            let item = r.py_err(py).and_then(|ids| self.list(py, &ids));
+                            if let Err(e) = item.and_then(|list| out.set_item(offset + i, list)) {
+                                failure = Some((i, e));
+                            }
                         }
                     }
-                }
-            },
-        );
-        match failure {
-            Some((_, e)) => Err(e),
-            None => Ok(out),
+                },
+            );
+            if let Some((_, e)) = failure {
+                return Err(e);
+            }
         }
+        Ok(out)
     }
 }

@@ -344,6 +344,11 @@ impl CoreHfTokenizer {
         let mut failure: Option<PyErr> = None;
         parallel::map_streamed(&inputs, threads, encode, |results| {
             while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
+                // Ctrl-C stops the batch: the threads finish their current ranges only.
+                if let Err(e) = py.check_signals() {
+                    failure = Some(e);
+                    break;
+                }
                 for (i, r) in (start..).zip(chunk) {
                     if failure.is_some() {
                         break;

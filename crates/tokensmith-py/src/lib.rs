@@ -10,6 +10,7 @@ mod hf_tokenizer;
 mod int_cache;
 mod plain_call;
 mod sentencepiece;
+mod signal_slices;
 mod spm_batch;
 mod spm_normalizer;
 mod train;

@@ -29,10 +29,12 @@ from __future__ import annotations
 
 import os
 from os import PathLike
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from tokensmith.errors import InputNotFoundError, UnknownFormatError, VocabFormatError
 from tokensmith.io import hf_json, tiktoken_file, vocab_merges, vocab_txt
+from tokensmith.io.output_set import OutputSet
 from tokensmith.sentencepiece import SentencePieceProcessor
 from tokensmith.sentencepiece_backend import SentencePieceTokenizer
 
@@ -113,6 +115,7 @@ def save(
     path: str | PathLike[str],
     *,
     format: Format | None = None,
+    overwrite: bool = True,
 ) -> None:
     """Writes ``encoding`` to ``path`` in the format its name implies (or ``format``).
 
@@ -124,10 +127,14 @@ def save(
             ``NAME.model``, ``vocab.txt`` (a WordPiece Tokenizer), or a directory, created if
             needed (``vocab.json``, ``merges.txt``, ``tokensmith.json``).
         format: The format; the path's name must agree with it.
+        overwrite: Replace files that already exist. With ``False``, an existing output
+            raises :class:`~tokensmith.errors.OutputDirError` before anything is written
+            (:meth:`Encoding.save` passes ``False`` unless asked).
 
     Raises:
         UnknownFormatError: the path's suffix names no format, or another one than
             ``format`` (checked before anything is written).
+        OutputDirError: an output exists and ``overwrite`` is false.
         InvalidVocabError: a token cannot be written as a merge (merge-list formats only).
     """
     from tokensmith.hf_tokenizer import Tokenizer
@@ -135,6 +142,8 @@ def save(
     p = os.fspath(path)
     fmt = format or _format_for_save(p)
     check_extension(p, fmt)
+    if not overwrite:
+        _refuse_existing(p, fmt)
     if isinstance(encoding, (SentencePieceTokenizer, SentencePieceProcessor)):
         if fmt != "sentencepiece":
             raise UnknownFormatError(
@@ -168,6 +177,18 @@ def save(
         raise UnknownFormatError(f"{p!r}: a byte-level BPE encoding has no vocab.txt form")
     else:
         raise UnknownFormatError(f"format={fmt!r} is not known; use one of {Format}")
+
+
+def _refuse_existing(path: str, fmt: Format) -> None:
+    """Raises :class:`OutputDirError` if a file that saving to ``path`` writes exists."""
+    if fmt == "vocab+merges":
+        folder, names = Path(path), [vocab_merges.SIDECAR, vocab_merges.VOCAB, vocab_merges.MERGES]
+    elif fmt == "tiktoken":
+        sidecar = Path(tiktoken_file.sidecar_path(path)).name
+        folder, names = Path(path).parent, [Path(path).name, sidecar]
+    else:
+        folder, names = Path(path).parent, [Path(path).name]
+    OutputSet(folder, names).check()
 
 
 def _sniff(path: str) -> Format | Literal["directory"]:

@@ -319,6 +319,12 @@ impl AddedMatcher {
             if token.rstrip {
                 stop = text.len() - text[stop..].trim_start_matches(char::is_whitespace).len();
             }
+            // A match that begins inside the spaces an `rstrip` token before it took is
+            // dropped, its rest left as text: HF keeps both, as tokens whose text and offsets
+            // overlap, which later steps cannot cut the text by.
+            if start < done {
+                continue;
+            }
             if done < start {
                 spans.push((None, (done, start)));
             }
@@ -357,6 +363,16 @@ mod tests {
             spans(w, "a cat."),
             vec![(None, (0, 2)), (Some(2), (2, 5)), (None, (5, 6))]
         );
+    }
+
+    #[test]
+    fn a_match_inside_the_spaces_an_rstrip_token_took_is_dropped() {
+        let mut s = AddedToken::special(1, "<s>");
+        s.rstrip = true;
+        let x = AddedToken::special(2, " x");
+        let chars: Vec<char> = "<s> xa".chars().collect();
+        let found = AddedMatcher::new(&[s, x], |s| s.to_string(), false).find(&chars);
+        assert_eq!(found, vec![(Some(1), (0, 4)), (None, (4, 6))]);
     }
 
     #[test]
