@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tokensmith.encoding import Encoding
-from tokensmith.errors import TokensmithError
+from tokensmith.errors import ArgumentTypeError, TokensmithError
 from tokensmith.hf_tokenizer import Tokenizer
 from tokensmith.sentencepiece import SentencePieceProcessor
 from tokensmith.serve.safe_paths import PathRefusedError
@@ -60,7 +60,7 @@ def _suffixes(tokenizer: Any) -> tuple[str, ...]:
         return (".model",)
     if isinstance(tokenizer, Tokenizer):
         return (".json",)
-    raise TypeError(f"cannot save a {type(tokenizer).__name__}")
+    raise ArgumentTypeError(f"cannot save a {type(tokenizer).__name__}")
 
 
 def _folder(root: Path) -> Path:

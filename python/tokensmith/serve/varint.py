@@ -14,6 +14,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from tokensmith.errors import InvalidArgumentError
+
 __all__ = ["leb128", "zigzag"]
 
 _MAX = (1 << 35) - 1  # five bytes: every u32, and the zigzag of every i32
@@ -23,11 +25,11 @@ def leb128(values: npt.NDArray[np.integer]) -> bytes:
     """The varints of ``values`` (each in ``0..2**35``) one after another.
 
     Raises:
-        ValueError: a value is negative or too large.
+        InvalidArgumentError: a value is negative or too large.
     """
     v = np.asarray(values, dtype=np.int64)
     if v.size and (int(v.min()) < 0 or int(v.max()) > _MAX):
-        raise ValueError(f"varints hold 0..{_MAX}, not {int(v.min())}..{int(v.max())}")
+        raise InvalidArgumentError(f"varints hold 0..{_MAX}, not {int(v.min())}..{int(v.max())}")
     if not v.size or int(v.max()) < 0x80:  # the common case: one byte each
         return v.astype(np.uint8).tobytes()
     widths = np.ones(v.size, dtype=np.int64)
