@@ -11,16 +11,15 @@ word and type id 0; the tokens that the post-processor and padding add are spell
 
 >>> from tokensmith import Tokenizer
 >>> tok = Tokenizer.from_str('{"model": {"type": "WordLevel", "unk_token": "?",'
-...     ' "vocab": {"?": 0, "[CLS]": 1, "a": 2}}, "pre_tokenizer": {"type": "Whitespace"},'
-...     ' "post_processor": {"type": "TemplateProcessing", "single": "[CLS] $A",'
-...     ' "pair": "[CLS] $A $B:1", "special_tokens": {"[CLS]": {"id": "[CLS]", "ids": [1],'
-...     ' "tokens": ["[CLS]"]}}}}')
+...     ' "vocab": {"?": 0, "[CLS]": 1, "[SEP]": 2, "a": 3}},'
+...     ' "pre_tokenizer": {"type": "Whitespace"}, "post_processor": {"type":'
+...     ' "BertProcessing", "sep": ["[SEP]", 2], "cls": ["[CLS]", 1]}}')
 >>> bare = tok.encode("a a", add_special_tokens=False)
 >>> tok.post_process(bare, tok.encode("a", add_special_tokens=False)).type_ids
-[0, 0, 0, 1]
+[0, 0, 0, 0, 1, 1]
 >>> enc = tok.encode_batch_fast(["a ?"])[0]
 >>> enc.ids, enc.tokens, enc.offsets
-([1, 2, 0], ['[CLS]', '', ''], [(0, 0), (0, 0), (0, 0)])
+([1, 3, 0, 2], ['[CLS]', '', '', '[SEP]'], [(0, 0), (0, 0), (0, 0), (0, 0)])
 """
 
 from __future__ import annotations
