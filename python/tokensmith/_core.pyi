@@ -257,7 +257,11 @@ class EncodingResult:
         special_tokens_mask: Sequence[int],
         word_ids: Sequence[int | None],
         overflowing: Sequence[EncodingResult] | None = None,
-    ) -> None: ...
+        sequence_ranges: Sequence[tuple[int, tuple[int, int]]] | None = None,
+    ) -> None:
+        """Raises InvalidArgumentError when a list is neither empty nor of ``len(ids)``
+        entries, or a sequence range ``(sequence id, (start, end))`` is not within the
+        tokens."""
     @property
     def ids(self) -> list[int]: ...
     @property
@@ -276,11 +280,38 @@ class EncodingResult:
     def overflowing(self) -> list[EncodingResult]:
         """The windows truncation cut off, each a complete result (special tokens and
         padding included), as HF ``tokenizers`` builds them."""
+    @property
+    def words(self) -> list[int | None]:
+        """``word_ids`` under HF's deprecated name (reading it warns)."""
+    @property
+    def sequence_ids(self) -> list[int | None]:
+        """The sequence (0 or 1) of each token; None for special and padding tokens."""
+    @property
+    def n_sequences(self) -> int:
+        """How many sequences the result holds."""
+    def set_sequence_id(self, sequence_id: int) -> None:
+        """Marks every token as one of sequence ``sequence_id``."""
+    def char_to_token(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        """The index of the token of sequence ``sequence_index`` holding ``char_pos``."""
+    def char_to_word(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        """The word of sequence ``sequence_index`` holding character ``char_pos``."""
+    def token_to_chars(self, token_index: int) -> tuple[int, int] | None:
+        """The offsets of token ``token_index`` in its sequence."""
+    def token_to_sequence(self, token_index: int) -> int | None:
+        """The sequence of token ``token_index``."""
+    def token_to_word(self, token_index: int) -> int | None:
+        """The word (in its sequence) of token ``token_index``."""
+    def word_to_tokens(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+        """The tokens ``(first, last + 1)`` of a word of sequence ``sequence_index``."""
+    def word_to_chars(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+        """The characters ``(first, last + 1)`` a word of sequence ``sequence_index`` spans."""
+    @staticmethod
+    def merge(encodings: Sequence[EncodingResult], growing_offsets: bool = True) -> EncodingResult:
+        """The results joined into one, as HF's ``Encoding.merge``."""
     def __len__(self) -> int: ...
     def pad(
         self,
         length: int,
-        *,
         direction: str = "right",
         pad_id: int = 0,
         pad_type_id: int = 0,
@@ -320,6 +351,7 @@ class CoreHfTokenizer:
         inputs: list[tuple[list[str], list[str] | None]],
         add_special_tokens: bool,
         threads: int,
+        blank: bool = False,
     ) -> list[EncodingResult]: ...
     @property
     def fast_ids(self) -> bool:
@@ -345,8 +377,15 @@ class CoreHfTokenizer:
     def padding(self) -> tuple[int | None, int | None, int, str, int, str] | None:
         """``(length, pad_to_multiple_of, pad_id, pad_token, pad_type_id, direction)``."""
     def encode_batch(
-        self, inputs: list[tuple[str, str | None]], add_special_tokens: bool, threads: int
+        self,
+        inputs: list[tuple[str, str | None]],
+        add_special_tokens: bool,
+        threads: int,
+        blank: bool = False,
     ) -> list[EncodingResult]: ...
+    def post_process(
+        self, encoding: EncodingResult, pair: EncodingResult | None, add_special_tokens: bool
+    ) -> EncodingResult: ...
     def decode_batch(
         self, sequences: list[list[int]], skip_special_tokens: bool, threads: int
     ) -> list[str]: ...

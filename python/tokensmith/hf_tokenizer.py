@@ -29,7 +29,18 @@ result's ``overflowing`` list, as in HF:
 
 An :class:`EncodingResult` keeps the encoding in Rust and builds each list (``ids``,
 ``tokens``, ``offsets``, ``type_ids``, ``attention_mask``, ``special_tokens_mask``,
-``word_ids``) when it is read, so keeping many results, or reading only ``ids``, is cheap.
+``word_ids``, ``sequence_ids``) when it is read, so keeping many results, or reading only
+``ids``, is cheap. It has every method of HF's ``Encoding``: the alignment queries
+(``char_to_token``, ``char_to_word``, ``token_to_chars``, ``token_to_word``,
+``token_to_sequence``, ``word_to_tokens``, ``word_to_chars``), ``set_sequence_id``, ``pad``,
+``truncate`` and the static ``merge``, each answering as HF's does:
+
+>>> enc = tok.encode("his", "hi")
+>>> enc.sequence_ids, enc.char_to_token(2), enc.char_to_token(1, sequence_index=1)
+([0, 0, 1], 1, 2)
+>>> enc.word_to_tokens(0), enc.token_to_chars(1)
+((0, 2), (2, 3))
+
 ``encode_batch`` and ``decode_batch`` run on several threads with the GIL released:
 
 >>> [e.ids for e in tok.encode_batch(["his", ("hi", "his")], add_special_tokens=False)]
@@ -52,6 +63,7 @@ from tokensmith.added_token import AddedToken
 from tokensmith.components.models import Model
 from tokensmith.components.pipeline import ComponentSlots, build_core, model_json
 from tokensmith.components.tokenizer_async import TokenizerAsync
+from tokensmith.components.tokenizer_post import TokenizerPost
 from tokensmith.components.tokenizer_queries import TokenizerQueries
 from tokensmith.components.training import TokenizerTraining
 from tokensmith.errors import ArgumentTypeError, PaddingError, TruncationError
@@ -84,7 +96,7 @@ def _words(value: Any, argument: str) -> list[str]:
 _DEFAULT_THREADS = os.cpu_count() or 1
 
 
-class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAsync):
+class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAsync, TokenizerPost):
     """A loaded ``tokenizer.json``, or (``Tokenizer(model)``, as in HF) a pipeline of one
     :mod:`tokensmith.models` model to which components are then set (see
     :mod:`tokensmith.components.pipeline`). ``decode``, the batch calls and ``encode`` of
@@ -442,6 +454,17 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
         Raises:
             EncodeInputError: an input of another shape.
         """
+        return self._encode_batch(input, is_pretokenized, add_special_tokens, num_threads, False)
+
+    def _encode_batch(
+        self,
+        input: Sequence[Any],
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+        num_threads: int,
+        blank: bool,
+    ) -> list[EncodingResult]:
+        """:meth:`encode_batch`, or (``blank``) :meth:`encode_batch_fast`."""
         check_threads(num_threads)
         if is_pretokenized:
             words: list[tuple[list[str], list[str] | None]] = [
@@ -450,11 +473,13 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
                 else (_words(x, "input"), None)
                 for x in input
             ]
-            return self._core.encode_batch_pretokenized(words, add_special_tokens, num_threads)
+            return self._core.encode_batch_pretokenized(
+                words, add_special_tokens, num_threads, blank
+            )
         pairs: list[tuple[str, str | None]] = [
             (x, None) if isinstance(x, str) else (x[0], x[1]) for x in input
         ]
-        return self._core.encode_batch(pairs, add_special_tokens, num_threads)
+        return self._core.encode_batch(pairs, add_special_tokens, num_threads, blank)
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         """The text of ``ids``; ids with no token are skipped, as in HF."""

@@ -69,29 +69,65 @@ class _SentencePieceCore:
             out.append(word)
         return out
 
-    def encode(self, text: str, pair: str | None, add_special_tokens: bool) -> EncodingResult:
+    def encode(
+        self, text: str, pair: str | None, add_special_tokens: bool, blank: bool = False
+    ) -> EncodingResult:
+        """One input's result; with ``blank``, as HF's ``encode_batch_fast`` leaves a
+        sequence without a post-processor: its ids and sequences, with empty tokens, offsets
+        ``(0, 0)``, no word, type id 0 and no special token."""
         del add_special_tokens  # a .model has no post-processor
         model = self.sp._model
         tokens, ids, offsets = model.encode_offsets(text)
         type_ids = [0] * len(ids)
         word_ids = self._word_ids(tokens, 0)
+        # As HF records a pair without a post-processor: each sequence's tokens.
+        ranges: list[tuple[int, tuple[int, int]]] = []
         if pair is not None:
+            n = len(ids)
             pair_tokens, pair_ids, pair_offsets = model.encode_offsets(pair)
             tokens += pair_tokens
             ids += pair_ids
             offsets += pair_offsets
             type_ids += [1] * len(pair_ids)
             word_ids += self._word_ids(pair_tokens, 0)
+            ranges = [(0, (0, n)), (1, (n, len(ids)))]
         control = [model.piece_type(i) == "control" for i in ids]
         special = [int(c) for c in control]
         word_ids = [None if c else w for c, w in zip(control, word_ids, strict=True)]
-        return EncodingResult(ids, tokens, offsets, type_ids, [1] * len(ids), special, word_ids)
+        attention = [1] * len(ids)
+        if blank:
+            n = len(ids)
+            return EncodingResult(
+                ids, [""] * n, [(0, 0)] * n, [0] * n, attention, [0] * n, [None] * n, None, ranges
+            )
+        return EncodingResult(
+            ids, tokens, offsets, type_ids, attention, special, word_ids, None, ranges
+        )
 
     def encode_batch(
-        self, inputs: list[tuple[str, str | None]], add_special_tokens: bool, threads: int
+        self,
+        inputs: list[tuple[str, str | None]],
+        add_special_tokens: bool,
+        threads: int,
+        blank: bool = False,
     ) -> list[EncodingResult]:
+        """Each input's result; with ``blank``, as HF's ``encode_batch_fast`` leaves it
+        (only the ids and sequences kept)."""
         del threads  # one at a time: the pieces' types and word ids are found in Python
-        return [self.encode(text, pair, add_special_tokens) for text, pair in inputs]
+        return [self.encode(text, pair, add_special_tokens, blank) for text, pair in inputs]
+
+    def post_process(
+        self, encoding: EncodingResult, pair: EncodingResult | None, add_special_tokens: bool
+    ) -> EncodingResult:
+        """HF's ``post_process`` without truncation, padding or post-processor: one result is
+        returned as it is (a copy), a pair joined with each marked as its sequence."""
+        del add_special_tokens  # a .model has no post-processor
+        if pair is None:
+            return copy.copy(encoding)
+        first, second = copy.copy(encoding), copy.copy(pair)
+        first.set_sequence_id(0)
+        second.set_sequence_id(1)
+        return EncodingResult.merge([first, second], growing_offsets=False)
 
     def decode(self, ids: list[int], skip_special_tokens: bool) -> str:
         del skip_special_tokens  # control pieces never show in sentencepiece's decode

@@ -1,11 +1,13 @@
 """A module-scoped pytest fixture over several tokenizer.json families, for the parity tests
 that run one check per family: the families of :mod:`hf_families`, and Qwen2 style
 (:func:`family_builders.regex_bpe_style`) and ALBERT / XLM-R style Unigram
-(:func:`family_builders.unigram_style` on a model trained on the multilingual text).
+(:func:`family_builders.unigram_style` on a model trained on the multilingual text), and
+``bert-bare``: the MiniLM file without a post-processor.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -27,6 +29,13 @@ def build_family(family: str, lines: list[str], out: Path) -> Path:
         return regex_bpe_style("qwen2", out)
     if family in ("albert", "xlmr"):
         return unigram_style(family, spm_unigram_model("multi", out), False, False, out)
+    if family == "bert-bare":
+        # The real MiniLM file without its post-processor (HF's default_process then runs).
+        doc = json.loads(build("bert", lines, out).read_text(encoding="utf-8"))
+        doc["post_processor"] = None
+        path = out / "bert-bare.json"
+        path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+        return path
     return build(family, lines, out)
 
 

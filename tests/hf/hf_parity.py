@@ -15,7 +15,8 @@ EDGE_TEXTS = ["", " ", "  a  b \n\n", "é\t中", "ﬁ ｶﾞ ﾊﾟ ① Ⅻ ™"
 
 
 def fields(enc: Any) -> tuple[Any, ...]:
-    """Every per-token output of an encoding, offsets as tuples."""
+    """Every per-token output of an encoding, offsets as tuples, with the sequence of each
+    token and the number of sequences."""
     return (
         enc.ids,
         enc.tokens,
@@ -24,6 +25,8 @@ def fields(enc: Any) -> tuple[Any, ...]:
         enc.type_ids,
         enc.special_tokens_mask,
         enc.attention_mask,
+        enc.sequence_ids,
+        enc.n_sequences,
     )
 
 

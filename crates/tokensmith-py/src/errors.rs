@@ -32,6 +32,12 @@ pub fn type_error(py: Python<'_>, message: String) -> PyErr {
     new_error(py, "ArgumentTypeError", message)
 }
 
+/// A `tokensmith.errors.InvalidArgumentError` (a `ValueError`): an argument whose value
+/// cannot work.
+pub fn value_error(py: Python<'_>, message: String) -> PyErr {
+    new_error(py, "InvalidArgumentError", message)
+}
+
 /// Converts a core error into the Python exception users see.
 pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
     let message = err.to_string();

@@ -24,17 +24,22 @@ const DETACH_AT: usize = 1024;
 /// A pre-tokenized input: its words, and its pair's.
 type Words = (Vec<String>, Option<Vec<String>>);
 
-/// Encodes one pre-tokenized input.
+/// Encodes one pre-tokenized input (as `encode_batch_fast` does when `blank`).
 fn encode_words(
     inner: &HfTokenizer,
     (words, pair): &Words,
     add_special_tokens: bool,
+    blank: bool,
 ) -> tokensmith_core::Result<tokensmith_core::hf::HfEncoding> {
     let first: Vec<&str> = words.iter().map(String::as_str).collect();
     let second: Option<Vec<&str>> = pair
         .as_ref()
         .map(|p| p.iter().map(String::as_str).collect());
-    inner.encode_pretokenized(&first, second.as_deref(), add_special_tokens)
+    if blank {
+        inner.encode_pretokenized_fast(&first, second.as_deref(), add_special_tokens)
+    } else {
+        inner.encode_pretokenized(&first, second.as_deref(), add_special_tokens)
+    }
 }
 
 /// One input's encoding in a batch: its ids alone, or everything.
@@ -124,6 +129,7 @@ impl CoreHfTokenizer {
                 text,
                 pair,
                 add_special_tokens,
+                false,
             ));
         }
         let run = || inner.encode(&text, pair.as_deref(), add_special_tokens);
@@ -147,7 +153,7 @@ impl CoreHfTokenizer {
             .map(String::len)
             .sum();
         let input = (words, pair);
-        let run = || encode_words(&self.inner, &input, add_special_tokens);
+        let run = || encode_words(&self.inner, &input, add_special_tokens, false);
         let enc = if size < DETACH_AT {
             run()
         } else {
@@ -157,18 +163,19 @@ impl CoreHfTokenizer {
         Ok(enc.into())
     }
 
-    /// Encodes each `(words, pair words)` input as `encode_pretokenized` does, on `threads`
-    /// threads with the GIL released; with padding, the batch is padded as `encode_batch`
-    /// pads it.
-    #[pyo3(signature = (inputs, add_special_tokens, threads))]
+    /// Encodes each `(words, pair words)` input as `encode_pretokenized` does (or with
+    /// `blank`, as HF's `encode_batch_fast` does), on `threads` threads with the GIL
+    /// released; with padding, the batch is padded as `encode_batch` pads it.
+    #[pyo3(signature = (inputs, add_special_tokens, threads, blank=false))]
     fn encode_batch_pretokenized<'py>(
         &self,
         py: Python<'py>,
         inputs: Vec<Words>,
         add_special_tokens: bool,
         threads: usize,
+        blank: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        let encode = |input: &Words| encode_words(&self.inner, input, add_special_tokens);
+        let encode = |input: &Words| encode_words(&self.inner, input, add_special_tokens, blank);
         let encodings = py.detach(|| parallel::map(&inputs, threads, encode));
         let mut encodings = encodings
             .into_iter()
@@ -305,23 +312,29 @@ impl CoreHfTokenizer {
         })
     }
 
-    /// Encodes every `(text, pair)` on up to `threads` threads, in input order.
+    /// Encodes every `(text, pair)` on up to `threads` threads, in input order; with
+    /// `blank`, as HF's `encode_batch_fast` does ([`HfTokenizer::encode_fast`]).
     ///
     /// Without batch padding, the calling thread is one of the `threads` workers and makes
     /// the Python results of finished chunks while the others go on encoding
     /// ([`parallel::map_streamed`]); with it, every encoding must be known before any is
     /// padded, so the results are made at the end.
-    #[pyo3(signature = (inputs, add_special_tokens, threads))]
+    #[pyo3(signature = (inputs, add_special_tokens, threads, blank=false))]
     fn encode_batch<'py>(
         slf: &Bound<'py, Self>,
         inputs: Vec<(PyBackedStr, Option<PyBackedStr>)>,
         add_special_tokens: bool,
         threads: usize,
+        blank: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let py = slf.py();
         let inner = &slf.get().inner;
         let encode = |(text, pair): &(PyBackedStr, Option<PyBackedStr>)| {
-            inner.encode(text, pair.as_deref(), add_special_tokens)
+            if blank {
+                inner.encode_fast(text, pair.as_deref(), add_special_tokens)
+            } else {
+                inner.encode(text, pair.as_deref(), add_special_tokens)
+            }
         };
         if inner.padding().is_some() {
             let encodings = py.detach(|| parallel::map(&inputs, threads, encode));
@@ -360,7 +373,14 @@ impl CoreHfTokenizer {
                             let pair = pair.as_ref().map(|p| p.clone_ref(py));
                             let tokenizer = slf.clone().unbind();
                             let text = text.clone_ref(py);
-                            EncodingResult::lazy(ids, tokenizer, text, pair, add_special_tokens)
+                            EncodingResult::lazy(
+                                ids,
+                                tokenizer,
+                                text,
+                                pair,
+                                add_special_tokens,
+                                blank,
+                            )
                         }
                     });
                     let item = result.and_then(|r| Bound::new(py, r));
@@ -374,6 +394,28 @@ impl CoreHfTokenizer {
             Some(e) => Err(e),
             None => Ok(out),
         }
+    }
+
+    /// Truncates, post-processes and pads finished results as configured, as HF's
+    /// `Tokenizer.post_process` does (see [`HfTokenizer::post_process_encodings`]).
+    #[pyo3(signature = (encoding, pair, add_special_tokens))]
+    fn post_process(
+        &self,
+        py: Python<'_>,
+        encoding: Bound<'_, EncodingResult>,
+        pair: Option<Bound<'_, EncodingResult>>,
+        add_special_tokens: bool,
+    ) -> PyResult<EncodingResult> {
+        let first = encoding.borrow_mut().full_clone(py)?;
+        let second = match pair {
+            Some(p) => Some(p.borrow_mut().full_clone(py)?),
+            None => None,
+        };
+        let run = || {
+            self.inner
+                .post_process_encodings(first, second, add_special_tokens)
+        };
+        Ok(py.detach(run).py_err(py)?.into())
     }
 
     /// Decodes every id list on up to `threads` threads, in input order.

@@ -1,4 +1,5 @@
-"""HF ``Tokenizer``'s ``async_encode``, ``async_encode_batch`` and ``async_decode_batch``
+"""HF ``Tokenizer``'s ``async_encode``, ``async_encode_batch``, ``async_encode_batch_fast``
+and ``async_decode_batch``
 (mixed into :class:`~tokensmith.Tokenizer`): each runs its synchronous twin on the event
 loop's default executor and returns the future to await. The batch calls release the GIL
 in the core, so other coroutines and threads go on meanwhile. As in HF, calling one outside
@@ -51,6 +52,14 @@ class TokenizerAsync:
         """A future of :meth:`~tokensmith.Tokenizer.encode_batch`'s result."""
         tok = cast("Tokenizer", self)
         run = functools.partial(tok.encode_batch, input, is_pretokenized, add_special_tokens)
+        return asyncio.get_running_loop().run_in_executor(None, run)
+
+    def async_encode_batch_fast(
+        self, input: Sequence[Any], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> asyncio.Future[list[EncodingResult]]:
+        """A future of :meth:`~tokensmith.Tokenizer.encode_batch_fast`'s result."""
+        tok = cast("Tokenizer", self)
+        run = functools.partial(tok.encode_batch_fast, input, is_pretokenized, add_special_tokens)
         return asyncio.get_running_loop().run_in_executor(None, run)
 
     def async_decode_batch(

@@ -19,6 +19,7 @@
 //! ```
 
 use rustc_hash::FxHashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Every id's token, shared by a tokenizer and the encodings it makes. Ids up to a few times
@@ -85,6 +86,11 @@ pub struct HfEncoding {
     /// The parts truncation cut off, each a complete encoding (special tokens and padding
     /// included); see [`HfEncoding::merge_with`] for how a pair's parts combine.
     pub overflowing: Vec<HfEncoding>,
+    /// The tokens of each input sequence, by sequence id (HF's `sequence_ranges`: a map,
+    /// kept here as a short list in which a later entry for an id replaces the earlier).
+    /// Empty for a single sequence that no post-processor saw: then every token is of
+    /// sequence 0. The queries on it are in [`super::alignment`].
+    pub sequence_ranges: Vec<(usize, Range<usize>)>,
 }
 
 /// The token of each id: its own text when it has one, else the table's.
@@ -121,6 +127,7 @@ impl HfEncoding {
             attention_mask: Vec::with_capacity(n),
             word_ids: Vec::with_capacity(n),
             overflowing: Vec::new(),
+            sequence_ranges: Vec::new(),
         }
     }
 
@@ -148,6 +155,7 @@ impl HfEncoding {
             attention_mask,
             word_ids,
             overflowing: Vec::new(),
+            sequence_ranges: Vec::new(),
         }
     }
 
@@ -176,10 +184,11 @@ impl HfEncoding {
         self.attention_mask.clear();
         self.word_ids.clear();
         self.overflowing.clear();
+        self.sequence_ranges.clear();
     }
 
     /// Tokens `start..stop` (every vector that has one entry per token is sliced; the
-    /// others stay empty), without overflowing parts.
+    /// others stay empty), without overflowing parts or sequence ranges.
     pub fn slice(&self, start: usize, stop: usize) -> HfEncoding {
         let n = self.ids.len();
         fn cut<T: Clone>(v: &[T], n: usize, start: usize, stop: usize) -> Vec<T> {
@@ -199,38 +208,97 @@ impl HfEncoding {
             attention_mask: cut(&self.attention_mask, n, start, stop),
             word_ids: cut(&self.word_ids, n, start, stop),
             overflowing: Vec::new(),
+            sequence_ranges: Vec::new(),
+        }
+    }
+
+    /// Marks every token as one of sequence `id` (HF's `set_sequence_id`), replacing the
+    /// range `id` had.
+    pub fn set_sequence_id(&mut self, id: usize) {
+        self.set_sequence_range(id, 0..self.ids.len());
+    }
+
+    /// Sets the tokens of sequence `id` to `range`, replacing the range it had.
+    pub fn set_sequence_range(&mut self, id: usize, range: Range<usize>) {
+        match self.sequence_ranges.iter_mut().find(|(i, _)| *i == id) {
+            Some(entry) => entry.1 = range,
+            None => self.sequence_ranges.push((id, range)),
         }
     }
 
     /// Appends `pair` to this encoding, combining overflowing parts as HF `tokenizers`
     /// does: each of ours followed by `pair` and by each of `pair`'s, then this whole
     /// encoding (its overflowing parts included) followed by each of `pair`'s. The result
-    /// can nest (an overflowing part with overflowing parts of its own).
-    pub fn merge_with(&mut self, pair: HfEncoding) {
+    /// can nest (an overflowing part with overflowing parts of its own). `pair`'s sequence
+    /// ranges move with its tokens; with `growing_offsets`, its offsets count on from the end
+    /// of this encoding's last offset (HF's `Encoding.merge`).
+    pub fn merge_with(&mut self, pair: HfEncoding, growing_offsets: bool) {
         let mut overflowing = Vec::new();
         for mine in &self.overflowing {
             let mut joined = mine.clone();
-            joined.merge_with(pair.clone());
+            joined.merge_with(pair.clone(), growing_offsets);
             overflowing.push(joined);
             for theirs in &pair.overflowing {
                 let mut joined = mine.clone();
-                joined.merge_with(theirs.clone());
+                joined.merge_with(theirs.clone(), growing_offsets);
                 overflowing.push(joined);
             }
         }
         for theirs in &pair.overflowing {
             let mut joined = self.clone();
-            joined.merge_with(theirs.clone());
+            joined.merge_with(theirs.clone(), growing_offsets);
             overflowing.push(joined);
         }
+        let n = self.ids.len();
+        for (id, range) in pair.sequence_ranges {
+            self.set_sequence_range(id, n + range.start..n + range.end);
+        }
+        let same_table = match (&self.table, &pair.table) {
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            (None, None) => true,
+            _ => false,
+        };
+        if same_table {
+            self.own_tokens.extend(pair.own_tokens);
+        } else if n == 0 && self.own_tokens.is_empty() {
+            self.table = pair.table;
+            self.own_tokens = pair.own_tokens;
+        } else {
+            // Tokens read from another table keep their text here.
+            let texts = resolve(&pair.ids, &pair.own_tokens, pair.table.as_deref());
+            let own: Vec<Option<Box<str>>> = pair
+                .ids
+                .iter()
+                .zip(texts)
+                .map(|(&id, t)| match &self.table {
+                    Some(mine) => mine.own_text(id, t),
+                    None => Some(t.into()),
+                })
+                .collect();
+            self.own_tokens.extend(own);
+        }
+        let shift = match (growing_offsets, self.offsets.last()) {
+            (true, Some(&(_, end))) => end,
+            _ => 0,
+        };
         self.ids.extend(pair.ids);
-        self.own_tokens.extend(pair.own_tokens);
-        self.offsets.extend(pair.offsets);
+        self.offsets
+            .extend(pair.offsets.iter().map(|&(s, e)| (s + shift, e + shift)));
         self.type_ids.extend(pair.type_ids);
         self.special_tokens_mask.extend(pair.special_tokens_mask);
         self.attention_mask.extend(pair.attention_mask);
         self.word_ids.extend(pair.word_ids);
         self.overflowing = overflowing;
+    }
+
+    /// Every encoding of `encodings` appended in turn to an empty one, as HF's
+    /// `Encoding.merge` does (see [`Self::merge_with`]).
+    pub fn merge(encodings: impl IntoIterator<Item = HfEncoding>, growing_offsets: bool) -> Self {
+        let mut out = HfEncoding::default();
+        for e in encodings {
+            out.merge_with(e, growing_offsets);
+        }
+        out
     }
 
     /// The tokens, one per id.
@@ -255,10 +323,17 @@ impl PartialEq for HfEncoding {
             && self.word_ids == other.word_ids
             && self.iter_tokens().eq(other.iter_tokens())
             && self.overflowing == other.overflowing
+            && same_ranges(&self.sequence_ranges, &other.sequence_ranges)
     }
 }
 
 impl Eq for HfEncoding {}
+
+/// Whether two lists of sequence ranges hold the same entries, in any order (HF keeps them
+/// in a map).
+fn same_ranges(a: &[(usize, Range<usize>)], b: &[(usize, Range<usize>)]) -> bool {
+    a.len() == b.len() && a.iter().all(|entry| b.contains(entry))
+}
 
 #[cfg(test)]
 mod tests {

@@ -21,11 +21,13 @@
 //! Added tokens are matched in the input before the pipeline runs ([`added_tokens`]).
 
 pub mod added_tokens;
+pub mod alignment;
 pub mod bpe;
 pub mod byte_level;
 pub mod char_props;
 pub mod ctc;
 pub mod decoders;
+pub mod encode_fast;
 pub mod encoding;
 pub mod fast_ids;
 pub mod json;
@@ -35,6 +37,7 @@ pub mod model;
 pub mod normalized;
 pub mod normalizers;
 pub mod padding;
+pub mod post_process;
 pub mod pre_tokenizers;
 pub mod precompiled;
 pub mod processors;

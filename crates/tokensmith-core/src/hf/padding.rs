@@ -161,6 +161,11 @@ impl Padding {
         fill(&mut enc.type_ids, n, self.pad_type_id, d);
         fill(&mut enc.special_tokens_mask, n, 1, d);
         fill(&mut enc.attention_mask, n, 0, d);
+        if d == Direction::Left {
+            for (_, range) in &mut enc.sequence_ranges {
+                *range = range.start + n..range.end + n;
+            }
+        }
     }
 }
 

@@ -22,6 +22,10 @@ pub struct PostProcessor {
     /// `Some(add_prefix_space)` when token offsets skip their spaces
     /// ([`super::byte_level::trim_offsets`]).
     pub trim_offsets: Option<bool>,
+    /// A ByteLevel step runs after the template (a Sequence post-processor): HF's ByteLevel
+    /// then marks each piece the template made (special tokens included) as a sequence of
+    /// its own, by its place in the template, so the sequence ids are those places.
+    pub marks_pieces: bool,
 }
 
 /// One element of a template.
@@ -50,6 +54,11 @@ pub struct Template {
     /// too (RobertaProcessing); otherwise (TemplateProcessing, BertProcessing) each part keeps
     /// the type id of its sequence, 0 for the first and 1 for the pair, as in HF.
     pub overflowing_takes_type_ids: bool,
+    /// When special tokens are added, each sequence (and each overflowing part) is rebuilt as
+    /// a new encoding (BertProcessing, RobertaProcessing): its tokens are of its own sequence
+    /// alone, none is special and all are attended, whatever the input said (it may have been
+    /// post-processed or padded before). TemplateProcessing keeps those lists of the input.
+    pub rebuilds_sequences: bool,
 }
 
 impl Template {
@@ -78,6 +87,7 @@ impl Template {
             pair,
             special_tokens,
             overflowing_takes_type_ids: false,
+            rebuilds_sequences: true,
         }
     }
 

@@ -15,16 +15,14 @@
 //! assert_eq!(tok.decode(&enc.ids, true), "hi ##s !");
 //! ```
 
-use super::byte_level::trim_offsets;
 use super::decoders::Decoder;
-use super::encoding::resolve;
 pub use super::encoding::{HfEncoding, TokenTable};
 use super::fast_ids::FastIds;
 use super::model::Model;
 use super::normalizers::Normalizer;
 use super::padding::Padding;
 use super::pre_tokenizers::{PreTokenizer, Words};
-use super::processors::{Piece, PostProcessor};
+use super::processors::PostProcessor;
 use super::truncation::Truncation;
 use super::NormalizedString;
 use crate::error::{Error, Result};
@@ -73,9 +71,19 @@ impl HfTokenizer {
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> Result<HfEncoding> {
+        let (first, second) = self.text_sequences(text, pair)?;
+        self.finish(first, second, add_special_tokens)
+    }
+
+    /// The tokens of `text` and of `pair`, before truncation and post-processing.
+    pub(super) fn text_sequences(
+        &self,
+        text: &str,
+        pair: Option<&str>,
+    ) -> Result<(HfEncoding, Option<HfEncoding>)> {
         let first = self.encode_sequence(text, &FIRST)?;
         let second = pair.map(|p| self.encode_sequence(p, &SECOND)).transpose()?;
-        self.finish(first, second, add_special_tokens)
+        Ok((first, second))
     }
 
     /// Encodes input already cut into words (HF's `is_pretokenized`): each word runs
@@ -87,230 +95,21 @@ impl HfTokenizer {
         pair: Option<&[&str]>,
         add_special_tokens: bool,
     ) -> Result<HfEncoding> {
+        let (first, second) = self.word_sequences(words, pair)?;
+        self.finish(first, second, add_special_tokens)
+    }
+
+    /// The tokens of `words` and of `pair`'s words, before truncation and post-processing.
+    pub(super) fn word_sequences(
+        &self,
+        words: &[&str],
+        pair: Option<&[&str]>,
+    ) -> Result<(HfEncoding, Option<HfEncoding>)> {
         let first = self.encode_word_list(words, &FIRST)?;
         let second = pair
             .map(|p| self.encode_word_list(p, &SECOND))
             .transpose()?;
-        self.finish(first, second, add_special_tokens)
-    }
-
-    /// Truncates the encoded sequences as configured, then post-processes them.
-    fn finish(
-        &self,
-        mut first: HfEncoding,
-        mut second: Option<HfEncoding>,
-        add_special_tokens: bool,
-    ) -> Result<HfEncoding> {
-        if let Some(t) = &self.truncation {
-            // Room is left for the special tokens the post-processor will add. When
-            // max_length is below their number, HF's subtraction wraps around and nothing is
-            // truncated; so it is here.
-            let template = self
-                .post_processor
-                .as_ref()
-                .and_then(|p| p.template.as_ref());
-            let added = match (template, add_special_tokens) {
-                (Some(template), true) => template.n_special_tokens(second.is_some()),
-                _ => 0,
-            };
-            let Some(max_length) = t.max_length.checked_sub(added) else {
-                return Ok(self.post_process(first, second, add_special_tokens));
-            };
-            let n2 = second.as_ref().map(|s| s.ids.len());
-            let (keep1, keep2) = t.lengths(first.ids.len(), n2, max_length)?;
-            t.split(&mut first, keep1)?;
-            if let (Some(second), Some(keep2)) = (&mut second, keep2) {
-                t.split(second, keep2)?;
-            }
-            let overflows = !first.overflowing.is_empty()
-                || second.as_ref().is_some_and(|s| !s.overflowing.is_empty());
-            if overflows {
-                return Ok(self.post_process_overflowing(first, second, add_special_tokens));
-            }
-        }
-        Ok(self.post_process(first, second, add_special_tokens))
-    }
-
-    /// Adds the post-processor's special tokens (and type ids) to the two sequences, trims
-    /// offsets, pads, and keeps the sequences' buffers for the next call.
-    fn post_process(
-        &self,
-        mut first: HfEncoding,
-        mut second: Option<HfEncoding>,
-        add_special_tokens: bool,
-    ) -> HfEncoding {
-        // Room for every token, the special and padding ones included, so that nothing grows.
-        let template = self
-            .post_processor
-            .as_ref()
-            .and_then(|p| p.template.as_ref());
-        let mut capacity = first.ids.len() + second.as_ref().map_or(0, |s| s.ids.len());
-        if let (Some(template), true) = (template, add_special_tokens) {
-            capacity += template.n_special_tokens(second.is_some());
-        }
-        if let Some(p) = &self.padding {
-            capacity = capacity.max(p.fixed.unwrap_or(0));
-            capacity += p.pad_to_multiple_of.unwrap_or(0);
-        }
-        let mut out = HfEncoding::with_capacity(self.id_to_token.clone(), capacity);
-        if let Some(PostProcessor {
-            trim_offsets: Some(add_prefix_space),
-            ..
-        }) = &self.post_processor
-        {
-            for part in std::iter::once(&mut first).chain(second.as_mut()) {
-                let tokens = resolve(&part.ids, &part.own_tokens, part.table.as_deref());
-                trim_offsets(tokens, &mut part.offsets, *add_prefix_space);
-            }
-        }
-        match self
-            .post_processor
-            .as_ref()
-            .and_then(|p| p.template.as_ref())
-        {
-            Some(template) => {
-                let pieces = template.pieces(second.is_some());
-                for (i, piece) in pieces.iter().enumerate() {
-                    match piece {
-                        Piece::Sequence { second: b, type_id } => {
-                            let part = if *b {
-                                second.as_mut()
-                            } else {
-                                Some(&mut first)
-                            };
-                            if let Some(part) = part {
-                                // The tokens are moved on the part's last use, not cloned.
-                                let used_again = pieces[i + 1..].iter().any(
-                                    |p| matches!(p, Piece::Sequence { second, .. } if second == b),
-                                );
-                                append(&mut out, part, *type_id, !used_again);
-                            }
-                        }
-                        Piece::Special { name, type_id } if add_special_tokens => {
-                            // The loader checked that every name used has an entry.
-                            if let Some(sp) = template.special_tokens.get(name) {
-                                for (id, token) in sp.ids.iter().zip(&sp.tokens) {
-                                    let own = self.id_to_token.own_text(*id, token);
-                                    out.push(*id, own, (0, 0), None);
-                                    out.type_ids.push(*type_id);
-                                    out.special_tokens_mask.push(1);
-                                }
-                            }
-                        }
-                        Piece::Special { .. } => {}
-                    }
-                }
-            }
-            None => {
-                append(&mut out, &mut first, 0, true);
-                if let Some(second) = &mut second {
-                    append(&mut out, second, 1, true);
-                }
-            }
-        }
-        out.attention_mask.resize(out.ids.len(), 1);
-        if let Some(p) = &self.padding {
-            p.pad(&mut out);
-        }
-        keep_for_reuse(&FIRST, first);
-        if let Some(second) = second {
-            keep_for_reuse(&SECOND, second);
-        }
-        out
-    }
-
-    /// Post-processing and padding when truncation left overflowing parts: the template's
-    /// pieces are merged one by one with [`HfEncoding::merge_with`], as HF does. A
-    /// sequence takes the template's type id, but its overflowing parts keep the type id
-    /// of their sequence (0 for the first, 1 for the pair), as in HF, unless the template
-    /// says otherwise ([`super::processors::Template::overflowing_takes_type_ids`]).
-    fn post_process_overflowing(
-        &self,
-        mut first: HfEncoding,
-        mut second: Option<HfEncoding>,
-        add_special_tokens: bool,
-    ) -> HfEncoding {
-        let trim = self.post_processor.as_ref().and_then(|p| p.trim_offsets);
-        // Each window is trimmed on its own (the first token of a window counts as first).
-        let prepare = |p: &mut HfEncoding, raw_type: u32| {
-            if let Some(add_prefix_space) = trim {
-                let tokens = resolve(&p.ids, &p.own_tokens, p.table.as_deref());
-                trim_offsets(tokens, &mut p.offsets, add_prefix_space);
-            }
-            let n = p.ids.len();
-            p.type_ids = vec![raw_type; n];
-            p.special_tokens_mask = vec![0; n];
-            p.attention_mask = vec![1; n];
-        };
-        for (raw_type, part) in std::iter::once(&mut first)
-            .chain(second.as_mut())
-            .enumerate()
-        {
-            prepare(part, raw_type as u32);
-            for p in &mut part.overflowing {
-                prepare(p, raw_type as u32);
-            }
-        }
-        let template = self
-            .post_processor
-            .as_ref()
-            .and_then(|p| p.template.as_ref());
-        let parts_take_type =
-            add_special_tokens && template.is_some_and(|t| t.overflowing_takes_type_ids);
-        let sequence = |b: bool, type_id: Option<u32>| {
-            let mut part = if b {
-                second.clone()
-            } else {
-                Some(first.clone())
-            }?;
-            if let Some(type_id) = type_id {
-                part.type_ids.fill(type_id);
-                if parts_take_type {
-                    for p in &mut part.overflowing {
-                        p.type_ids.fill(type_id);
-                    }
-                }
-            }
-            Some(part)
-        };
-        let mut pieces: Vec<HfEncoding> = Vec::new();
-        match template {
-            Some(template) => {
-                for piece in template.pieces(second.is_some()) {
-                    match piece {
-                        Piece::Sequence { second: b, type_id } => {
-                            pieces.extend(sequence(*b, Some(*type_id)));
-                        }
-                        Piece::Special { name, type_id } if add_special_tokens => {
-                            let mut special = HfEncoding::with_table(self.id_to_token.clone());
-                            if let Some(sp) = template.special_tokens.get(name) {
-                                for (id, token) in sp.ids.iter().zip(&sp.tokens) {
-                                    let own = self.id_to_token.own_text(*id, token);
-                                    special.push(*id, own, (0, 0), None);
-                                    special.type_ids.push(*type_id);
-                                    special.special_tokens_mask.push(1);
-                                    special.attention_mask.push(1);
-                                }
-                            }
-                            pieces.push(special);
-                        }
-                        Piece::Special { .. } => {}
-                    }
-                }
-            }
-            None => {
-                pieces.extend(sequence(false, None));
-                pieces.extend(sequence(true, None));
-            }
-        }
-        let mut out = HfEncoding::with_table(self.id_to_token.clone());
-        for piece in pieces {
-            out.merge_with(piece);
-        }
-        if let Some(p) = &self.padding {
-            p.pad(&mut out);
-        }
-        out
+        Ok((first, second))
     }
 
     /// The tokens of one sequence, written into the buffers `scratch` holds (if any).
@@ -641,8 +440,8 @@ thread_local! {
     // Buffers reused from one encode call to the next on each thread: the two sequences
     // before post-processing, a word of a pre-tokenized input, and a piece under
     // normalization.
-    static FIRST: Cell<HfEncoding> = Cell::new(HfEncoding::default());
-    static SECOND: Cell<HfEncoding> = Cell::new(HfEncoding::default());
+    pub(super) static FIRST: Cell<HfEncoding> = Cell::new(HfEncoding::default());
+    pub(super) static SECOND: Cell<HfEncoding> = Cell::new(HfEncoding::default());
     // One word of a pre-tokenized input.
     static WORD: Cell<HfEncoding> = Cell::new(HfEncoding::default());
     static PIECE: Cell<NormalizedString> = Cell::new(NormalizedString::default());
@@ -656,27 +455,11 @@ const BYTES_PER_TOKEN: usize = 4 * std::mem::size_of::<u32>()
 
 /// Empties `enc` and keeps its buffers in `scratch` for the next call on this thread, unless
 /// a long text made them too large to keep (see [`crate::scratch`]).
-fn keep_for_reuse(scratch: &'static LocalKey<Cell<HfEncoding>>, mut enc: HfEncoding) {
+pub(super) fn keep_for_reuse(scratch: &'static LocalKey<Cell<HfEncoding>>, mut enc: HfEncoding) {
     if crate::scratch::worth_keeping(enc.ids.capacity().saturating_mul(BYTES_PER_TOKEN)) {
         enc.clear();
         scratch.set(enc);
     }
-}
-
-/// Appends `part` to `out`; its tokens are moved out of it when `last_use` is true.
-fn append(out: &mut HfEncoding, part: &mut HfEncoding, type_id: u32, last_use: bool) {
-    out.ids.extend(&part.ids);
-    if last_use {
-        out.own_tokens.append(&mut part.own_tokens);
-    } else {
-        out.own_tokens.extend(part.own_tokens.iter().cloned());
-    }
-    out.offsets.extend(&part.offsets);
-    out.word_ids.extend(&part.word_ids);
-    out.type_ids
-        .extend(std::iter::repeat_n(type_id, part.ids.len()));
-    out.special_tokens_mask
-        .extend(std::iter::repeat_n(0, part.ids.len()));
 }
 
 #[cfg(test)]

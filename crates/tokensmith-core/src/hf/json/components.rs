@@ -454,6 +454,7 @@ pub(super) fn post_processor(node: Node<'_>) -> Result<PostProcessor> {
             Ok(PostProcessor {
                 template: None,
                 trim_offsets: b.trim_offsets.then_some(b.add_prefix_space),
+                marks_pieces: false,
             })
         }
         "RobertaProcessing" => {
@@ -466,12 +467,14 @@ pub(super) fn post_processor(node: Node<'_>) -> Result<PostProcessor> {
                     token_and_id(&node, "sep")?,
                 )),
                 trim_offsets: trim.then_some(add_prefix_space),
+                marks_pieces: false,
             })
         }
         "Sequence" => sequence(&node),
         _ => Ok(PostProcessor {
             template: Some(template(node)?),
             trim_offsets: None,
+            marks_pieces: false,
         }),
     }
 }
@@ -530,6 +533,7 @@ fn template(node: Node<'_>) -> Result<Template> {
                 pair: template_pieces(pair, &pp)?,
                 special_tokens,
                 overflowing_takes_type_ids: false,
+                rebuilds_sequences: false,
             };
             for (pieces, path) in [(&template.single, &sp), (&template.pair, &pp)] {
                 for (i, piece) in pieces.iter().enumerate() {

@@ -9,7 +9,9 @@
 //! Trimming after a TemplateProcessing folds into that shape too: HF's TemplateProcessing
 //! hands the next processor its pieces unjoined (each sequence, with its overflowing parts,
 //! and each special token on its own), so ByteLevel trims every sequence exactly as it would
-//! have before the template, and leaves the special tokens' `(0, 0)` offsets as they are.
+//! have before the template, and leaves the special tokens' `(0, 0)` offsets as they are. It
+//! also marks each piece as the sequence of its place in the template
+//! ([`PostProcessor::marks_pieces`]).
 //! BertProcessing and RobertaProcessing instead hand on each sequence already wrapped in its
 //! special tokens, so trimming after them sees a different first token; that order, offsets
 //! trimmed twice, and a second template are refused with the path of the step at fault.
@@ -27,6 +29,7 @@ pub(super) fn sequence(node: &Node<'_>) -> Result<PostProcessor> {
     let mut folded = PostProcessor {
         template: None,
         trim_offsets: None,
+        marks_pieces: false,
     };
     // The type of the template folded so far, if any.
     let mut template_kind = None;
@@ -36,6 +39,10 @@ pub(super) fn sequence(node: &Node<'_>) -> Result<PostProcessor> {
             value: item,
             path: &p,
         })?;
+        if template_kind.is_some() && item.get("type").and_then(|t| t.as_str()) == Some("ByteLevel")
+        {
+            folded.marks_pieces = true;
+        }
         if step.trim_offsets.is_some() {
             if let Some(kind) = template_kind.filter(|&k| k != "TemplateProcessing") {
                 return Err(err(
@@ -85,11 +92,15 @@ mod tests {
     fn trimming_after_a_template_is_trimming_before_it() {
         let after = with_steps(&format!("{TEMPLATE}, {TRIM}")).unwrap();
         let before = with_steps(&format!("{TRIM}, {TEMPLATE}")).unwrap();
-        assert_eq!(after.post_processor, before.post_processor);
-        assert_eq!(
-            after.post_processor.and_then(|p| p.trim_offsets),
-            Some(false)
+        let (after, before) = (
+            after.post_processor.unwrap(),
+            before.post_processor.unwrap(),
         );
+        // Only the sequence ids differ: ByteLevel after the template marks its pieces.
+        assert!(after.marks_pieces && !before.marks_pieces);
+        assert_eq!(after.template, before.template);
+        assert_eq!(after.trim_offsets, before.trim_offsets);
+        assert_eq!(after.trim_offsets, Some(false));
     }
 
     #[test]
