@@ -224,16 +224,17 @@ def test_other_tokenizer_json_runs_on_tokensmith_tokenizer_with_hf_ids(tmp_path:
 
 
 def test_tokenizer_json_tokensmith_refuses_is_refused_by_eval_too(tmp_path: Path) -> None:
-    from tokenizers import Tokenizer, models
+    from tokenizers import Tokenizer, models, pre_tokenizers
 
-    # A Unigram model without an unknown id: HF runs it until an unknown character comes,
-    # tokensmith refuses it up front, and evaluation loads through the same loader, so it
-    # gives the same typed error rather than silently measuring another library.
-    pieces = [("hello", -1.0), ("world", -1.5)] + [(c, -5.0) for c in "helo wrd"]
-    hf = Tokenizer(models.Unigram(pieces))
+    # A WordLevel model whose unknown token is not in its vocabulary: HF runs it until an
+    # unknown word comes, tokensmith refuses it up front, and evaluation loads through the same
+    # loader, so it gives the same typed error rather than silently measuring another library.
+    hf = Tokenizer(models.WordLevel({"hello": 0, "world": 1}, unk_token="[UNK]"))
+    hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     path = tmp_path / "no_unk.json"
     hf.save(str(path))
-    with pytest.raises(TokensmithError, match="unk_id"):
+    assert Tokenizer.from_file(str(path)).encode("hello world").ids == [0, 1]
+    with pytest.raises(TokensmithError, match="unk_token"):
         tokensmith.Tokenizer.from_file(path)
-    with pytest.raises(TokensmithError, match="unk_id"):
+    with pytest.raises(TokensmithError, match="unk_token"):
         ev.load_tokenizer(path)
