@@ -84,6 +84,29 @@ def test_spm_bpe_model_to_tokenizer_json_and_transformers(
     fast = tokensmith.load(model).to_transformers()
     sample = texts[:300] + texts[-80:]
     assert _mismatches(sp.encode, lambda t: fast.encode(t, add_special_tokens=False), sample) == 0
+    back = tmp_path / "back.model"
+    tokensmith.convert(out, back, verify=[MULTILINGUAL], lossy=True)
+    again = sentencepiece.SentencePieceProcessor(model_file=str(back))
+    assert _mismatches(sp.encode, again.encode, every) == 0
+    assert [again.id_to_piece(i) for i in range(again.get_piece_size())] == [
+        sp.id_to_piece(i) for i in range(sp.get_piece_size())
+    ]
+
+
+def test_spm_bpe_round_trip_without_user_defined_pieces_is_exact(
+    tmp_path: Path, multilingual_lines: list[str], texts: list[str]
+) -> None:
+    """A .model's tokenizer.json (one merge per cut of a piece, consecutive) converts back to
+    a .model that gives the original's ids, with nothing refused."""
+    import sentencepiece
+
+    model = _spm_model(tmp_path, "bpe", "nmt_nfkc", multilingual_lines, user_defined=False)
+    tokensmith.convert(model, tmp_path / "t.json", verify=[MULTILINGUAL])
+    report = tokensmith.convert(tmp_path / "t.json", tmp_path / "back.model", verify=[MULTILINGUAL])
+    assert report.verification.ok and report.verification.identical == report.verification.texts
+    sp = sentencepiece.SentencePieceProcessor(model_file=str(model))
+    again = sentencepiece.SentencePieceProcessor(model_file=str(tmp_path / "back.model"))
+    assert _mismatches(sp.encode, again.encode, texts) == 0
 
 
 def test_spm_unigram_model_reports_hf_tie_breaks(

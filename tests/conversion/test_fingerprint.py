@@ -174,3 +174,20 @@ def test_cli_fingerprint_and_diff(trained: tokensmith.Encoding, tmp_path: Path) 
     assert same.exit_code == 0 and "same behaviour" in same.stdout
     other = runner.invoke(app, ["diff", str(tmp_path / "a.json"), "cl100k_base", "--json"])
     assert other.exit_code == 1 and json.loads(other.stdout)["same"] is False
+
+
+def test_the_users_files_join_the_digest(
+    trained: tokensmith.Encoding, tmp_path: Path, multilingual_lines: list[str]
+) -> None:
+    """Ids on the user's own files are hashed too: the digest with a file differs from the
+    one without it, and is equal across formats and in the CLI (``--file``)."""
+    tokensmith.save(trained, tmp_path / "t.json")
+    text = tmp_path / "own.txt"
+    text.write_text("".join(multilingual_lines[:50]), encoding="utf-8")
+    with_file = fingerprint(trained, files=[text])
+    assert with_file == fingerprint(tmp_path / "t.json", files=[text])
+    assert with_file != fingerprint(trained)
+    runner = CliRunner()
+    cli = runner.invoke(app, ["fingerprint", str(tmp_path / "t.json"), "--file", str(text)])
+    assert cli.exit_code == 0, cli.output
+    assert cli.stdout.strip() == with_file

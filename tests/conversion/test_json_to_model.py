@@ -147,3 +147,23 @@ def test_hf_sentencepiece_implementations_are_refused_by_normalizer(
         with pytest.raises(InexpressibleComponentError, match=match):
             tokensmith.convert(source, tmp_path / "m.model")
         assert not (tmp_path / "m.model").exists()
+
+
+def test_a_piece_merged_again_after_other_pieces_is_named(tmp_path: Path) -> None:
+    """sentencepiece gives a piece one score; HF ranks each pair. Merges that make 'abc'
+    around another piece's merge have no .model equivalent; consecutive ones convert."""
+    vocab = {p: i for i, p in enumerate(["<unk>", "\u2581", "a", "b", "c", "ab", "bc", "abc"])}
+    doc = {
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "never"},
+        "model": {"type": "BPE", "unk_token": "<unk>", "fuse_unk": True, "vocab": vocab,
+                  "merges": ["a b", "ab c", "b c", "a bc"]},
+    }  # fmt: skip
+    source, out = tmp_path / "t.json", tmp_path / "m.model"
+    source.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(InexpressibleComponentError, match=r"model.merges\[3\] makes 'abc' again"):
+        tokensmith.convert(source, out)
+    assert not out.exists()
+    doc["model"]["merges"] = ["a b", "b c", "ab c", "a bc"]  # type: ignore[index]
+    source.write_text(json.dumps(doc), encoding="utf-8")
+    assert tokensmith.convert(source, out, verify=[]).verification.ok

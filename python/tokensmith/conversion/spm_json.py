@@ -469,15 +469,20 @@ def _varint_field(number: int, value: int) -> bytes:
 
 
 def _bpe_scores(vocab: dict[str, int], merges: list[Any]) -> dict[str, float]:
-    """sentencepiece merges the pair whose piece scores highest: the n-th merge's piece
-    scores ``-n``; merges that make the same piece twice cannot be expressed."""
+    """sentencepiece merges the pair whose piece scores highest: a piece scores ``-n`` for
+    its first merge ``n``. Several merges may make one piece (every cut of it, as
+    :func:`model_to_json` writes them) when they are consecutive, so no other piece's merge
+    ranks between them; otherwise the pair ranks cannot be expressed as piece scores."""
     scores: dict[str, float] = {}
+    last = ""
     for n, merge in enumerate(merges):
         left, right = merge.split(" ", 1) if isinstance(merge, str) else merge
         piece = left + right
-        if piece in scores:
+        if piece in scores and piece != last:
             raise InexpressibleComponentError(
-                f"model.merges[{n}] makes {piece!r} a second time; a .model ranks pieces, not pairs"
+                f"model.merges[{n}] makes {piece!r} again after merges of other pieces; a "
+                ".model ranks pieces, not pairs"
             )
-        scores[piece] = -float(n)
+        scores.setdefault(piece, -float(n))
+        last = piece
     return scores

@@ -176,7 +176,20 @@ impl HfTokenizer {
     /// Whether the file qualifies for [`FastIds`] (its configuration may still send a call
     /// to the character pipeline: see [`Self::encode_ids`]).
     pub fn has_fast_ids(&self) -> bool {
-        self.fast.is_some()
+        self.fast_ids().is_some()
+    }
+
+    /// The engine, built on the first call and kept (see the field `fast`).
+    fn fast_ids(&self) -> Option<&FastIds> {
+        self.fast
+            .get_or_init(|| {
+                FastIds::new(
+                    self.normalizer.as_ref(),
+                    self.pre_tokenizer.as_ref(),
+                    &self.model,
+                )
+            })
+            .as_ref()
     }
 
     /// The ids [`HfTokenizer::encode`] would give, computed without tokens or offsets, or
@@ -188,7 +201,7 @@ impl HfTokenizer {
         pair: Option<&str>,
         add_special_tokens: bool,
     ) -> Option<Result<Vec<u32>>> {
-        let fast = self.fast.as_deref()?;
+        let fast = self.fast_ids()?;
         let configured = self.truncation.is_some() || self.padding.is_some();
         if configured || !self.normalized_matcher.is_empty() {
             return None;

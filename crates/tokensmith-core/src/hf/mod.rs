@@ -30,6 +30,8 @@ pub mod decoders;
 pub mod encode_fast;
 pub mod encoding;
 pub mod fast_ids;
+#[cfg(test)]
+mod fast_ids_lazy_tests;
 pub mod json;
 pub mod known_split;
 pub mod metaspace;

@@ -29,7 +29,7 @@ use crate::error::{Error, Result};
 use crate::hf::unigram::MISSING_UNK;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::Cell;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread::LocalKey;
 
 pub use super::added_tokens::AddedToken;
@@ -54,8 +54,10 @@ pub struct HfTokenizer {
     pub(super) id_to_token: Arc<TokenTable>,
     pub(super) special_ids: FxHashSet<u32>,
     /// The byte-level engine that gives ids alone, when the file qualifies
-    /// ([`super::fast_ids`]).
-    pub(super) fast: Option<Arc<FastIds>>,
+    /// ([`super::fast_ids`]), built on first use and shared by clones (which keep the
+    /// normalizer, pre-tokenizer and model it is built from): a load that hands the file on
+    /// as a tiktoken-style `Encoding` never builds it.
+    pub(super) fast: Arc<OnceLock<Option<FastIds>>>,
 }
 
 impl HfTokenizer {

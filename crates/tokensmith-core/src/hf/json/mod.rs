@@ -17,7 +17,6 @@ mod models;
 mod post_sequence;
 
 use super::added_tokens::{AddedMatcher, AddedVocabulary};
-use super::fast_ids::FastIds;
 use super::tokenizer::{AddedToken, HfTokenizer};
 use crate::limits::{self, Limit};
 use crate::{Error, Result};
@@ -284,14 +283,8 @@ impl HfTokenizer {
             added: AddedVocabulary::default(),
             id_to_token: Default::default(),
             special_ids: FxHashSet::default(),
-            fast: None,
+            fast: Arc::default(),
         };
-        tok.fast = FastIds::new(
-            tok.normalizer.as_ref(),
-            tok.pre_tokenizer.as_ref(),
-            &tok.model,
-        )
-        .map(Arc::new);
         // As HF loads a file: its added tokens are added in order, their ids recomputed (an
         // added token the model's vocabulary holds takes the model's id).
         tok.add_tokens(added);
