@@ -531,7 +531,8 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
         /// A batch, with repeated pieces, short (inline) and long ones, and cache slots
-        /// overwritten inside the batch, gives each piece's own merge result, cold and warm.
+        /// overwritten inside the batch, gives each piece's own merge result, cold and warm,
+        /// and counts as many ranks.
         #[test]
         fn batches_equal_piece_by_piece_merges(
             words in prop::collection::vec(
@@ -556,6 +557,15 @@ mod tests {
                     pieces.iter().map(|&(a, b)| bpe.prepare(&text, a, b, &state)).collect();
                 bpe.encode_pieces(&text, &pending, &mut out, &mut state).unwrap();
                 prop_assert_eq!(&out, &expected);
+            }
+            // Counting, cold and then warm, gives the number of ranks without keeping them.
+            let mut state = ThreadState::default();
+            for _ in 0..2 {
+                let pending: Vec<Pending> =
+                    pieces.iter().map(|&(a, b)| bpe.prepare(&text, a, b, &state)).collect();
+                let mut scratch = vec![7];
+                let n = bpe.count_pieces(&text, &pending, &mut scratch, &mut state).unwrap();
+                prop_assert_eq!(n, expected.len());
             }
         }
     }
