@@ -69,9 +69,14 @@ pub fn ids(py: Python<'_>, enc: &Encoding, tokens: &Bound<'_, PyAny>) -> PyResul
 }
 
 /// Unsigned integers, whose memory is exactly their native-endian bytes (no padding).
-pub trait PlainInt: Copy {}
-impl PlainInt for u32 {}
-impl PlainInt for u64 {}
+///
+/// # Safety
+/// Implementors must have no padding bytes, so that every byte of their memory is initialised.
+pub unsafe trait PlainInt: Copy {}
+// SAFETY: primitive integers have no padding.
+unsafe impl PlainInt for u32 {}
+// SAFETY: as above.
+unsafe impl PlainInt for u64 {}
 
 /// The memory of `values` as bytes, in native byte order.
 pub fn ne_bytes<T: PlainInt>(values: &[T]) -> &[u8] {
