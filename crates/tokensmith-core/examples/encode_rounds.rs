@@ -1,11 +1,12 @@
 //! Encodes a text file's ~4 KB documents on one thread, `ROUNDS` times after one warm-up pass,
 //! and prints the token count: a fixed workload for `valgrind --tool=callgrind` and `perf`,
 //! whose instruction count does not depend on the machine's load.
-//! `cargo run --release --example encode_rounds -- VOCAB cl100k|o200k FILE [ROUNDS] [cold]`
+//! `cargo run --release --example encode_rounds -- VOCAB cl100k|o200k FILE [ROUNDS] [cold|count]`
 //!
 //! With `cold`, each round runs on a fresh thread, so the per-thread piece and pair caches start
 //! empty (the cost of text never seen before); otherwise the caches stay warm across rounds, as
-//! in a benchmark that encodes the same documents again. Only `measured` runs the rounds, so
+//! in a benchmark that encodes the same documents again. With `count`, the rounds count the
+//! tokens (`Encoding::count`) instead of building them. Only `measured` runs the rounds, so
 //! `valgrind --tool=callgrind --toggle-collect='*measured*' --cache-sim=yes` counts them alone.
 
 use tokensmith_core::formats::tiktoken_file;
@@ -27,20 +28,23 @@ fn documents(text: &str) -> Vec<&str> {
     docs
 }
 
-fn encode_all(enc: &Encoding, docs: &[&str]) -> usize {
+fn encode_all(enc: &Encoding, docs: &[&str], count: bool) -> usize {
     let policy = SpecialPolicy::ordinary();
     docs.iter()
-        .map(|d| enc.encode(d, &policy).unwrap().len())
+        .map(|d| match count {
+            true => enc.count(d, &policy).unwrap(),
+            false => enc.encode(d, &policy).unwrap().len(),
+        })
         .sum()
 }
 
 /// The measured part, kept out of line so that a profiler can count it alone
 /// (`valgrind --tool=callgrind --toggle-collect='*measured*'`).
 #[inline(never)]
-fn measured(enc: &Encoding, docs: &[&str], rounds: usize) -> usize {
+fn measured(enc: &Encoding, docs: &[&str], rounds: usize, count: bool) -> usize {
     let mut tokens = 0;
     for _ in 0..rounds {
-        tokens = encode_all(enc, docs);
+        tokens = encode_all(enc, docs, count);
     }
     tokens
 }
@@ -48,7 +52,7 @@ fn measured(enc: &Encoding, docs: &[&str], rounds: usize) -> usize {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let [_, vocab, pattern, file, rest @ ..] = args.as_slice() else {
-        eprintln!("usage: encode_rounds VOCAB cl100k|o200k FILE [ROUNDS] [cold]");
+        eprintln!("usage: encode_rounds VOCAB cl100k|o200k FILE [ROUNDS] [cold|count]");
         std::process::exit(2);
     };
     let pattern = if pattern == "cl100k" {
@@ -58,6 +62,7 @@ fn main() {
     };
     let rounds: usize = rest.first().and_then(|r| r.parse().ok()).unwrap_or(3);
     let cold = rest.get(1).is_some_and(|m| m == "cold");
+    let count = rest.get(1).is_some_and(|m| m == "count");
     let enc = Encoding::new(
         tiktoken_file::read(vocab.as_ref()).unwrap(),
         vec![],
@@ -69,11 +74,12 @@ fn main() {
     let mut tokens = 0;
     if cold {
         for _ in 0..rounds {
-            tokens = std::thread::scope(|s| s.spawn(|| measured(&enc, &docs, 1)).join().unwrap());
+            tokens =
+                std::thread::scope(|s| s.spawn(|| measured(&enc, &docs, 1, false)).join().unwrap());
         }
     } else {
-        encode_all(&enc, &docs);
-        tokens = measured(&enc, &docs, rounds);
+        encode_all(&enc, &docs, count);
+        tokens = measured(&enc, &docs, rounds, count);
     }
     println!("{tokens} tokens");
 }

@@ -16,6 +16,21 @@ use crate::models::bpe::{with_cache, Bpe, Pending, Rank, ThreadState, BATCH};
 use crate::pre_tokenizers::PreTokenizer;
 use crate::special_tokens::{SpecialPolicy, SpecialSet, SpecialTokens};
 
+/// The cache keys of the pieces at `spans` of `text`, their cache slots requested from memory.
+#[inline(always)]
+fn prepare_all(
+    bpe: &Bpe,
+    text: &[u8],
+    spans: &[(usize, usize)],
+    state: &ThreadState,
+) -> [Pending; BATCH] {
+    let mut pieces = [Pending::default(); BATCH];
+    for (k, &(a, b)) in spans.iter().enumerate() {
+        pieces[k] = bpe.prepare(text, a, b, state);
+    }
+    pieces
+}
+
 /// Encodes the pieces at `spans` of `text`, appending their ids to `out`.
 #[inline(never)]
 fn encode_batch(
@@ -25,11 +40,22 @@ fn encode_batch(
     out: &mut Vec<Rank>,
     state: &mut ThreadState,
 ) -> Result<()> {
-    let mut pieces = [Pending::default(); BATCH];
-    for (k, &(a, b)) in spans.iter().enumerate() {
-        pieces[k] = bpe.prepare(text, a, b, state);
-    }
+    let pieces = prepare_all(bpe, text, spans, state);
     bpe.encode_pieces(text, &pieces[..spans.len()], out, state)
+}
+
+/// The number of ids of the pieces at `spans` of `text`; `scratch` holds the ids of pieces
+/// that must be merged.
+#[inline(never)]
+fn count_batch(
+    bpe: &Bpe,
+    text: &[u8],
+    spans: &[(usize, usize)],
+    scratch: &mut Vec<Rank>,
+    state: &mut ThreadState,
+) -> Result<usize> {
+    let pieces = prepare_all(bpe, text, spans, state);
+    bpe.count_pieces(text, &pieces[..spans.len()], scratch, state)
 }
 
 /// A part of a text split at its allowed special tokens.
@@ -101,42 +127,50 @@ impl Encoding {
         self.bpe.rank_bound().max(special)
     }
 
-    /// Runs the pre-tokenizer and BPE over `text` (no special tokens), appending the ids of
-    /// each batch of pieces to `out` and then calling `after_batch(out)`.
+    /// Runs the pre-tokenizer over `text` (no special tokens) and hands `batch` the spans of
+    /// its pieces, [`BATCH`] at a time, with this thread's caches.
     #[inline]
-    fn for_each_piece_ids(
+    fn for_each_batch(
         &self,
         text: &str,
-        out: &mut Vec<Rank>,
-        mut after_batch: impl FnMut(&mut Vec<Rank>),
+        mut batch: impl FnMut(&[(usize, usize)], &mut ThreadState) -> Result<()>,
     ) -> Result<()> {
         let mut failed = None;
-        let bytes = text.as_bytes();
         // The splitter only records where pieces are; each batch of BATCH pieces is then
         // prepared (cache slots requested from memory) and encoded out of line, so that the
         // table lookups of a batch overlap and the per-piece step stays small enough to be
         // inlined into the splitter's loop.
         let mut spans = [(0usize, 0usize); BATCH];
         let mut held = 0;
-        let mut flush = |spans: &[(usize, usize)], out: &mut Vec<Rank>, state: &mut _| {
-            if let Err(e) = encode_batch(&self.bpe, bytes, spans, out, state) {
+        let mut flush = |spans: &[(usize, usize)], state: &mut _| {
+            if let Err(e) = batch(spans, state) {
                 failed.get_or_insert(e);
             }
-            after_batch(out);
         };
         with_cache(self.bpe.id(), |state| {
             self.pre.for_each_piece(text, |a, b| {
                 spans[held] = (a, b);
                 held += 1;
                 if held == BATCH {
-                    flush(&spans, out, state);
+                    flush(&spans, state);
                     held = 0;
                 }
             })?;
-            flush(&spans[..held], out, state);
+            flush(&spans[..held], state);
             Ok::<(), Error>(())
         })?;
         failed.map_or(Ok(()), Err)
+    }
+
+    /// The number of ids of `text` (no special tokens), without keeping them.
+    fn count_ordinary(&self, text: &str, scratch: &mut Vec<Rank>) -> Result<usize> {
+        let bytes = text.as_bytes();
+        let mut total = 0;
+        self.for_each_batch(text, |spans, state| {
+            total += count_batch(&self.bpe, bytes, spans, scratch, state)?;
+            Ok(())
+        })?;
+        Ok(total)
     }
 
     /// Splits `text` at the special tokens of `allowed` and hands `f` the pieces in order:
@@ -159,7 +193,10 @@ impl Encoding {
     /// Appends the ids of `text` to `out`, treating special-token text as ordinary text.
     #[inline]
     pub fn encode_ordinary_into(&self, text: &str, out: &mut Vec<Rank>) -> Result<()> {
-        self.for_each_piece_ids(text, out, |_| {})
+        let bytes = text.as_bytes();
+        self.for_each_batch(text, |spans, state| {
+            encode_batch(&self.bpe, bytes, spans, out, state)
+        })
     }
 
     /// The ids of `text`, treating special-token text as ordinary text.
@@ -206,10 +243,10 @@ impl Encoding {
         let mut total = 0usize;
         let mut scratch = Vec::with_capacity(64);
         self.for_each_segment(text, &policy.allowed, |segment| match segment {
-            Segment::Text(t) => self.for_each_piece_ids(t, &mut scratch, |ids| {
-                total += ids.len();
-                ids.clear();
-            }),
+            Segment::Text(t) => {
+                total += self.count_ordinary(t, &mut scratch)?;
+                Ok(())
+            }
             Segment::Special(_) => {
                 total += 1;
                 Ok(())

@@ -68,24 +68,32 @@ pub fn ids(py: Python<'_>, enc: &Encoding, tokens: &Bound<'_, PyAny>) -> PyResul
     values.into_iter().map(check).collect()
 }
 
-/// Copies u32 values into a `bytes` object in native byte order (for `numpy.frombuffer`).
+/// Unsigned integers, whose memory is exactly their native-endian bytes (no padding).
+///
+/// # Safety
+/// Implementors must have no padding bytes, so that every byte of their memory is initialised.
+pub unsafe trait PlainInt: Copy {}
+// SAFETY: primitive integers have no padding.
+unsafe impl PlainInt for u32 {}
+// SAFETY: as above.
+unsafe impl PlainInt for u64 {}
+
+/// The memory of `values` as bytes, in native byte order.
+pub fn ne_bytes<T: PlainInt>(values: &[T]) -> &[u8] {
+    // SAFETY: `PlainInt` types have no padding and every byte value is a valid u8; the new
+    // slice covers exactly the memory of `values`, borrowed for as long as `values` is.
+    unsafe {
+        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
+    }
+}
+
+/// Copies u32 values into a `bytes` object in native byte order (for `numpy.frombuffer`):
+/// one `memcpy`, with no zero-filling of the buffer first.
 pub fn u32_bytes<'py>(py: Python<'py>, values: &[u32]) -> Bound<'py, PyBytes> {
-    PyBytes::new_with(py, values.len() * 4, |buf| {
-        for (chunk, v) in buf.chunks_exact_mut(4).zip(values) {
-            chunk.copy_from_slice(&v.to_ne_bytes());
-        }
-        Ok(())
-    })
-    .expect("filling a bytes buffer cannot fail")
+    PyBytes::new(py, ne_bytes(values))
 }
 
 /// Copies u64 values into a `bytes` object in native byte order.
 pub fn u64_bytes<'py>(py: Python<'py>, values: &[u64]) -> Bound<'py, PyBytes> {
-    PyBytes::new_with(py, values.len() * 8, |buf| {
-        for (chunk, v) in buf.chunks_exact_mut(8).zip(values) {
-            chunk.copy_from_slice(&v.to_ne_bytes());
-        }
-        Ok(())
-    })
-    .expect("filling a bytes buffer cannot fail")
+    PyBytes::new(py, ne_bytes(values))
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use tokensmith_core::formats::tiktoken_file;
 use tokensmith_core::{parallel, Encoding, SpecialPolicy};
 
-use crate::convert::{ids, policy, u32_bytes, u64_bytes};
+use crate::convert::{ids, ne_bytes, policy, u32_bytes, u64_bytes};
 use crate::errors::IntoPyResult;
 use crate::int_cache::IntCache;
 use crate::signal_slices;
@@ -158,13 +158,11 @@ impl CoreEncoding {
         let offsets: Vec<u64> = all.offsets().map(|o| o as u64).collect();
         let flat = PyBytes::new_with(py, all.len() * 4, |buf| {
             py.detach(|| {
-                // Run by run, so that each copy is one simple loop the compiler vectorizes.
+                // Run by run, each one memcpy.
                 let mut rest = buf;
                 for run in all.runs() {
                     let (head, tail) = rest.split_at_mut(run.len() * 4);
-                    for (word, id) in head.chunks_exact_mut(4).zip(run) {
-                        word.copy_from_slice(&id.to_ne_bytes());
-                    }
+                    head.copy_from_slice(ne_bytes(run));
                     rest = tail;
                 }
             });

@@ -82,6 +82,12 @@ impl CachedRanks {
     pub fn append_to(&self, out: &mut Vec<Rank>) {
         self.0.append_ranks(out);
     }
+
+    /// How many ranks there are.
+    #[inline(always)]
+    pub fn count(&self) -> usize {
+        ((self.0.b >> COUNT_SHIFT) & 7) as usize
+    }
 }
 
 /// Two slots in one cache line; `ways[0]` is the more recently used.

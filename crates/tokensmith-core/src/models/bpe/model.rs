@@ -1,6 +1,6 @@
 //! The byte-level BPE vocabulary: bytes to rank, rank to bytes, and the merge table.
 
-use super::cache::{CachedRanks, LongPieceCache, ThreadState, LONG_MAX};
+use super::cache::{CachedRanks, LongPieceCache, ThreadState, LONG_MAX, MAX_TOKENS};
 use super::merge;
 use super::pair_table::{PairTable, RANK_BITS};
 use super::piece_table::{InlineKey, PieceTable, INLINE};
@@ -280,8 +280,66 @@ impl Bpe {
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<()> {
-        // Short pieces are looked up first (nearly all hit); a miss starts loading the
-        // vocabulary slot its merge will need, and a long piece its stored bytes.
+        // While the pieces hit the cache (nearly always, on text like that seen before),
+        // their ranks go straight out, in one pass.
+        out.reserve(pieces.len() * MAX_TOKENS);
+        let first = Self::leading_hits(pieces, state, |hit| hit.append_to(out));
+        self.encode_rest(text, &pieces[first..], out, state)
+    }
+
+    /// The number of ranks of consecutive pieces, as [`encode_pieces`](Self::encode_pieces)
+    /// would append them; `scratch` holds the ranks of the pieces that miss the cache.
+    #[inline]
+    pub fn count_pieces(
+        &self,
+        text: &[u8],
+        pieces: &[Pending],
+        scratch: &mut Vec<Rank>,
+        state: &mut ThreadState,
+    ) -> Result<usize> {
+        let mut total = 0;
+        let first = Self::leading_hits(pieces, state, |hit| total += hit.count());
+        if first < pieces.len() {
+            scratch.clear();
+            self.encode_rest(text, &pieces[first..], scratch, state)?;
+            total += scratch.len();
+        }
+        Ok(total)
+    }
+
+    /// Hands `hit` the cached ranks of the leading pieces that hit the piece cache, and
+    /// returns how many did.
+    #[inline(always)]
+    fn leading_hits(
+        pieces: &[Pending],
+        state: &mut ThreadState,
+        mut hit: impl FnMut(CachedRanks),
+    ) -> usize {
+        let mut first = 0;
+        for p in pieces {
+            if p.end - p.start > INLINE {
+                break;
+            }
+            match state.pieces.find(p.key, p.hash as usize) {
+                Some(ranks) => hit(ranks),
+                None => break,
+            }
+            first += 1;
+        }
+        first
+    }
+
+    /// [`encode_pieces`](Self::encode_pieces) for pieces that may miss the cache.
+    #[inline]
+    fn encode_rest(
+        &self,
+        text: &[u8],
+        pieces: &[Pending],
+        out: &mut Vec<Rank>,
+        state: &mut ThreadState,
+    ) -> Result<()> {
+        // The rest: short pieces are looked up first (nearly all hit); a miss starts loading
+        // the vocabulary slot its merge will need, and a long piece its stored bytes.
         let mut hits = [None::<CachedRanks>; BATCH];
         for (k, p) in pieces.iter().enumerate() {
             let len = p.end - p.start;
@@ -473,7 +531,8 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
         /// A batch, with repeated pieces, short (inline) and long ones, and cache slots
-        /// overwritten inside the batch, gives each piece's own merge result, cold and warm.
+        /// overwritten inside the batch, gives each piece's own merge result, cold and warm,
+        /// and counts as many ranks.
         #[test]
         fn batches_equal_piece_by_piece_merges(
             words in prop::collection::vec(
@@ -498,6 +557,15 @@ mod tests {
                     pieces.iter().map(|&(a, b)| bpe.prepare(&text, a, b, &state)).collect();
                 bpe.encode_pieces(&text, &pending, &mut out, &mut state).unwrap();
                 prop_assert_eq!(&out, &expected);
+            }
+            // Counting, cold and then warm, gives the number of ranks without keeping them.
+            let mut state = ThreadState::default();
+            for _ in 0..2 {
+                let pending: Vec<Pending> =
+                    pieces.iter().map(|&(a, b)| bpe.prepare(&text, a, b, &state)).collect();
+                let mut scratch = vec![7];
+                let n = bpe.count_pieces(&text, &pending, &mut scratch, &mut state).unwrap();
+                prop_assert_eq!(n, expected.len());
             }
         }
     }
