@@ -209,7 +209,10 @@ class Encoding:
         >>> tokensmith.get_encoding("cl100k_base").encode_ordinary("hello <|endoftext|>")
         [15339, 83739, 8862, 728, 428, 91, 29]
         """
-        return _scrubbing(self._core.encode_ordinary, text)
+        try:
+            return self._core.encode_ordinary(text)
+        except (UnicodeEncodeError, TypeError, OverflowError):
+            return _scrubbing(self._core.encode_ordinary, text)
 
     def encode(
         self,
@@ -231,7 +234,10 @@ class Encoding:
         >>> enc.encode("hi<|endoftext|>", allowed_special="all")
         [6151, 100257]
         """
-        return _scrubbing(self._core.encode, text, allowed_special, disallowed_special)
+        try:
+            return self._core.encode(text, allowed_special, disallowed_special)
+        except (UnicodeEncodeError, TypeError, OverflowError):
+            return _scrubbing(self._core.encode, text, allowed_special, disallowed_special)
 
     def encode_with_unstable(
         self,
