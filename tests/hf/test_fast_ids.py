@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +67,7 @@ def fast_json(
     kind = request.param
     if kind in ("llama3", "qwen2"):
         # Split(pattern) + ByteLevel; Llama-3: ignore_merges and a <|begin_of_text|> template;
-        # Qwen2: NFC (texts not in NFC take the character pipeline)
+        # Qwen2: NFC (texts not in NFC are composed before the engine runs)
         return regex_bpe_style(kind, tmp_path_factory.mktemp(kind))
     tok = _train(
         multilingual_lines, template=kind == "template", ignore_merges=kind == "ignore-merges"
@@ -204,3 +205,28 @@ def test_a_normalized_added_token_takes_the_character_pipeline(
     for tok in (ours, hf):
         tok.add_tokens(["the lamp"])  # normalized=True by default
     assert_texts_same(ours, hf, _texts(multilingual_lines)[:150] + ["the lamp is the lamp"])
+
+
+def test_texts_not_in_nfc_are_composed_first(tmp_path: Path, multilingual_lines: list[str]) -> None:
+    """Qwen2-style (NFC): decomposed text, alone, in pairs, in batches and between added tokens,
+    gives HF's ids and, read afterwards, HF's tokens and offsets."""
+    path = regex_bpe_style("qwen2", tmp_path)
+    ours = tokensmith.Tokenizer.from_file(path)
+    hf = Tokenizer.from_file(str(path))
+    for tok in (ours, hf):
+        tok.add_special_tokens(["<|user|>"])
+    decomposed = [unicodedata.normalize("NFD", x) for x in multilingual_lines[:300]]
+    decomposed = [x for x in decomposed if not unicodedata.is_normalized("NFC", x)]
+    assert len(decomposed) >= 50
+    mixed = [f"{a}<|user|>{b}" for a, b in zip(decomposed, reversed(decomposed), strict=True)]
+    texts = decomposed + mixed + ["e\u0301<|user|>\u1100\u1161\u11a8", "\u0301", "A\u030a\u0327"]
+    for add in (True, False):
+        got = [ours.encode(t, add_special_tokens=add).ids for t in texts]
+        assert got == [hf.encode(t, add_special_tokens=add).ids for t in texts]
+    pairs = list(zip(texts[:40], texts[40:80], strict=True))
+    assert [ours.encode(*p).ids for p in pairs] == [hf.encode(*p).ids for p in pairs]
+    for inputs in (texts, pairs):
+        got = ours.encode_batch(inputs)  # type: ignore[arg-type]
+        want = hf.encode_batch(inputs)
+        assert [e.ids for e in got] == [e.ids for e in want]
+        assert [fields(e) for e in got] == [fields(e) for e in want]

@@ -14,6 +14,7 @@
 //! ```
 
 use regex_syntax::hir::{Class, HirKind};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::OnceLock;
 use unicode_categories::UnicodeCategories;
 
@@ -55,19 +56,61 @@ macro_rules! class_fn {
     };
 }
 
+const PUNCTUATION: u8 = 1;
+const MARK_NONSPACING: u8 = 2;
+const OTHER: u8 = 4;
+/// Set in every computed cell, so that 0 means "not computed yet".
+const KNOWN: u8 = 8;
+
+/// The BERT classes of each code point of the Basic Multilingual Plane, computed on first
+/// use. The crate's tests are binary searches over one table per category (seven for
+/// punctuation), and BERT's normalizer and pre-tokenizer ask them of every character.
+/// A cell only ever goes from 0 to its one value, so relaxed loads and stores suffice.
+static BMP_CLASSES: [AtomicU8; 0x10000] = [const { AtomicU8::new(0) }; 0x10000];
+
+fn compute_classes(c: char) -> u8 {
+    let mut classes = KNOWN;
+    if c.is_punctuation() {
+        classes |= PUNCTUATION;
+    }
+    if c.is_mark_nonspacing() {
+        classes |= MARK_NONSPACING;
+    }
+    if c.is_other() {
+        classes |= OTHER;
+    }
+    classes
+}
+
+#[inline]
+fn classes(c: char) -> u8 {
+    let Some(cell) = BMP_CLASSES.get(c as usize) else {
+        return compute_classes(c);
+    };
+    match cell.load(Ordering::Relaxed) {
+        0 => {
+            let classes = compute_classes(c);
+            cell.store(classes, Ordering::Relaxed);
+            classes
+        }
+        known => known,
+    }
+}
+
 /// General category P (Pc, Pd, Pe, Pf, Pi, Po, Ps).
 pub fn is_punctuation(c: char) -> bool {
-    c.is_punctuation()
+    classes(c) & PUNCTUATION != 0
 }
 
 /// General category Mn: the marks that the BertNormalizer's strip_accents removes.
 pub fn is_mark_nonspacing(c: char) -> bool {
-    c.is_mark_nonspacing()
+    classes(c) & MARK_NONSPACING != 0
 }
 
-/// General categories Cc, Cf, Cn and Co (control, format, unassigned, private use).
+/// General categories Cc, Cf and Co (control, format, private use): the crate's `is_other`,
+/// which leaves out unassigned code points (Cn).
 pub fn is_other(c: char) -> bool {
-    c.is_other()
+    classes(c) & OTHER != 0
 }
 
 /// A combining mark (Mn, Mc or Me) as HF's StripAccents normalizer sees it: the tables of
@@ -87,6 +130,18 @@ class_fn!(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cached_classes_equal_the_crates_tests() {
+        // Twice over: the first pass fills the cells, the second reads them.
+        for _ in 0..2 {
+            for c in (0..0x11000).filter_map(char::from_u32) {
+                assert_eq!(is_punctuation(c), c.is_punctuation(), "{c:?}");
+                assert_eq!(is_mark_nonspacing(c), c.is_mark_nonspacing(), "{c:?}");
+                assert_eq!(is_other(c), c.is_other(), "{c:?}");
+            }
+        }
+    }
 
     #[test]
     fn categories() {

@@ -3,7 +3,8 @@
 //! caches) instead of the character pipeline that tracks every offset.
 //!
 //! A file qualifies when its pipeline is one the engine computes exactly:
-//! - no normalizer, or NFC (Qwen2) for texts that are NFC already (ASCII, or a quick check);
+//! - no normalizer, or NFC (Qwen2): a text that is not NFC already (ASCII, or the quick
+//!   check) is composed first, with the tables the character pipeline's NFC uses;
 //! - a `ByteLevel` pre-tokenizer with GPT-2's regex (`use_regex`) and no prefix space, or a
 //!   `Split` with the Llama-3 or Qwen2 pattern (isolated) before a `ByteLevel` without regex
 //!   or prefix space (the splitters of [`crate::pre_tokenizers`], equal to the regex);
@@ -32,14 +33,14 @@ use crate::models::bpe::Bpe;
 use crate::pre_tokenizers::R50K_PATTERN;
 use crate::Encoding;
 use rustc_hash::FxHashMap;
-use unicode_normalization::{is_nfc_quick, IsNormalized};
+use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// The engine that gives a qualifying file's ids.
 #[derive(Clone, Debug)]
 pub struct FastIds {
     engine: Encoding,
-    /// The file's normalizer is NFC (Qwen2): texts not known to be in NFC take the
-    /// character pipeline.
+    /// The file's normalizer is NFC (Qwen2): texts not known to be in NFC are composed
+    /// before the engine sees them.
     nfc: bool,
 }
 
@@ -81,13 +82,18 @@ impl FastIds {
 
     /// Whether this text reaches the model as it is: always, unless the file normalizes to
     /// NFC and the text may not be in NFC already.
-    pub fn takes(&self, text: &str) -> bool {
+    fn takes(&self, text: &str) -> bool {
         !self.nfc || text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes
     }
 
-    /// Appends the ids of `text` (no added tokens in it) to `out`.
+    /// Appends the ids of `text` (no added tokens in it) to `out`. HF normalizes each piece
+    /// between added tokens on its own, as this does.
     pub fn encode_into(&self, text: &str, out: &mut Vec<u32>) -> Result<()> {
-        self.engine.encode_ordinary_into(text, out)
+        if self.takes(text) {
+            return self.engine.encode_ordinary_into(text, out);
+        }
+        let composed: String = text.nfc().collect();
+        self.engine.encode_ordinary_into(&composed, out)
     }
 }
 
@@ -204,9 +210,6 @@ impl HfTokenizer {
         let fast = self.fast_ids()?;
         let configured = self.truncation.is_some() || self.padding.is_some();
         if configured || !self.normalized_matcher.is_empty() {
-            return None;
-        }
-        if !fast.takes(text) || !pair.is_none_or(|p| fast.takes(p)) {
             return None;
         }
         let guess = (text.len() + pair.map_or(0, str::len)) / 3 + 8;

@@ -113,7 +113,20 @@ impl BertNormalizer {
 }
 
 fn decompose(s: &mut NormalizedString, compatible: bool) {
+    use unicode_normalization::{is_nfd_quick, is_nfkd_quick, IsNormalized};
     use unicode_normalization_alignments::char::{decompose_canonical, decompose_compatible};
+    // Text the quick check finds decomposed is left as it is. The check's tables are newer
+    // than HF's, but Unicode never takes a decomposition or a combining class back, so a
+    // text with nothing to decompose or reorder today had nothing under the older tables.
+    let chars = s.chars().iter().copied();
+    let done = if compatible {
+        is_nfkd_quick(chars)
+    } else {
+        is_nfd_quick(chars)
+    };
+    if done == IsNormalized::Yes {
+        return;
+    }
     s.expand(|c, out| {
         if c.is_ascii() {
             out.push(c);

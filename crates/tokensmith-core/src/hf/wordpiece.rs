@@ -10,8 +10,13 @@
 //! assert_eq!(pieces, vec![(1, 0, 2), (2, 2, 5), (3, 5, 9)]);
 //! ```
 //!
+//! Words seen before come from a [`WordCache`] (HF's WordPiece keeps none; the tokens are
+//! the same either way): the greedy search tries up to one lookup per candidate piece, and
+//! most words of a text recur.
+//!
 //! Not handled here: training (see issue 5's WordPiece trainer).
 
+use super::word_cache::WordCache;
 use crate::{Error, Result};
 use rustc_hash::FxHashMap;
 
@@ -24,6 +29,7 @@ pub struct WordPiece {
     max_input_chars_per_word: usize,
     /// The most characters a vocabulary entry has: no longer piece can match.
     max_piece_chars: usize,
+    cache: WordCache,
 }
 
 impl WordPiece {
@@ -46,6 +52,7 @@ impl WordPiece {
             unk_id,
             prefix: prefix.to_string(),
             max_input_chars_per_word,
+            cache: WordCache::default(),
         })
     }
 
@@ -64,6 +71,15 @@ impl WordPiece {
 
     /// Appends the pieces of one word to `out`, as [`Self::tokenize`] gives them.
     pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
+        self.cache.tokenize_into(word, out, |w| {
+            let mut pieces = Vec::new();
+            self.search_into(w, &mut pieces);
+            pieces
+        });
+    }
+
+    /// The greedy longest-match-first search of one word, appended to `out`.
+    fn search_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
         thread_local! {
             // The word's text and a candidate piece, reused from word to word.
             static BUFFERS: std::cell::RefCell<(String, String)> = const {
@@ -145,6 +161,15 @@ mod tests {
         assert_eq!(ids(&wp, "abbc"), [2, 5]);
         assert_eq!(ids(&wp, "abd"), [0]);
         assert_eq!(ids(&wp, "b"), [0]);
+    }
+
+    #[test]
+    fn cached_words_give_the_same_pieces() {
+        let wp = model(100);
+        for _ in 0..2 {
+            assert_eq!(ids(&wp, "abc"), [2, 4]);
+            assert_eq!(ids(&wp, "abd"), [0]);
+        }
     }
 
     #[test]
