@@ -70,7 +70,7 @@ lint: $(DEPS)
 # to target/fuzz-corpus/; a crash is saved under fuzz/artifacts/: fix it, then commit the input
 # to fuzz/regressions/<target>/, which `make test` replays (crates/tokensmith-core/tests/fuzz_corpus.rs).
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS ?= encode model_file sp_normalizer special_split tiktoken_file tokenizer_json
+FUZZ_TARGETS ?= counts_format encode model_file sp_normalizer special_split tiktoken_file tokenizer_json
 CARGO_FUZZ   := target/fuzz-tools/bin/cargo-fuzz
 
 $(CARGO_FUZZ):

@@ -13,6 +13,8 @@ import base64
 import gzip
 import hashlib
 import json
+import re
+import struct
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -196,8 +198,26 @@ def texts() -> None:
         _write("special_split", "\0".join([*chosen, mixed]).encode())
 
 
+def counts_format() -> None:
+    """Word counts of slices of the test texts in the counts format of
+    ``crates/tokensmith-core/src/trainers/counts_format.rs``, sorted by word bytes; one holds
+    counts near 2**64, which summing must not wrap."""
+    for i, text in enumerate(_slices(DATA / "multilingual.txt", 4, 300)):
+        counts: dict[bytes, int] = {}
+        for word in re.findall(r"\S+|\s+", text):
+            counts[word.encode()] = counts.get(word.encode(), 0) + 1
+        if i == 3:
+            counts = {w: 2**64 - 1 - n for w, n in counts.items()}
+        entries = sorted(counts.items())
+        out = [b"TSWC\x01\x00\x00\x00", struct.pack("<Q", len(entries))]
+        for word, n in entries:
+            out += [struct.pack("<I", len(word)), word, struct.pack("<Q", n)]
+        _write("counts_format", b"".join(out))
+
+
 if __name__ == "__main__":
     tokenizer_json()
     tiktoken_file()
     model_file()
     texts()
+    counts_format()

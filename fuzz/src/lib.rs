@@ -7,6 +7,7 @@
 //! core's `tests/fuzz_corpus.rs` replays the committed inputs through the same functions, so
 //! a crash found once stays fixed.
 
+pub mod counts_format;
 pub mod encode;
 pub mod model_file;
 pub mod roundtrip;
@@ -20,7 +21,8 @@ pub mod tokenizer_json;
 pub type Run = fn(&[u8]);
 
 /// Every target, by name, as `make fuzz` and the corpus replay know them.
-pub const TARGETS: [(&str, Run); 6] = [
+pub const TARGETS: [(&str, Run); 7] = [
+    ("counts_format", counts_format::run),
     ("encode", encode::run),
     ("model_file", model_file::run),
     ("sp_normalizer", sp_normalizer::run),

@@ -70,7 +70,7 @@ def test_equal_for_vocab_txt_and_its_tokenizer_json(tmp_path: Path) -> None:
 
 
 def _edited(trained: tokensmith.Encoding, tmp_path: Path, name: str, edit) -> Path:
-    tokensmith.save(trained, tmp_path / "base.json")
+    tokensmith.save(trained, tmp_path / "base.json", overwrite=True)
     doc = json.loads((tmp_path / "base.json").read_text(encoding="utf-8"))
     edit(doc)
     path = tmp_path / name

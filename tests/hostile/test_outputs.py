@@ -125,6 +125,6 @@ def test_an_interrupted_directory_save_leaves_the_old_set(tmp_path, monkeypatch)
 
     monkeypatch.setattr(vocab_merges, "atomic_write", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        tokensmith.save(new, tmp_path / "v")
+        tokensmith.save(new, tmp_path / "v", overwrite=True)
     assert {p.name: p.read_bytes() for p in (tmp_path / "v").iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["v"]

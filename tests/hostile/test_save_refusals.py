@@ -1,6 +1,6 @@
-"""``Encoding.save`` refuses to replace existing files without ``overwrite=True``, as the CLI's
-writers do, and a write that does not fit on the disk fails early with a typed error naming
-the file, leaving nothing behind."""
+"""``Encoding.save`` and ``tokensmith.save`` refuse to replace existing files without
+``overwrite=True``, as the CLI's writers do without ``--overwrite``, and a write that does
+not fit on the disk fails early with a typed error naming the file, leaving nothing behind."""
 
 from __future__ import annotations
 
@@ -34,13 +34,20 @@ def trained() -> tokensmith.Encoding:
         ("folder", "folder/merges.txt"),
     ],
 )
-def test_save_refuses_an_existing_output(trained, tmp_path, name, existing):
+@pytest.mark.parametrize("saver", ["Encoding.save", "tokensmith.save"])
+def test_save_refuses_an_existing_output(trained, tmp_path, name, existing, saver):
+    def save(path: Path, **kwargs: bool) -> None:
+        if saver == "Encoding.save":
+            trained.save(path, **kwargs)
+        else:
+            tokensmith.save(trained, path, **kwargs)
+
     (tmp_path / existing).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / existing).write_text("old", encoding="utf-8")
     with pytest.raises(OutputDirError, match="overwrite=True"):
-        trained.save(tmp_path / name)
+        save(tmp_path / name)
     assert (tmp_path / existing).read_text(encoding="utf-8") == "old"
-    trained.save(tmp_path / name, overwrite=True)
+    save(tmp_path / name, overwrite=True)
     assert tokensmith.load(tmp_path / name).encode("def f(x):") == trained.encode("def f(x):")
 
 

@@ -15,6 +15,7 @@ use tokensmith_core::parallel;
 
 use crate::errors::IntoPyResult;
 use crate::hf_encoding::EncodingResult;
+use crate::signal_slices::{self, HF_SLICE_BYTES};
 
 /// Inputs shorter than this (in bytes, text and pair) are encoded without releasing the GIL:
 /// releasing and taking it back is a fixed cost per call (a few percent of encoding a
@@ -23,6 +24,17 @@ const DETACH_AT: usize = 1024;
 
 /// A pre-tokenized input: its words, and its pair's.
 type Words = (Vec<String>, Option<Vec<String>>);
+
+/// The bytes of text of a `(text, pair)` input, as the batch slices count them.
+fn text_bytes((text, pair): &(PyBackedStr, Option<PyBackedStr>)) -> usize {
+    text.len() + pair.as_ref().map_or(0, |p| p.len())
+}
+
+/// The bytes of text of a pre-tokenized input (a byte per word for the gap).
+fn words_bytes((words, pair): &Words) -> usize {
+    let sum = |w: &Vec<String>| w.iter().map(|s| s.len() + 1).sum::<usize>();
+    sum(words) + pair.as_ref().map_or(0, sum)
+}
 
 /// Encodes one pre-tokenized input (as `encode_batch_fast` does when `blank`).
 fn encode_words(
@@ -176,7 +188,14 @@ impl CoreHfTokenizer {
         blank: bool,
     ) -> PyResult<Bound<'py, PyList>> {
         let encode = |input: &Words| encode_words(&self.inner, input, add_special_tokens, blank);
-        let encodings = py.detach(|| parallel::map(&inputs, threads, encode));
+        let encodings = signal_slices::map_in_slices(
+            py,
+            &inputs,
+            threads,
+            HF_SLICE_BYTES,
+            words_bytes,
+            encode,
+        )?;
         let mut encodings = encodings
             .into_iter()
             .collect::<Result<Vec<_>, _>>()
@@ -337,7 +356,14 @@ impl CoreHfTokenizer {
             }
         };
         if inner.padding().is_some() {
-            let encodings = py.detach(|| parallel::map(&inputs, threads, encode));
+            let encodings = signal_slices::map_in_slices(
+                py,
+                &inputs,
+                threads,
+                HF_SLICE_BYTES,
+                text_bytes,
+                encode,
+            )?;
             let mut encodings = encodings
                 .into_iter()
                 .collect::<Result<Vec<_>, _>>()
@@ -355,41 +381,52 @@ impl CoreHfTokenizer {
         };
         let out = PyList::new(py, (0..inputs.len()).map(|_| py.None()))?;
         let mut failure: Option<PyErr> = None;
-        parallel::map_streamed(&inputs, threads, encode, |results| {
-            while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
-                // Ctrl-C stops the batch: the threads finish their current ranges only.
-                if let Err(e) = py.check_signals() {
-                    failure = Some(e);
-                    break;
-                }
-                for (i, r) in (start..).zip(chunk) {
-                    if failure.is_some() {
+        // Slice by slice, so that Ctrl-C stops the batch within one slice: inside one, the
+        // threads finish their current ranges first.
+        for range in signal_slices::slices_by(&inputs, HF_SLICE_BYTES, text_bytes) {
+            if failure.is_some() {
+                break;
+            }
+            if let Err(e) = py.check_signals() {
+                failure = Some(e);
+                break;
+            }
+            let offset = range.start;
+            parallel::map_streamed(&inputs[range], threads, encode, |results| {
+                while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
+                    if let Err(e) = py.check_signals() {
+                        failure = Some(e);
                         break;
                     }
-                    let result = r.py_err(py).map(|built| match built {
-                        Built::Full(enc) => EncodingResult::from(enc),
-                        Built::Ids(ids) => {
-                            let (text, pair) = &inputs[i];
-                            let pair = pair.as_ref().map(|p| p.clone_ref(py));
-                            let tokenizer = slf.clone().unbind();
-                            let text = text.clone_ref(py);
-                            EncodingResult::lazy(
-                                ids,
-                                tokenizer,
-                                text,
-                                pair,
-                                add_special_tokens,
-                                blank,
-                            )
+                    for (i, r) in (offset + start..).zip(chunk) {
+                        if failure.is_some() {
+                            break;
                         }
-                    });
-                    let item = result.and_then(|r| Bound::new(py, r));
-                    if let Err(e) = item.and_then(|obj| out.set_item(i, obj)) {
-                        failure = Some(e);
+                        let result = r.py_err(py).map(|built| match built {
+                            Built::Full(enc) => EncodingResult::from(enc),
+                            Built::Ids(ids) => {
+                                let (text, pair) = &inputs[i];
+                                let pair = pair.as_ref().map(|p| p.clone_ref(py));
+                                let tokenizer = slf.clone().unbind();
+                                let text = text.clone_ref(py);
+                                EncodingResult::lazy(
+                                    ids,
+                                    tokenizer,
+                                    text,
+                                    pair,
+                                    add_special_tokens,
+                                    blank,
+                                )
+                            }
+                        });
+                        let item = result.and_then(|r| Bound::new(py, r));
+                        if let Err(e) = item.and_then(|obj| out.set_item(i, obj)) {
+                            failure = Some(e);
+                        }
                     }
                 }
-            }
-        });
+            });
+        }
         match failure {
             Some(e) => Err(e),
             None => Ok(out),

@@ -98,6 +98,14 @@ class MegatronShardWriter(AtomicShard):
         self.sync_all()
 
 
+def _map(path: str) -> npt.NDArray[np.uint8]:
+    """The bytes of ``path``, memory-mapped (an empty array for an empty file, which ``mmap``
+    refuses: a dataset of no tokens has an empty ``.bin``)."""
+    if os.path.getsize(path) == 0:
+        return np.zeros(0, dtype=np.uint8)
+    return np.memmap(path, dtype=np.uint8, mode="r")
+
+
 class IndexedDataset:
     """Reads a Megatron ``.bin``/``.idx`` pair without copying: ``ds[i]`` is a memmap view.
 
@@ -117,7 +125,7 @@ class IndexedDataset:
         for p in (idx_path, bin_path):
             if not os.path.isfile(p):
                 raise InputNotFoundError(f"Megatron dataset file not found: {p}")
-        idx = np.memmap(idx_path, dtype=np.uint8, mode="r")
+        idx = _map(idx_path)
         if len(idx) < HEADER.size:
             raise DatasetFormatError(f"{idx_path}: too short for an MMIDIDX header")
         magic, version, code, n_seq, n_doc = HEADER.unpack(bytes(idx[: HEADER.size]))
@@ -135,7 +143,7 @@ class IndexedDataset:
         self.sequence_pointers = np.frombuffer(idx, dtype="<i8", count=n_seq, offset=off)
         off += 8 * n_seq
         self.document_indices = np.frombuffer(idx, dtype="<i8", count=n_doc, offset=off)
-        self._bin: npt.NDArray[np.uint8] = np.memmap(bin_path, dtype=np.uint8, mode="r")
+        self._bin = _map(bin_path)
         self._check(bin_path)
 
     def _check(self, bin_path: str) -> None:

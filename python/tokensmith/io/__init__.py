@@ -115,7 +115,7 @@ def save(
     path: str | PathLike[str],
     *,
     format: Format | None = None,
-    overwrite: bool = True,
+    overwrite: bool = False,
 ) -> None:
     """Writes ``encoding`` to ``path`` in the format its name implies (or ``format``).
 
@@ -127,9 +127,9 @@ def save(
             ``NAME.model``, ``vocab.txt`` (a WordPiece Tokenizer), or a directory, created if
             needed (``vocab.json``, ``merges.txt``, ``tokensmith.json``).
         format: The format; the path's name must agree with it.
-        overwrite: Replace files that already exist. With ``False``, an existing output
-            raises :class:`~tokensmith.errors.OutputDirError` before anything is written
-            (:meth:`Encoding.save` passes ``False`` unless asked).
+        overwrite: Replace files that already exist. Without it, an existing output
+            raises :class:`~tokensmith.errors.OutputDirError` before anything is written,
+            as :meth:`Encoding.save` and the CLI's ``--overwrite`` do.
 
     Raises:
         UnknownFormatError: the path's suffix names no format, or another one than

@@ -24,6 +24,11 @@ use crate::error::{Error, Result};
 
 pub(crate) const MAGIC: &[u8; 8] = b"TSWC\x01\x00\x00\x00";
 
+/// The most byte occurrences a counts buffer may stand for (the sum of count × word length).
+/// The trainers keep pair counts in `i64`; no real corpus comes near 2^62 bytes, so a buffer
+/// past it is forged or corrupt, and refusing it keeps every count the trainers add up exact.
+pub const MAX_TOTAL_BYTES: u128 = 1 << 62;
+
 impl WordCounts {
     /// The counts in the format above.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -50,10 +55,19 @@ impl WordCounts {
         }
         let n = reader.u64()?;
         let mut counts = WordCounts::new();
+        let mut total: u128 = 0;
         for _ in 0..n {
+            let at = reader.pos;
             let len = reader.u32()? as usize;
             let word = reader.take(len)?;
             let count = reader.u64()?;
+            total += u128::from(count) * (len.max(1) as u128);
+            if total > MAX_TOTAL_BYTES {
+                return Err(bad(
+                    at,
+                    "the counts add up past 2^62 bytes of text, more than any corpus holds",
+                ));
+            }
             counts.add(word, count);
         }
         if reader.pos != data.len() {
@@ -115,6 +129,16 @@ mod tests {
                 prop_assert!(WordCounts::from_bytes(&bytes[..cut]).is_err());
             }
         }
+    }
+
+    #[test]
+    fn counts_past_any_corpus_are_rejected() {
+        let mut counts = WordCounts::new();
+        counts.add(b"ab", u64::MAX / 2);
+        let err = WordCounts::from_bytes(&counts.to_bytes()).unwrap_err();
+        assert!(err.to_string().contains("2^62"), "{err}");
+        counts.add(b"ab", u64::MAX);
+        assert_eq!(counts.get(b"ab"), u64::MAX, "adding saturates");
     }
 
     #[test]

@@ -100,10 +100,11 @@ impl WordCounts {
         Ok(())
     }
 
-    /// Adds `n` occurrences of `word`.
+    /// Adds `n` occurrences of `word`. Counts saturate at `u64::MAX` instead of wrapping (only
+    /// a forged counts file gets near it, and [`from_bytes`](Self::from_bytes) refuses those).
     pub fn add(&mut self, word: &[u8], n: u64) {
         match self.counts.get_mut(word) {
-            Some(c) => *c += n,
+            Some(c) => *c = c.saturating_add(n),
             None => {
                 self.counts.insert(word.to_vec(), n);
             }
@@ -113,7 +114,8 @@ impl WordCounts {
     /// Adds every count of `other` (for counts built on separate streams).
     pub fn merge(&mut self, other: WordCounts) {
         for (word, n) in other.counts {
-            *self.counts.entry(word).or_insert(0) += n;
+            let c = self.counts.entry(word).or_insert(0);
+            *c = c.saturating_add(n);
         }
     }
 
