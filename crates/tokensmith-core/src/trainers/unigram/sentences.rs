@@ -27,6 +27,7 @@ use rustc_hash::FxHashMap;
 
 use super::config::UnigramConfig;
 use super::piece_rules::{split_words, UNK_CHAR};
+use super::word_shards::{by_shard, WordShards};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::NormalizerSpec;
 use crate::normalizers::sentencepiece::SentencePieceNormalizer;
@@ -92,7 +93,7 @@ pub struct SentenceCounter {
     rng: SplitMix64,
     reservoir: Vec<(String, u64)>,
     seen: u64,
-    counts: FxHashMap<String, u64>,
+    counts: WordShards,
     sentences: u64,
     skipped: u64,
 }
@@ -129,7 +130,7 @@ impl SentenceCounter {
             rng: SplitMix64(config.seed),
             reservoir: Vec::new(),
             seen: 0,
-            counts: FxHashMap::default(),
+            counts: WordShards::default(),
             sentences: 0,
             skipped: 0,
         })
@@ -188,51 +189,62 @@ impl SentenceCounter {
         get: &(impl Fn(&T) -> (&str, u64) + Sync),
         usable: impl Fn(&str) -> bool + Sync,
     ) {
-        let partial: Vec<(FxHashMap<String, u64>, u64)> = crate::parallel::install(|| {
+        let this = &*self;
+        // Each task normalizes its sentences into one buffer; the words are slices of it.
+        let normalized: Vec<Normalized> = crate::parallel::install(|| {
             items
                 .par_chunks(SENTENCES_PER_TASK)
                 .map(|chunk| {
-                    let mut local: FxHashMap<String, u64> = FxHashMap::default();
-                    let mut sentences = 0u64;
+                    let mut out = Normalized::default();
+                    let mut buf = String::new();
                     for item in chunk {
                         let (text, n) = get(item);
                         let text = line(text);
                         if !usable(text) || n == 0 {
                             continue;
                         }
-                        let normalized = self.normalize(text);
-                        if normalized.is_empty() {
+                        this.normalize_into(text, &mut buf);
+                        if buf.is_empty() {
                             continue;
                         }
-                        sentences += n;
-                        if self.split_by_whitespace {
-                            for w in split_words(&normalized, self.suffix) {
-                                bump(&mut local, w, n);
-                            }
-                        } else {
-                            bump(&mut local, &normalized, n);
-                        }
+                        out.sentences += n;
+                        let start = out.text.len();
+                        out.text.push_str(&buf);
+                        out.spans.push((start, out.text.len(), n));
                     }
-                    (local, sentences)
+                    out
                 })
                 .collect()
         });
-        for (local, n) in partial {
-            self.sentences += n;
-            for (w, c) in local {
-                bump(&mut self.counts, &w, c);
-            }
-        }
+        let (suffix, split) = (self.suffix, self.split_by_whitespace);
+        let lists: Vec<Vec<Vec<(&str, u64)>>> = crate::parallel::install(|| {
+            normalized
+                .par_iter()
+                .map(|task| {
+                    by_shard(task.spans.iter().flat_map(|&(start, end, n)| {
+                        let sentence = &task.text[start..end];
+                        let words = if split {
+                            split_words(sentence, suffix)
+                        } else {
+                            vec![sentence]
+                        };
+                        words.into_iter().map(move |w| (w, n))
+                    }))
+                })
+                .collect()
+        });
+        self.sentences += normalized.iter().map(|t| t.sentences).sum::<u64>();
+        crate::parallel::install(|| self.counts.add_sharded(&lists));
     }
 
-    fn normalize(&self, text: &str) -> String {
+    fn normalize_into(&self, text: &str, out: &mut String) {
         if self.meta.is_match(text) {
             let spaces = vec![" "; self.meta.patterns_len()];
-            return self
-                .normalizer
-                .normalize(&self.meta.replace_all(text, &spaces));
+            self.normalizer
+                .normalize_to(&self.meta.replace_all(text, &spaces), out);
+        } else {
+            self.normalizer.normalize_to(text, out);
         }
-        self.normalizer.normalize(text)
     }
 
     /// The word table of everything added.
@@ -240,26 +252,26 @@ impl SentenceCounter {
         let kept = std::mem::take(&mut self.reservoir);
         self.count(&kept, &|(t, n): &(String, u64)| (t.as_str(), *n), |_| true);
         WordTable {
-            words: sorted(std::mem::take(&mut self.counts)),
+            words: crate::parallel::install(|| std::mem::take(&mut self.counts).into_sorted()),
             sentences: self.sentences,
             skipped: self.skipped,
         }
     }
 }
 
+/// The normalized sentences of one task: their text, end to end, and each one's
+/// `(start, end, count)`.
+#[derive(Default)]
+struct Normalized {
+    text: String,
+    spans: Vec<(usize, usize, u64)>,
+    sentences: u64,
+}
+
 /// A text without its line ending (files give lines with `\n`; sentencepiece reads lines).
 fn line(text: &str) -> &str {
     let text = text.strip_suffix('\n').unwrap_or(text);
     text.strip_suffix('\r').unwrap_or(text)
-}
-
-fn bump(map: &mut FxHashMap<String, u64>, word: &str, n: u64) {
-    match map.get_mut(word) {
-        Some(c) => *c += n,
-        None => {
-            map.insert(word.to_string(), n);
-        }
-    }
 }
 
 /// The `NormalizerSpec` the trainer normalizes with, and writes into the model (with the
