@@ -2,9 +2,9 @@
 //!
 //! A sentence's line ending (`\n` or `\r\n`) is dropped first. Each sentence then goes through what sentencepiece's `TrainerInterface::LoadSentences` does:
 //! sentences longer than `max_sentence_length` bytes, or holding the reserved U+2585, are
-//! skipped; every meta piece (`<unk>`, `<s>`, `</s>`, control and user-defined symbols, byte
-//! pieces) is replaced by a space, so that none is learned as an ordinary piece; the rest is
-//! normalized (`▁` for spaces, dummy prefix) and split into words at each `▁`.
+//! skipped; the rest is normalized (`▁` for spaces, dummy prefix), every meta piece in it
+//! (`<unk>`, `<s>`, `</s>`, control and user-defined symbols, byte pieces) is replaced by a
+//! tab, so that none is learned as an ordinary piece, and it is split into words at each `▁`.
 //!
 //! Memory holds the distinct words and their counts, never the corpus: batches are normalized
 //! and counted in parallel and then dropped. Only `input_sentence_size` keeps sentences, at
@@ -31,6 +31,11 @@ use super::word_shards::{by_shard, WordShards};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::NormalizerSpec;
 use crate::normalizers::sentencepiece::SentencePieceNormalizer;
+
+/// What replaces a meta piece in a sentence: sentencepiece's boundary, a tab. No piece may
+/// hold it, and it does not split words; it becomes U+2585 with the other rare characters.
+pub const BOUNDARY: char = '\t';
+const BOUNDARY_STR: &str = "\t";
 
 /// Sentences per rayon task.
 const SENTENCES_PER_TASK: usize = 512;
@@ -237,13 +242,13 @@ impl SentenceCounter {
         crate::parallel::install(|| self.counts.add_sharded(&lists));
     }
 
+    /// Normalizes `text` into `out`, then puts [`BOUNDARY`] for each meta piece in it, as
+    /// sentencepiece's `LoadSentences` does (after normalizing, so that `＜s＞` is one too).
     fn normalize_into(&self, text: &str, out: &mut String) {
-        if self.meta.is_match(text) {
-            let spaces = vec![" "; self.meta.patterns_len()];
-            self.normalizer
-                .normalize_to(&self.meta.replace_all(text, &spaces), out);
-        } else {
-            self.normalizer.normalize_to(text, out);
+        self.normalizer.normalize_to(text, out);
+        if self.meta.is_match(out.as_str()) {
+            let tabs = vec![BOUNDARY_STR; self.meta.patterns_len()];
+            *out = self.meta.replace_all(out.as_str(), &tabs);
         }
     }
 
@@ -334,7 +339,7 @@ mod tests {
     }
 
     #[test]
-    fn meta_pieces_become_spaces_and_long_lines_are_skipped() {
+    fn meta_pieces_become_tabs_and_long_lines_are_skipped() {
         let config = UnigramConfig {
             user_defined_symbols: vec!["<sep>".into()],
             max_sentence_length: 16,
@@ -344,9 +349,9 @@ mod tests {
             &config,
             &["x<sep>y</s>z", "this line is too long", "a\u{2585}"],
         );
-        assert_eq!(t.get("▁x"), 1);
-        assert_eq!(t.get("▁y"), 1);
-        assert_eq!(t.get("▁z"), 1);
+        // sentencepiece replaces them after normalizing, by a tab that splits no word.
+        assert_eq!(t.get("▁x\ty\tz"), 1);
+        assert_eq!(t.words.len(), 1);
         assert_eq!(t.skipped, 2);
     }
 
