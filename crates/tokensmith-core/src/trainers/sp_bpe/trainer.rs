@@ -143,7 +143,7 @@ fn pair_counts(block: &[Vec<u32>], first: usize, counts: &[u64]) -> Vec<PairCoun
     found
 }
 
-/// The words, the symbols and the active set, changed together by each merge.
+/// The words, the symbols and the candidates, changed together by each merge.
 struct Merger {
     symbols: Symbols,
     active: Active,
