@@ -103,6 +103,27 @@ def test_repeated_letters_and_duplicate_pieces(tmp_path: Path) -> None:
     assert [(p.piece, p.score) for p in ours.pieces] == [(p.piece, p.score) for p in ref.pieces]
 
 
+def test_meta_pieces_in_the_text_join_words(tmp_path: Path) -> None:
+    # sentencepiece replaces <s>, </s>, <unk> and user symbols after normalizing, by a
+    # boundary that splits no word: "a</s>b" stays one word, "＜s＞" (NFKC "<s>") is one too.
+    rng = random.Random(3)
+    words = ["".join(rng.choice("abs</>") for _ in range(rng.randint(1, 6))) for _ in range(80)]
+    metas = ["<s>", "</s>", "<unk>", "＜s＞", "<sep>", " <s> "]
+    lines = []
+    for _ in range(300):
+        parts = [rng.choice(words) for _ in range(8)]
+        for _ in range(2):
+            at = rng.randrange(len(parts))
+            parts[at] += rng.choice(metas) + rng.choice(words)
+        lines.append(" ".join(parts))
+    corpus = tmp_path / "meta.txt"
+    corpus.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    flags = dict(vocab_size=100, user_defined_symbols=["<sep>"])
+    ref_path, ours_path = _train_both(tmp_path, corpus, flags)
+    ref, ours = _proto(ref_path), _proto(ours_path)
+    assert [(p.piece, p.score) for p in ours.pieces] == [(p.piece, p.score) for p in ref.pieces]
+
+
 def test_progress_reports_and_thread_count_do_not_change_the_model() -> None:
     lines = CODE.read_text(encoding="utf-8").splitlines()
     kinds: list[str] = []

@@ -25,7 +25,19 @@ pub fn for_each_chunk_of<'py, T: for<'a> FromPyObject<'a, 'py>>(
     expected: &str,
     mut f: impl FnMut(&[T]) -> PyResult<bool>,
 ) -> PyResult<()> {
-    let mut chunk: Vec<T> = Vec::with_capacity(chunk_size.max(1));
+    for_each_owned_chunk(items, chunk_size, expected, |chunk: Vec<T>| f(&chunk))
+}
+
+/// [`for_each_chunk_of`], handing each chunk over to `f` (to count on another thread while
+/// this one pulls the next chunk).
+pub fn for_each_owned_chunk<'py, T: for<'a> FromPyObject<'a, 'py>>(
+    items: &Bound<'py, PyAny>,
+    chunk_size: usize,
+    expected: &str,
+    mut f: impl FnMut(Vec<T>) -> PyResult<bool>,
+) -> PyResult<()> {
+    let size = chunk_size.max(1);
+    let mut chunk: Vec<T> = Vec::with_capacity(size);
     for (index, item) in items.try_iter()?.enumerate() {
         let item = item?;
         let value: T = item.extract().map_err(|_| {
@@ -40,16 +52,15 @@ pub fn for_each_chunk_of<'py, T: for<'a> FromPyObject<'a, 'py>>(
             )
         })?;
         chunk.push(value);
-        if chunk.len() >= chunk_size.max(1) {
+        if chunk.len() >= size {
             items.py().check_signals()?;
-            let more = f(&chunk)?;
-            chunk.clear();
-            if !more {
+            let full = std::mem::replace(&mut chunk, Vec::with_capacity(size));
+            if !f(full)? {
                 return Ok(());
             }
         }
     }
     items.py().check_signals()?;
-    f(&chunk)?;
+    f(chunk)?;
     Ok(())
 }

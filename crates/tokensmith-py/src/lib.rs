@@ -8,6 +8,7 @@ mod errors;
 mod hf_encoding;
 mod hf_tokenizer;
 mod int_cache;
+mod pipelined;
 mod plain_call;
 mod sentencepiece;
 mod signal_slices;

@@ -2,7 +2,8 @@
 //! GIL released while Rust works.
 //!
 //! Texts are pulled from any Python iterable in chunks; each chunk is borrowed while the GIL is
-//! held and counted on the thread pool with the GIL released, then dropped. Training runs on a
+//! held and counted on the thread pool with the GIL released, while the next chunk is pulled,
+//! then dropped. Training runs on a
 //! worker thread while this (the calling, usually main) thread waits with the GIL released,
 //! waking for each progress event and every 100 ms to run Python's signal handlers: Ctrl-C
 //! (or an exception from the progress callback) stops training at the end of the current EM
@@ -23,8 +24,8 @@ use tokensmith_core::trainers::unigram::{
     train, Event, Normalization, SentenceCounter, UnigramConfig, WordTable,
 };
 
-use crate::chunks::{for_each_chunk, for_each_chunk_of};
 use crate::errors::{new_error, IntoPyResult};
+use crate::pipelined::for_each_chunk_pipelined;
 use crate::sentencepiece::CoreSentencePiece;
 
 /// Trains a Unigram SentencePiece model; returns the loaded model.
@@ -165,18 +166,16 @@ fn count(
     let mut counter = SentenceCounter::new(config).py_err(py)?;
     if weighted {
         let pair = "a (str, int >= 0) pair";
-        for_each_chunk_of(texts, chunk_size, pair, |chunk: &[(PyBackedStr, u64)]| {
-            py.detach(|| pool.install(|| counter.add_weighted(chunk)));
-            py.check_signals()?;
-            Ok(!counter.is_full())
+        for_each_chunk_pipelined(texts, chunk_size, pair, |chunk: &[(PyBackedStr, u64)]| {
+            pool.install(|| counter.add_weighted(chunk));
+            !counter.is_full()
         })?;
-        return Ok(py.detach(|| pool.install(|| counter.finish())));
+    } else {
+        for_each_chunk_pipelined(texts, chunk_size, "a str", |chunk: &[PyBackedStr]| {
+            pool.install(|| counter.add_texts(chunk));
+            !counter.is_full()
+        })?;
     }
-    for_each_chunk(texts, chunk_size, |chunk| {
-        py.detach(|| pool.install(|| counter.add_texts(chunk)));
-        py.check_signals()?;
-        Ok(!counter.is_full())
-    })?;
     Ok(py.detach(|| pool.install(|| counter.finish())))
 }
 

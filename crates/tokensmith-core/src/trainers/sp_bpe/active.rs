@@ -1,32 +1,30 @@
-//! The active pairs, among which each step picks the next merge, as sentencepiece's
-//! `UpdateActiveSymbols` and its scan of `active_symbols_` do.
+//! The candidate pairs and the choice of the next merge, as sentencepiece 0.2.x's priority
+//! queue of symbols makes it.
 //!
-//! Every 100 pieces the active set becomes the `max(1000, 5% of the cache)` most frequent
-//! pairs in the cache (all of them when fewer); a pair made by a merge joins it at once.
-//! The best active pair has the highest count; ties go to the shorter piece, then to the
-//! smaller text (by bytes). A pair outside the active set is not picked even when it counts
-//! more, which sentencepiece's result depends on. sentencepiece leaves open which of
-//! several pairs with the boundary count join the set; here the older pairs do.
+//! Every pair of the first words is a candidate, and so is each pair a merge makes (or brings
+//! back); a chosen pair leaves for good. The best candidate has the highest count; ties go to
+//! the shorter piece, then to the smaller text (by bytes); two pairs of one text and one
+//! count (`▁t`+`he`, `▁th`+`e`) go in the order they were made.
 //!
-//! A max-heap holds the active pairs with the count they had when pushed; an entry whose
-//! pair has left the set or changed count since is stale and dropped when it reaches the top.
+//! A max-heap holds the candidates with the count they had when pushed. A merge pushes the
+//! pairs it adds to; a pair that only lost occurrences keeps its old, higher entry, which is
+//! pushed again with the true count when it reaches the top (counts only fall between the
+//! pushes, so the old entry is an upper bound). Entries of pairs that left are dropped there.
+//!
+//! Older sentencepiece releases picked among an "active" subset refreshed every 100 pieces;
+//! the installed 0.2.x keeps every pair in one priority queue, as here.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
 
-use super::symbols::{State, Symbols};
-
-/// Pairs kept active at least.
-const MIN_ACTIVE: i64 = 1000;
-/// The share of the cache kept active.
-const TOP_SHARE: f32 = 0.05;
+use super::symbols::Symbols;
 
 /// `(count, shorter first, smaller text prefix first, older first)`.
 type Entry = (u64, Reverse<u32>, Reverse<u64>, Reverse<u32>);
 
-/// The active set. See the module documentation.
+/// The candidates. See the module documentation.
 #[derive(Default)]
 pub struct Active {
     member: Vec<bool>,
@@ -34,31 +32,18 @@ pub struct Active {
 }
 
 impl Active {
-    /// Makes the most frequent pairs of the cache the active set.
-    pub fn refresh(&mut self, symbols: &Symbols) {
-        let mut pairs: Vec<(u64, u32)> = (0..symbols.len() as u32)
+    /// Makes every candidate pair (see [`Self::insert`]) a heap entry, with its count.
+    pub fn seed(&mut self, symbols: &Symbols) {
+        let entries: Vec<Entry> = (0..self.member.len() as u32)
             .into_par_iter()
-            .filter(|&id| symbols.is_pair(id) && symbols.state[id as usize] != State::Erased)
-            .map(|id| (symbols.count(id), id))
+            .filter(|&id| self.member[id as usize])
+            .map(|id| entry(symbols, id, symbols.count(id)))
             .collect();
-        let wanted = MIN_ACTIVE.max((symbols.cache_size as f32 * TOP_SHARE) as i64);
-        let size = (wanted.max(0) as usize).min(pairs.len());
-        if size > 0 && size < pairs.len() {
-            pairs.select_nth_unstable_by(size - 1, |a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        }
-        pairs.truncate(size);
-        self.member.clear();
-        self.member.resize(symbols.len(), false);
-        for &(_, id) in &pairs {
-            self.member[id as usize] = true;
-        }
-        self.heap = pairs
-            .into_iter()
-            .map(|(count, id)| entry(symbols, id, count))
-            .collect();
+        self.heap = BinaryHeap::from(entries);
     }
 
-    /// Adds `id` to the set (sentencepiece's `AddNewPair`).
+    /// Makes `id` a candidate (sentencepiece's `AddNewPair`); [`Self::seed`] or
+    /// [`Self::update`] gives it its entry.
     pub fn insert(&mut self, id: u32) {
         let i = id as usize;
         if i >= self.member.len() {
@@ -67,14 +52,14 @@ impl Active {
         self.member[i] = true;
     }
 
-    /// Takes `id` out of the set.
+    /// Takes `id` out of the candidates.
     pub fn remove(&mut self, id: u32) {
         if let Some(m) = self.member.get_mut(id as usize) {
             *m = false;
         }
     }
 
-    /// Notes the current count of `id`, if it is active.
+    /// Notes the current count of `id` after it grew, if it is a candidate.
     pub fn update(&mut self, symbols: &Symbols, id: u32) {
         if self.is_member(id) {
             self.heap.push(entry(symbols, id, symbols.count(id)));
@@ -85,28 +70,37 @@ impl Active {
         self.member.get(id as usize).copied().unwrap_or(false)
     }
 
-    fn is_current(&self, symbols: &Symbols, e: &Entry) -> bool {
+    /// Whether `e` holds the current count of a candidate. An entry above the count is
+    /// pushed again with it; one below it has a newer entry and is dropped.
+    fn check(&mut self, symbols: &Symbols, e: &Entry) -> bool {
         let id = e.3 .0;
-        self.is_member(id) && symbols.count(id) == e.0
+        if !self.is_member(id) {
+            return false;
+        }
+        let now = symbols.count(id);
+        if now < e.0 {
+            self.heap.push(entry(symbols, id, now));
+        }
+        now == e.0
     }
 
-    /// The best active pair (left in the set), or `None` when the set is empty.
+    /// The best candidate (left among them), or `None` when there is none.
     pub fn best(&mut self, symbols: &Symbols) -> Option<u32> {
         let top = loop {
             let e = *self.heap.peek()?;
-            if self.is_current(symbols, &e) {
+            self.heap.pop();
+            if self.check(symbols, &e) {
                 break e;
             }
-            self.heap.pop();
         };
         // Entries equal in count, length and first bytes: the texts decide.
-        let mut group: Vec<Entry> = Vec::new();
+        let mut group: Vec<Entry> = vec![top];
         while let Some(e) = self.heap.peek().copied() {
             if (e.0, e.1, e.2) != (top.0, top.1, top.2) {
                 break;
             }
             self.heap.pop();
-            if self.is_current(symbols, &e) && !group.iter().any(|g| g.3 == e.3) {
+            if self.check(symbols, &e) && !group.iter().any(|g| g.3 == e.3) {
                 group.push(e);
             }
         }

@@ -8,7 +8,7 @@
 //!   duplicate text);
 //! - `Ghost`: made anew, with no occurrences, when a neighbouring merge looks up an erased
 //!   pair that is still adjacent somewhere (sentencepiece's `ResetFreq` does this); it stays
-//!   in the cache with count 0, and counts toward the cache size that sizes the active set.
+//!   in the cache with count 0, and is no candidate until a merge adds to it.
 //!
 //! Texts are not stored: a symbol's text is spelled from its parts when needed.
 
@@ -43,7 +43,8 @@ pub struct Symbols {
     pair_ids: FxHashMap<(u32, u32), u32>,
     char_ids: FxHashMap<char, u32>,
     rules: PieceRules,
-    /// Symbols in sentencepiece's cache: characters, and `Live` or `Ghost` pairs.
+    /// Symbols in sentencepiece's cache: characters, and `Live` or `Ghost` pairs (its size
+    /// sized the active set of older sentencepiece releases; kept for inspection).
     pub cache_size: usize,
 }
 

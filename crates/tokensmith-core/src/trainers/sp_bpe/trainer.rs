@@ -3,8 +3,7 @@
 //! ```text
 //! words ─► required characters (character_coverage) ─► rare characters become U+2585
 //!       ─► every adjacent pair ─► repeat until vocab_size − meta − characters pieces {
-//!              every 100 pieces: refresh the active set
-//!              best active pair; a text seen before is dropped, else it is the next piece
+//!              best pair; a text seen before is dropped, else it is the next piece
 //!              (score −its index) and is merged in every word it occurs in }
 //!       ─► the required characters, most frequent first, scored on ─► ModelProto
 //! ```
@@ -26,19 +25,23 @@ use crate::trainers::unigram::finalize::build_proto_as;
 use crate::trainers::unigram::trainer::{alphabet_and_words, checked_run};
 use crate::trainers::unigram::{PieceRules, UnigramConfig, WordTable};
 
-/// Pieces between refreshes of the active set.
-const REFRESH_EVERY: usize = 100;
+/// Pieces between progress reports.
+const REPORT_EVERY: usize = 100;
 /// Words merged on one thread below this many.
 const PARALLEL_WORDS: usize = 256;
 /// Words per task when merging on the pool.
 const WORDS_PER_TASK: usize = 64;
+/// Words per task when counting the first pairs.
+const WORDS_PER_PAIR_TASK: usize = 2048;
+/// Tasks counted before their pairs are added (bounds the memory of the lists).
+const PAIR_TASKS_AT_ONCE: usize = 16;
 
 /// Progress reports, in the order they happen.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
     /// The words and their pairs are ready.
     Started { words: usize, required_chars: usize },
-    /// Another `REFRESH_EVERY` pieces are learned.
+    /// Another `REPORT_EVERY` pieces are learned.
     Merged { pieces: usize },
     /// The final vocabulary is chosen.
     Finished { pieces: usize },
@@ -72,10 +75,8 @@ fn train_here(
     let wanted = config.vocab_size - meta - required.len();
     let mut learned: Vec<(String, f64)> = Vec::with_capacity(config.vocab_size);
     let mut seen: FxHashSet<String> = FxHashSet::default();
+    state.active.seed(&state.symbols);
     while learned.len() < wanted {
-        if learned.len().is_multiple_of(REFRESH_EVERY) {
-            state.active.refresh(&state.symbols);
-        }
         let Some(best) = state.active.best(&state.symbols) else {
             break;
         };
@@ -88,7 +89,7 @@ fn train_here(
         seen.insert(text.clone());
         learned.push((text, -(learned.len() as f32) as f64));
         state.merge(best);
-        if learned.len().is_multiple_of(REFRESH_EVERY)
+        if learned.len().is_multiple_of(REPORT_EVERY)
             && on_event(&Event::Merged {
                 pieces: learned.len(),
             })
@@ -118,7 +119,31 @@ fn train_here(
     Ok(Some(proto))
 }
 
-/// The words, the symbols and the active set, changed together by each merge.
+/// A pair's parts, its weighted count and the words it occurs in (ascending).
+type PairCount = ((u32, u32), u64, Vec<u32>);
+
+/// The pairs of `block` (whose first word is `first`), in the order they first occur.
+fn pair_counts(block: &[Vec<u32>], first: usize, counts: &[u64]) -> Vec<PairCount> {
+    let mut at: FxHashMap<(u32, u32), usize> = FxHashMap::default();
+    let mut found: Vec<PairCount> = Vec::new();
+    for (i, word) in block.iter().enumerate() {
+        let wid = (first + i) as u32;
+        for pair in word.windows(2) {
+            let k = *at.entry((pair[0], pair[1])).or_insert_with(|| {
+                found.push(((pair[0], pair[1]), 0, Vec::new()));
+                found.len() - 1
+            });
+            let (_, weight, wids) = &mut found[k];
+            *weight += counts[wid as usize];
+            if wids.last() != Some(&wid) {
+                wids.push(wid);
+            }
+        }
+    }
+    found
+}
+
+/// The words, the symbols and the candidates, changed together by each merge.
 struct Merger {
     symbols: Symbols,
     active: Active,
@@ -157,11 +182,23 @@ impl Merger {
             .collect();
         let counts: Vec<u64> = table.iter().map(|(_, n)| *n).collect();
         let mut active = Active::default();
-        for (wid, word) in words.iter().enumerate() {
-            for pair in word.windows(2) {
-                if let Some(id) = symbols.lookup(pair[0], pair[1]) {
-                    symbols.add(id, counts[wid], wid as u32);
-                    active.insert(id);
+        // Pairs get their ids in the order they first occur, word by word, as sentencepiece
+        // makes them: each block counts its pairs on the pool in that order, and the blocks
+        // are added in turn.
+        let step = WORDS_PER_PAIR_TASK * PAIR_TASKS_AT_ONCE;
+        for (c, blocks) in words.chunks(step).enumerate() {
+            let base = c * step;
+            let found: Vec<Vec<PairCount>> = blocks
+                .par_chunks(WORDS_PER_PAIR_TASK)
+                .enumerate()
+                .map(|(k, block)| pair_counts(block, base + k * WORDS_PER_PAIR_TASK, &counts))
+                .collect();
+            for block in found {
+                for ((a, b), weight, wids) in block {
+                    if let Some(id) = symbols.lookup(a, b) {
+                        symbols.add_words(id, weight, &wids);
+                        active.insert(id);
+                    }
                 }
             }
         }
@@ -200,7 +237,7 @@ impl Merger {
                 }
             }
         }
-        let mut touched: Vec<u32> = Vec::new();
+        let mut grown: Vec<u32> = Vec::new();
         for ((a, b), weight, words) in gains {
             if let Some(id) = self.symbols.lookup(a, b) {
                 if self.symbols.state[id as usize] != State::Live {
@@ -208,7 +245,7 @@ impl Merger {
                 }
                 self.symbols.add_words(id, weight, &words);
                 self.active.insert(id);
-                touched.push(id);
+                grown.push(id);
             }
         }
         let mut lost: Vec<((u32, u32), u64)> = lost.into_iter().collect();
@@ -217,16 +254,16 @@ impl Merger {
         for ((a, b), weight) in lost {
             if let Some(id) = self.symbols.lookup(a, b) {
                 if id != best {
+                    // A lost count needs no heap entry: see `Active`.
                     self.symbols.remove(id, weight);
-                    touched.push(id);
                 }
             }
         }
         self.symbols.erase(best);
         self.active.remove(best);
-        touched.sort_unstable();
-        touched.dedup();
-        for id in touched {
+        grown.sort_unstable();
+        grown.dedup();
+        for id in grown {
             self.active.update(&self.symbols, id);
         }
     }

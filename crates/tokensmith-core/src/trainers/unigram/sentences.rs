@@ -2,9 +2,9 @@
 //!
 //! A sentence's line ending (`\n` or `\r\n`) is dropped first. Each sentence then goes through what sentencepiece's `TrainerInterface::LoadSentences` does:
 //! sentences longer than `max_sentence_length` bytes, or holding the reserved U+2585, are
-//! skipped; every meta piece (`<unk>`, `<s>`, `</s>`, control and user-defined symbols, byte
-//! pieces) is replaced by a space, so that none is learned as an ordinary piece; the rest is
-//! normalized (`▁` for spaces, dummy prefix) and split into words at each `▁`.
+//! skipped; the rest is normalized (`▁` for spaces, dummy prefix), every meta piece in it
+//! (`<unk>`, `<s>`, `</s>`, control and user-defined symbols, byte pieces) is replaced by a
+//! tab, so that none is learned as an ordinary piece, and it is split into words at each `▁`.
 //!
 //! Memory holds the distinct words and their counts, never the corpus: batches are normalized
 //! and counted in parallel and then dropped. Only `input_sentence_size` keeps sentences, at
@@ -27,9 +27,15 @@ use rustc_hash::FxHashMap;
 
 use super::config::UnigramConfig;
 use super::piece_rules::{split_words, UNK_CHAR};
+use super::word_shards::{by_shard, WordShards};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::NormalizerSpec;
 use crate::normalizers::sentencepiece::SentencePieceNormalizer;
+
+/// What replaces a meta piece in a sentence: sentencepiece's boundary, a tab. No piece may
+/// hold it, and it does not split words; it becomes U+2585 with the other rare characters.
+pub const BOUNDARY: char = '\t';
+const BOUNDARY_STR: &str = "\t";
 
 /// Sentences per rayon task.
 const SENTENCES_PER_TASK: usize = 512;
@@ -92,7 +98,7 @@ pub struct SentenceCounter {
     rng: SplitMix64,
     reservoir: Vec<(String, u64)>,
     seen: u64,
-    counts: FxHashMap<String, u64>,
+    counts: WordShards,
     sentences: u64,
     skipped: u64,
 }
@@ -129,7 +135,7 @@ impl SentenceCounter {
             rng: SplitMix64(config.seed),
             reservoir: Vec::new(),
             seen: 0,
-            counts: FxHashMap::default(),
+            counts: WordShards::default(),
             sentences: 0,
             skipped: 0,
         })
@@ -188,51 +194,62 @@ impl SentenceCounter {
         get: &(impl Fn(&T) -> (&str, u64) + Sync),
         usable: impl Fn(&str) -> bool + Sync,
     ) {
-        let partial: Vec<(FxHashMap<String, u64>, u64)> = crate::parallel::install(|| {
+        let this = &*self;
+        // Each task normalizes its sentences into one buffer; the words are slices of it.
+        let normalized: Vec<Normalized> = crate::parallel::install(|| {
             items
                 .par_chunks(SENTENCES_PER_TASK)
                 .map(|chunk| {
-                    let mut local: FxHashMap<String, u64> = FxHashMap::default();
-                    let mut sentences = 0u64;
+                    let mut out = Normalized::default();
+                    let mut buf = String::new();
                     for item in chunk {
                         let (text, n) = get(item);
                         let text = line(text);
                         if !usable(text) || n == 0 {
                             continue;
                         }
-                        let normalized = self.normalize(text);
-                        if normalized.is_empty() {
+                        this.normalize_into(text, &mut buf);
+                        if buf.is_empty() {
                             continue;
                         }
-                        sentences += n;
-                        if self.split_by_whitespace {
-                            for w in split_words(&normalized, self.suffix) {
-                                bump(&mut local, w, n);
-                            }
-                        } else {
-                            bump(&mut local, &normalized, n);
-                        }
+                        out.sentences += n;
+                        let start = out.text.len();
+                        out.text.push_str(&buf);
+                        out.spans.push((start, out.text.len(), n));
                     }
-                    (local, sentences)
+                    out
                 })
                 .collect()
         });
-        for (local, n) in partial {
-            self.sentences += n;
-            for (w, c) in local {
-                bump(&mut self.counts, &w, c);
-            }
-        }
+        let (suffix, split) = (self.suffix, self.split_by_whitespace);
+        let lists: Vec<Vec<Vec<(&str, u64)>>> = crate::parallel::install(|| {
+            normalized
+                .par_iter()
+                .map(|task| {
+                    by_shard(task.spans.iter().flat_map(|&(start, end, n)| {
+                        let sentence = &task.text[start..end];
+                        let words = if split {
+                            split_words(sentence, suffix)
+                        } else {
+                            vec![sentence]
+                        };
+                        words.into_iter().map(move |w| (w, n))
+                    }))
+                })
+                .collect()
+        });
+        self.sentences += normalized.iter().map(|t| t.sentences).sum::<u64>();
+        crate::parallel::install(|| self.counts.add_sharded(&lists));
     }
 
-    fn normalize(&self, text: &str) -> String {
-        if self.meta.is_match(text) {
-            let spaces = vec![" "; self.meta.patterns_len()];
-            return self
-                .normalizer
-                .normalize(&self.meta.replace_all(text, &spaces));
+    /// Normalizes `text` into `out`, then puts [`BOUNDARY`] for each meta piece in it, as
+    /// sentencepiece's `LoadSentences` does (after normalizing, so that `＜s＞` is one too).
+    fn normalize_into(&self, text: &str, out: &mut String) {
+        self.normalizer.normalize_to(text, out);
+        if self.meta.is_match(out.as_str()) {
+            let tabs = vec![BOUNDARY_STR; self.meta.patterns_len()];
+            *out = self.meta.replace_all(out.as_str(), &tabs);
         }
-        self.normalizer.normalize(text)
     }
 
     /// The word table of everything added.
@@ -240,26 +257,26 @@ impl SentenceCounter {
         let kept = std::mem::take(&mut self.reservoir);
         self.count(&kept, &|(t, n): &(String, u64)| (t.as_str(), *n), |_| true);
         WordTable {
-            words: sorted(std::mem::take(&mut self.counts)),
+            words: crate::parallel::install(|| std::mem::take(&mut self.counts).into_sorted()),
             sentences: self.sentences,
             skipped: self.skipped,
         }
     }
 }
 
+/// The normalized sentences of one task: their text, end to end, and each one's
+/// `(start, end, count)`.
+#[derive(Default)]
+struct Normalized {
+    text: String,
+    spans: Vec<(usize, usize, u64)>,
+    sentences: u64,
+}
+
 /// A text without its line ending (files give lines with `\n`; sentencepiece reads lines).
 fn line(text: &str) -> &str {
     let text = text.strip_suffix('\n').unwrap_or(text);
     text.strip_suffix('\r').unwrap_or(text)
-}
-
-fn bump(map: &mut FxHashMap<String, u64>, word: &str, n: u64) {
-    match map.get_mut(word) {
-        Some(c) => *c += n,
-        None => {
-            map.insert(word.to_string(), n);
-        }
-    }
 }
 
 /// The `NormalizerSpec` the trainer normalizes with, and writes into the model (with the
@@ -322,7 +339,7 @@ mod tests {
     }
 
     #[test]
-    fn meta_pieces_become_spaces_and_long_lines_are_skipped() {
+    fn meta_pieces_become_tabs_and_long_lines_are_skipped() {
         let config = UnigramConfig {
             user_defined_symbols: vec!["<sep>".into()],
             max_sentence_length: 16,
@@ -332,9 +349,9 @@ mod tests {
             &config,
             &["x<sep>y</s>z", "this line is too long", "a\u{2585}"],
         );
-        assert_eq!(t.get("▁x"), 1);
-        assert_eq!(t.get("▁y"), 1);
-        assert_eq!(t.get("▁z"), 1);
+        // sentencepiece replaces them after normalizing, by a tab that splits no word.
+        assert_eq!(t.get("▁x\ty\tz"), 1);
+        assert_eq!(t.words.len(), 1);
         assert_eq!(t.skipped, 2);
     }
 

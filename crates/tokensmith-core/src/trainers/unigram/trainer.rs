@@ -22,7 +22,7 @@ use super::lattice::TrainerModel;
 use super::piece_rules::{PieceRules, UNK_CHAR};
 use super::prune::prune;
 use super::seeds::seed_pieces;
-use super::sentences::WordTable;
+use super::sentences::{WordTable, BOUNDARY};
 use super::word_lattices::{LatticeSource, WordLattices};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::ModelProto;
@@ -269,6 +269,11 @@ pub fn required_chars(words: &[(String, u64)], coverage: f64, forced: &[char]) -
             break;
         }
         accumulated += n;
+        // A tab marks where a meta piece was (see `sentences`): it counts toward the
+        // coverage but is never a piece, as in sentencepiece.
+        if c == BOUNDARY {
+            continue;
+        }
         required.push((c, n));
     }
     required
