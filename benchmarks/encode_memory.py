@@ -16,7 +16,8 @@ which in order:
    (tokensmith ``encode_to_numpy``, gigatoken ``Tokenizer.encode``); ``--mode batches`` as
    batches of lines of about 4 MB each, list output on 2 threads (tokensmith
    ``encode_ordinary_batch``, gigatoken ``encode_batch_list``), each batch's ids dropped
-   before the next;
+   before the next (the lists of lines are built up front, a second copy of the text that
+   both libraries' peaks include);
 5. reports its peak RSS (``VmHWM``), which the parent prints with the two RSS notes, so the
    encoder's own share (peak minus the RSS after reading the text) can be read off.
 
