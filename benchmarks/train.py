@@ -14,10 +14,18 @@ tokenizer gives them.
 Settings, the same for all: vocabulary ``--vocab`` (default 32,000), ``min_frequency=2`` where
 the trainer has it, 2 threads.
 
+Merges: each byte-level trainer saves its merges (as byte pairs) next to the corpus, and the
+table gives where they first differ from HF's (``identical`` when none does).
+
 - tokensmith: ``tokensmith.train_bpe(files=..., pat_str=GPT-2's pattern)``;
 - HF: ``BpeTrainer`` with ``Split(GPT-2's pattern)`` + ``ByteLevel(use_regex=False)``, the
   same pre-tokenization (the pattern is tiktoken's r50k spelling; identical held-out
   compression shows both split alike);
+- gigatoken: ``train_bpe(TextFileSource([file], separator="\n"), vocab, [])``, HF's
+  tie-break (its default). It has GPT-2's split built in and no ``min_frequency``; with the
+  separator every line is a document, but the newline itself belongs to none, so its counts
+  lack the newline pieces the others see. Its held-out compression is measured by a
+  tokensmith ``Encoding`` over its vocabulary.
 - sentencepiece: ``model_type=bpe, byte_fallback=True`` and its defaults otherwise (it
   normalizes with nmt_nfkc and splits on whitespace, so its pieces differ by design).
 
@@ -25,6 +33,7 @@ Usage::
 
     python benchmarks/train.py --quick          # 5 MB smoke run
     python benchmarks/train.py --write          # 50 MB, appended to benchmarks/RESULTS.md
+    python benchmarks/train.py --mb 36 --trainers tokensmith hf-tokenizers gigatoken
 """
 
 from __future__ import annotations
@@ -51,7 +60,8 @@ GPT2_PATTERN = (
     r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++"""
     r"""|\s++$|\s+(?!\S)|\s"""
 )
-TRAINERS = ("tokensmith", "hf-tokenizers", "sentencepiece")
+TRAINERS = ("tokensmith", "hf-tokenizers", "gigatoken", "sentencepiece")
+REFERENCE = "hf-tokenizers"  # whose merges the others are compared with
 WORK_DIR = Path(tempfile.gettempdir()) / "tokensmith-bench" / "train"
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 
@@ -114,6 +124,7 @@ def train_tokensmith(corpus: Path, vocab: int) -> Any:
     enc = tokensmith.train_bpe(
         files=[str(corpus)], vocab_size=vocab, pat_str=GPT2_PATTERN, min_frequency=2
     )
+    save_merges("tokensmith", enc._bpe_merges)
     return lambda lines: sum(len(ids) for ids in enc.encode_ordinary_batch(lines, num_threads=2))
 
 
@@ -135,7 +146,40 @@ def train_hf(corpus: Path, vocab: int) -> Any:
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
     )
     tok.train([str(corpus)], trainer)
+    save_merges("hf-tokenizers", hf_merges(tok.to_str()))
     return lambda lines: sum(len(e.ids) for e in tok.encode_batch(lines))
+
+
+def hf_merges(tokenizer_json: str) -> list[tuple[bytes, bytes]]:
+    """The merges of a byte-level HF ``tokenizer.json``, as byte pairs (GPT-2's byte-to-unicode
+    table undone: printable Latin-1 bytes stand for themselves, the others for U+0100 on)."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    to_byte = {chr(b): b for b in printable}
+    others = [b for b in range(256) if b not in printable]
+    to_byte.update({chr(256 + i): b for i, b in enumerate(others)})
+
+    def raw(piece: str) -> bytes:
+        return bytes(to_byte[c] for c in piece)
+
+    merges = json.loads(tokenizer_json)["model"]["merges"]
+    pairs = [m.split(" ", 1) if isinstance(m, str) else m for m in merges]
+    return [(raw(a), raw(b)) for a, b in pairs]
+
+
+def train_gigatoken(corpus: Path, vocab: int) -> Any:
+    import gigatoken
+    import tokensmith
+
+    source = gigatoken.TextFileSource([str(corpus)], separator="\n")
+    ranks, merges = gigatoken.train_bpe(source, vocab, [])
+    save_merges("gigatoken", merges)
+    enc = tokensmith.Encoding(
+        "gigatoken-trained",
+        pat_str=GPT2_PATTERN,
+        mergeable_ranks={token: rank for rank, token in ranks.items()},
+        special_tokens={},
+    )
+    return lambda lines: sum(len(ids) for ids in enc.encode_ordinary_batch(lines, num_threads=2))
 
 
 def train_spm(corpus: Path, vocab: int) -> Any:
@@ -155,7 +199,45 @@ def train_spm(corpus: Path, vocab: int) -> Any:
     return lambda lines: sum(len(ids) for ids in sp.encode(lines))
 
 
-CHILDREN = {"tokensmith": train_tokensmith, "hf-tokenizers": train_hf, "sentencepiece": train_spm}
+CHILDREN = {
+    "tokensmith": train_tokensmith,
+    "hf-tokenizers": train_hf,
+    "gigatoken": train_gigatoken,
+    "sentencepiece": train_spm,
+}
+
+
+def merges_path(name: str) -> Path:
+    return WORK_DIR / f"merges-{name}.json"
+
+
+def save_merges(name: str, merges: list[tuple[bytes, bytes]]) -> None:
+    """Writes a trainer's merges (hex byte pairs), for the parent to compare."""
+    pairs = [[bytes(a).hex(), bytes(b).hex()] for a, b in merges]
+    merges_path(name).write_text(json.dumps(pairs), encoding="utf-8")
+
+
+def merges_agreement(names: list[str]) -> dict[str, str]:
+    """For each trainer that saved merges, where they first differ from the reference's."""
+    ref_path = merges_path(REFERENCE)
+    if not ref_path.exists():
+        return {}
+    ref = json.loads(ref_path.read_text(encoding="utf-8"))
+    out = {}
+    for name in names:
+        path = merges_path(name)
+        if name == REFERENCE or not path.exists():
+            continue
+        ours = json.loads(path.read_text(encoding="utf-8"))
+        first = next((i for i, (a, b) in enumerate(zip(ours, ref, strict=False)) if a != b), None)
+        if first is not None:
+            out[name] = f"differ at merge {first + 1:,}"
+        elif len(ours) != len(ref):
+            shared = min(len(ours), len(ref))
+            out[name] = f"first {shared:,} identical ({len(ours):,} vs {len(ref):,})"
+        else:
+            out[name] = f"identical ({len(ours):,})"
+    return out
 
 
 def child(
@@ -212,10 +294,12 @@ def markdown(
     args: argparse.Namespace,
     corpus: Path,
     script: str = "train.py",
-    libraries: tuple[str, ...] = ("tokensmith", "tokenizers", "sentencepiece"),
+    libraries: tuple[str, ...] = ("tokensmith", "tokenizers", "gigatoken", "sentencepiece"),
     model: str = "",
+    merges: dict[str, str] | None = None,
 ) -> str:
-    """The RESULTS.md section of a run: settings, then one table row per trainer."""
+    """The RESULTS.md section of a run: settings, then one table row per trainer (with a
+    column comparing merges with HF's when ``merges`` is given)."""
     versions = ", ".join(f"{d} {package_version(d) or 'missing'}" for d in libraries)
     lines = [
         f"## {script}, {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC",
@@ -227,18 +311,21 @@ def markdown(
         f"- corpus: {corpus.stat().st_size / MB:.1f} MB ({corpus.name}), {model}vocab "
         f"{args.vocab:,}, 2 threads, each trainer in its own process",
         "",
-        "| trainer | wall | CPU | peak RSS | held-out bytes/token | wall × tokensmith |",
-        "|---|---|---|---|---|---|",
+        "| trainer | wall | CPU | peak RSS | held-out bytes/token | wall × tokensmith |"
+        + (" merges vs HF |" if merges is not None else ""),
+        "|---|---|---|---|---|---|" + ("---|" if merges is not None else ""),
     ]
     ours = results.get("tokensmith", {}).get("wall")
     for name, r in results.items():
         if "error" in r:
-            lines.append(f"| {name} | failed: {r['error']} | | | | |")
+            lines.append(f"| {name} | failed: {r['error']} | | | | |" + (" |" if merges else ""))
             continue
         ratio = f"{r['wall'] / ours:.2f}×" if ours else ""
+        verdict = "reference" if name == REFERENCE else "n/a"
+        agree = "" if merges is None else f" {merges.get(name, verdict)} |"
         lines.append(
             f"| {name} | {r['wall']:.1f} s | {r['cpu']:.1f} s | {r['rss_mib']:.0f} MiB | "
-            f"{r['heldout_bytes_per_token']:.3f} | {ratio} |"
+            f"{r['heldout_bytes_per_token']:.3f} | {ratio} |{agree}"
         )
     return "\n".join(lines) + "\n"
 
@@ -269,9 +356,10 @@ def main() -> None:
     corpus, heldout = build_corpus(args.mb, args.seed)
     results = {}
     for name in args.trainers:
+        merges_path(name).unlink(missing_ok=True)
         print(f"training {name} on {corpus.name} ...", file=sys.stderr, flush=True)
         results[name] = run_with_usage(name, corpus, heldout, args.vocab)
-    report = markdown(results, args, corpus)
+    report = markdown(results, args, corpus, merges=merges_agreement(args.trainers))
     print(report)
     if args.write:
         with RESULTS.open("a", encoding="utf-8") as f:

@@ -79,7 +79,7 @@ def train_bpe_bytes(
     special_tokens: Sequence[str] = ...,
     max_token_length: int | None = None,
     compat: Literal["hf", "ranks"] = "hf",
-    chunk_size: int = 4096,
+    chunk_size: int = 65536,
     counts: bytes | None = None,
     progress: Callable[[int], object] | None = None,
     progress_every: int = 100,

@@ -55,6 +55,7 @@ from tokensmith.records import (
     is_hf_dataset,
     read_dataset,
     read_file,
+    read_text_lines,
 )
 
 __all__ = ["Corpus", "CorpusStats", "expand_inputs"]
@@ -160,8 +161,11 @@ class Corpus:
         done = 0
         for path in self.files:
             kind = self.format if self.format != "auto" else file_kind(path)
-            for record in read_file(path, kind, self.options, stats, self._on_disk(done)):
-                yield record.text
+            if kind == "text":
+                yield from read_text_lines(path, self.options, stats, self._on_disk(done))
+            else:
+                for record in read_file(path, kind, self.options, stats, self._on_disk(done)):
+                    yield record.text
             done += os.path.getsize(path)
             stats.files += 1
             if self.on_progress:

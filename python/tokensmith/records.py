@@ -38,9 +38,10 @@ import json
 import os
 import zlib
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal, Protocol
+from typing import IO, Any, Literal
 
 from tokensmith.errors import (
     CorpusFormatError,
@@ -50,6 +51,7 @@ from tokensmith.errors import (
     InvalidArgumentError,
     MissingDependencyError,
 )
+from tokensmith.line_blocks import Lines, line_blocks, raw_lines
 
 Kind = Literal["text", "jsonl", "parquet"]
 Errors = Literal["replace", "strict"]
@@ -62,12 +64,6 @@ _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _JSONL_SUFFIXES = {".jsonl", ".ndjson", ".json"}
 _PROGRESS_STEP = 1 << 22
 _BATCH_ROWS = 1024
-
-
-class _Lines(Protocol):
-    def readline(self, size: int = -1, /) -> bytes: ...
-
-    def __iter__(self) -> Iterator[bytes]: ...
 
 
 @dataclass(frozen=True)
@@ -157,12 +153,7 @@ def read_file(
     if kind == "parquet":
         yield from _parquet_records(path, opts, stats)
         return
-    try:
-        disk = open(path, "rb")  # noqa: SIM115 (closed below, also on early exit)
-    except OSError as e:
-        raise InputReadError(f"{path}: cannot be read ({e.strerror or e})") from None
-    try:
-        stream = _decompressed(disk, path)
+    with _opened(path) as (disk, stream):
         if opts.whole_file and kind == "text":
             raw = stream.read()
             stats.lines += 1
@@ -178,6 +169,54 @@ def read_file(
             if on_disk is not None and stats.bytes - reported >= _PROGRESS_STEP:
                 reported = stats.bytes
                 on_disk(disk.tell())
+
+
+def read_text_lines(
+    path: str,
+    opts: ReadOptions,
+    stats: ReadStats,
+    on_disk: Callable[[int], None] | None = None,
+) -> Iterator[str]:
+    """The texts that :func:`read_file` gives for a text file read as raw lines (``opts.lines
+    == "raw"``), without their records: the same strings, statistics and errors, read and
+    decoded about 1 MiB at a time instead of line by line (so the statistics move on a block
+    at a time)."""
+    limit = opts.max_line_bytes
+    with _opened(path) as (disk, stream):
+        line = offset = reported = 0
+        for block, whole in line_blocks(stream, limit):
+            n_lines = 1 if not whole else block.count(b"\n") + (not block.endswith(b"\n"))
+            stats.lines += n_lines
+            stats.bytes += len(block)
+            try:
+                text = block.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is None:
+                for i, raw in enumerate(io.BytesIO(block) if whole else [block]):
+                    yield _decode(raw, path, line + 1 + i, offset, opts, stats)
+                    offset += len(raw)
+            else:
+                offset += len(block)
+                if whole:
+                    yield from io.StringIO(text, newline="\n")
+                else:
+                    yield text
+            line += n_lines
+            if on_disk is not None and stats.bytes - reported >= _PROGRESS_STEP:
+                reported = stats.bytes
+                on_disk(disk.tell())
+
+
+@contextmanager
+def _opened(path: str) -> Iterator[tuple[IO[bytes], Any]]:
+    """The file on disk and its decompressed stream; read errors become typed errors."""
+    try:
+        disk = open(path, "rb")  # noqa: SIM115 (closed below, also on early exit)
+    except OSError as e:
+        raise InputReadError(f"{path}: cannot be read ({e.strerror or e})") from None
+    try:
+        yield disk, _decompressed(disk, path)
     except (OSError, EOFError, zlib.error) as e:
         # A truncated gzip raises EOFError, a corrupt one zlib.error or BadGzipFile (OSError).
         raise CorruptInputError(f"{path}: read failed, the file is damaged ({e})") from None
@@ -192,11 +231,11 @@ def read_file(
 
 
 def _line_records(
-    stream: _Lines, path: str, opts: ReadOptions, stats: ReadStats, jsonl: bool = False
+    stream: Lines, path: str, opts: ReadOptions, stats: ReadStats, jsonl: bool = False
 ) -> Iterator[Record]:
     offset = 0
     limit = opts.max_line_bytes if opts.lines == "raw" and not jsonl else None
-    for n, raw in enumerate(_raw_lines(stream, limit), start=1):
+    for n, raw in enumerate(raw_lines(stream, limit), start=1):
         stats.lines += 1
         stats.bytes += len(raw)
         text = _decode(raw, path, n, offset, opts, stats)
@@ -211,43 +250,6 @@ def _line_records(
             text = text.rstrip("\r\n")
             if text:
                 yield Record(text, path, n)
-
-
-def _raw_lines(f: _Lines, limit: int | None) -> Iterator[bytes]:
-    """Lines of ``f``; with ``limit``, longer lines come in pieces cut between characters."""
-    if not limit:
-        yield from f
-        return
-    carry = b""
-    while True:
-        raw = f.readline(limit)
-        if not raw:
-            if carry:
-                yield carry
-            return
-        if carry:
-            raw, carry = carry + raw, b""
-        if len(raw) >= limit and not raw.endswith(b"\n"):
-            cut = _complete_prefix(raw)
-            if cut > 0:
-                raw, carry = raw[:cut], raw[cut:]
-        yield raw
-
-
-def _complete_prefix(raw: bytes) -> int:
-    """The length of ``raw`` without a UTF-8 character cut off at its end.
-
-    >>> [_complete_prefix(raw) for raw in ("aé".encode(), "aé".encode()[:2], b"ab")]
-    [3, 1, 2]
-    """
-    i = len(raw) - 1
-    while i > 0 and len(raw) - i < 4 and raw[i] & 0xC0 == 0x80:
-        i -= 1
-    lead = raw[i]
-    need = (
-        2 if lead & 0xE0 == 0xC0 else 3 if lead & 0xF0 == 0xE0 else 4 if lead & 0xF8 == 0xF0 else 1
-    )
-    return i if len(raw) - i < need else len(raw)
 
 
 def _decode(

@@ -23,10 +23,11 @@ type Trained<'py> = (Ranks<'py>, Vec<(String, u32)>, Merges<'py>);
 ///
 /// The words come from `texts` (pre-tokenized with `pattern`), or, when `texts` is None, from
 /// `counts`: a buffer made by `count_words` / `merge_word_counts` (for distributed counting).
+/// Texts are counted `chunk_size` at a time: large chunks fold fewer partial maps.
 #[pyfunction]
 #[pyo3(signature = (
     texts, *, pattern, vocab_size, min_frequency=0, special_tokens=Vec::new(),
-    max_token_length=None, compat="hf", chunk_size=4096, counts=None, progress=None,
+    max_token_length=None, compat="hf", chunk_size=65536, counts=None, progress=None,
     progress_every=100
 ))]
 #[allow(clippy::too_many_arguments)]

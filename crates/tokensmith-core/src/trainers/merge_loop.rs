@@ -1,8 +1,9 @@
 //! The BPE merge loop, independent of how words were split into initial symbols.
 //!
-//! State: each distinct word as a sequence of symbol ids with its count, the count of every
-//! adjacent pair (weighted by word counts, overlaps included), a pair -> words index, and a
-//! max-heap of `(count, pair)` entries updated lazily.
+//! State: each distinct word as a sequence of symbol ids with its count (all words in one flat
+//! array, merged in place), the count of every adjacent pair (weighted by word counts,
+//! overlaps included) and a pair -> words index (both in [`super::pair_table`], counted in
+//! parallel at the start), and a max-heap of `(count, pair)` entries updated lazily.
 //!
 //! One step:
 //! 1. Pop the top entry. If its count is stale (a merge lowered the pair's count since it was
@@ -29,9 +30,11 @@
 //!
 //! Not handled here: parallel merging within one step (words are updated on one thread).
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+
+use super::pair_table::PairTable;
 
 /// A symbol id: an index into the token table.
 pub type Sym = u32;
@@ -118,10 +121,13 @@ pub struct MergeLoop {
     /// Stripped from the right side of a merge (`##`): `a` + `##b` = `ab`.
     prefix: Vec<u8>,
     token_ids: FxHashMap<Vec<u8>, Sym>,
-    words: Vec<Vec<Sym>>,
+    /// Every word's symbols, one after another: word `w` is
+    /// `syms[starts[w]..starts[w] + word_lens[w]]`. Merges shorten words in place.
+    syms: Vec<Sym>,
+    starts: Vec<u32>,
+    word_lens: Vec<u32>,
     counts: Vec<u64>,
-    pair_counts: FxHashMap<Pair, i64>,
-    where_: FxHashMap<Pair, Vec<u32>>,
+    pairs: PairTable,
     heap: BinaryHeap<Entry>,
     rule: LengthRule,
     /// How often each symbol occurs in the words (kept only for likelihood scoring).
@@ -150,57 +156,58 @@ impl MergeLoop {
             .enumerate()
             .map(|(i, t)| (t.clone(), i as Sym))
             .collect();
-        let (words, counts): (Vec<_>, Vec<_>) = words.into_iter().unzip();
-        let mut state = Self {
-            tokens: alphabet,
-            lens: units,
-            prefix,
-            token_ids,
-            words,
-            counts,
-            pair_counts: FxHashMap::default(),
-            where_: FxHashMap::default(),
-            heap: BinaryHeap::new(),
-            rule,
-            sym_counts: None,
-        };
-        state.count_initial_pairs();
-        state
-    }
-
-    fn count_initial_pairs(&mut self) {
-        for (w, word) in self.words.iter().enumerate() {
-            for pair in word.windows(2) {
-                let pair = (pair[0], pair[1]);
-                let len = self.lens[pair.0 as usize] + self.lens[pair.1 as usize];
-                if !self.rule.initial_ok(len) {
-                    continue;
-                }
-                *self.pair_counts.entry(pair).or_insert(0) += self.counts[w] as i64;
-                let list = self.where_.entry(pair).or_default();
-                if list.last() != Some(&(w as u32)) {
-                    list.push(w as u32);
-                }
-            }
+        let total: usize = words.iter().map(|(w, _)| w.len()).sum();
+        let mut syms = Vec::with_capacity(total);
+        let mut starts = Vec::with_capacity(words.len());
+        let mut word_lens = Vec::with_capacity(words.len());
+        let mut counts = Vec::with_capacity(words.len());
+        for (word, n) in words {
+            starts.push(syms.len() as u32);
+            word_lens.push(word.len() as u32);
+            syms.extend_from_slice(&word);
+            counts.push(n);
         }
-        self.heap = self
-            .pair_counts
+        let lens: &Vec<usize> = &units;
+        let pairs = PairTable::count(&syms, &starts, &word_lens, &counts, |(a, b)| {
+            rule.initial_ok(lens[a as usize] + lens[b as usize])
+        });
+        let heap = pairs
             .iter()
-            .filter(|(_, &c)| c > 0)
-            .map(|(&pair, &c)| Entry {
+            .filter(|&(_, c)| c > 0)
+            .map(|(pair, c)| Entry {
                 count: c as u64,
                 pair,
             })
             .collect();
+        Self {
+            tokens: alphabet,
+            lens: units,
+            prefix,
+            token_ids,
+            syms,
+            starts,
+            word_lens,
+            counts,
+            pairs,
+            heap,
+            rule,
+            sym_counts: None,
+        }
+    }
+
+    /// Word `w`'s symbols now.
+    fn word(&self, w: usize) -> &[Sym] {
+        let start = self.starts[w] as usize;
+        &self.syms[start..start + self.word_lens[w] as usize]
     }
 
     /// The current count of every pair with a positive count, sorted by pair (for tests).
     pub fn pair_counts(&self) -> Vec<(Pair, u64)> {
         let mut out: Vec<_> = self
-            .pair_counts
+            .pairs
             .iter()
-            .filter(|(_, &c)| c > 0)
-            .map(|(&p, &c)| (p, c as u64))
+            .filter(|&(_, c)| c > 0)
+            .map(|(p, c)| (p, c as u64))
             .collect();
         out.sort_unstable();
         out
@@ -254,7 +261,7 @@ impl MergeLoop {
         }
         let top = loop {
             let mut top = self.heap.pop()?;
-            let current = self.pair_counts.get(&top.pair).copied().unwrap_or(0).max(0) as u64;
+            let current = self.pairs.get(top.pair).max(0) as u64;
             if top.count == current {
                 break top;
             }
@@ -270,8 +277,8 @@ impl MergeLoop {
     /// Switches [`step`](Self::step) to likelihood scoring (see the module docs).
     pub fn use_likelihood(&mut self) {
         let mut counts = vec![0u64; self.tokens.len()];
-        for (word, &n) in self.words.iter().zip(&self.counts) {
-            for &s in word {
+        for (w, &n) in self.counts.iter().enumerate() {
+            for &s in self.word(w) {
                 counts[s as usize] += n;
             }
         }
@@ -288,7 +295,7 @@ impl MergeLoop {
         let syms = self.sym_counts.as_deref().unwrap_or_default();
         let floor = min_count.max(1) as i64;
         let mut best: Option<(Pair, u64, u128)> = None;
-        for (&pair, &c) in &self.pair_counts {
+        for (pair, c) in self.pairs.iter() {
             if c < floor {
                 continue;
             }
@@ -342,52 +349,59 @@ impl MergeLoop {
         }
     }
 
-    /// Merges `pair` in every word holding it; returns the occurrences merged (word counts
-    /// included).
+    /// Merges `pair` in every word holding it, in place; returns the occurrences merged
+    /// (word counts included).
     fn apply(&mut self, pair: Pair, merged: Sym) -> u64 {
-        let mut word_ids = self.where_.remove(&pair).unwrap_or_default();
-        word_ids.sort_unstable();
-        word_ids.dedup();
-        let mut grown: FxHashSet<Pair> = FxHashSet::default();
-        let merged_len = self.lens[merged as usize];
+        let word_ids = self.pairs.take(pair);
+        let Self {
+            lens,
+            syms,
+            starts,
+            word_lens,
+            counts,
+            pairs,
+            rule,
+            ..
+        } = self;
+        let merged_len = lens[merged as usize];
         let mut occurrences = 0u64;
         for w in word_ids {
-            let count = self.counts[w as usize] as i64;
-            let word = std::mem::take(&mut self.words[w as usize]);
-            let mut out = Vec::with_capacity(word.len());
-            let mut i = 0;
-            while i < word.len() {
-                if i + 1 < word.len() && (word[i], word[i + 1]) == pair {
-                    if let Some(&prev) = out.last() {
-                        self.change((prev, pair.0), -count);
-                        if self.rule.formed_ok(self.lens[prev as usize] + merged_len) {
-                            self.change((prev, merged), count);
-                            self.index(&mut grown, (prev, merged), w);
+            let count = counts[w as usize] as i64;
+            let start = starts[w as usize] as usize;
+            let len = word_lens[w as usize] as usize;
+            let word = &mut syms[start..start + len];
+            // Reads at `i`, writes at `j <= i`: a merge only ever shortens the word.
+            let (mut i, mut j) = (0, 0);
+            while i < len {
+                if i + 1 < len && (word[i], word[i + 1]) == pair {
+                    if j > 0 {
+                        let prev = word[j - 1];
+                        pairs.lower((prev, pair.0), count);
+                        if rule.formed_ok(lens[prev as usize] + merged_len) {
+                            pairs.raise((prev, merged), count, w);
                         }
                     }
-                    if let Some(&next) = word.get(i + 2) {
-                        self.change((pair.1, next), -count);
-                        if self.rule.formed_ok(merged_len + self.lens[next as usize]) {
-                            self.change((merged, next), count);
-                            self.index(&mut grown, (merged, next), w);
+                    if i + 2 < len {
+                        let next = word[i + 2];
+                        pairs.lower((pair.1, next), count);
+                        if rule.formed_ok(merged_len + lens[next as usize]) {
+                            pairs.raise((merged, next), count, w);
                         }
                     }
-                    out.push(merged);
+                    word[j] = merged;
                     occurrences += count as u64;
                     i += 2;
                 } else {
-                    out.push(word[i]);
+                    word[j] = word[i];
                     i += 1;
                 }
+                j += 1;
             }
-            self.words[w as usize] = out;
+            word_lens[w as usize] = j as u32;
         }
-        // Only leftovers of overlapping runs ("aaa" -> "aa a") are still counted, and none of
-        // them is adjacent any more.
-        self.pair_counts.remove(&pair);
+        self.pairs.clear(pair);
         if self.sym_counts.is_none() {
-            for pair in grown {
-                let count = self.pair_counts[&pair];
+            for (pair, count) in self.pairs.grown() {
                 if count > 0 {
                     self.heap.push(Entry {
                         count: count as u64,
@@ -397,18 +411,6 @@ impl MergeLoop {
             }
         }
         occurrences
-    }
-
-    fn change(&mut self, pair: Pair, delta: i64) {
-        *self.pair_counts.entry(pair).or_insert(0) += delta;
-    }
-
-    fn index(&mut self, grown: &mut FxHashSet<Pair>, pair: Pair, w: u32) {
-        grown.insert(pair);
-        let list = self.where_.entry(pair).or_default();
-        if list.last() != Some(&w) {
-            list.push(w);
-        }
     }
 }
 

@@ -26,6 +26,7 @@ pub mod char_bpe;
 pub mod counts_format;
 pub mod extend;
 pub mod merge_loop;
+mod pair_table;
 mod setters;
 pub mod sp_bpe;
 pub mod unigram;

@@ -1,8 +1,9 @@
 //! Counting pre-tokenized words: the first stage of every trainer.
 //!
 //! Texts are split by a [`PreTokenizer`] and each distinct piece is counted. Chunks of texts
-//! are counted on the rayon pool, each into a map that borrows the pieces from the texts, and
-//! the chunk maps are folded into one owned map. Memory therefore grows with the number of
+//! (two per thread) are counted on the rayon pool, each into a map that borrows the pieces
+//! from the texts; the owned counts are split into shards by a hash of the word, and each
+//! shard takes its words from every chunk map on its own thread. Memory therefore grows with the number of
 //! distinct pieces, never with the size of the corpus: a caller that streams its corpus feeds
 //! [`WordCounts::add_texts`] one batch at a time and drops each batch afterwards.
 //!
@@ -15,9 +16,18 @@ use crate::error::Result;
 use crate::pre_tokenizers::PreTokenizer;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
 
-/// Texts per rayon task: large enough to amortise a task's map, small enough to balance.
+/// The fewest texts per rayon task: enough to amortise a task's map.
 const TEXTS_PER_TASK: usize = 256;
+
+/// Texts per task for a batch of `n`: two tasks per thread (enough to balance), each as
+/// large as that allows, because every task's map is folded into the counts on one thread
+/// and larger tasks hold fewer distinct words in all.
+fn texts_per_task(n: usize) -> usize {
+    let tasks = 2 * rayon::current_num_threads().max(1);
+    n.div_ceil(tasks).max(TEXTS_PER_TASK)
+}
 
 /// How often each distinct pre-token (as bytes) occurs in a corpus.
 ///
@@ -32,9 +42,18 @@ const TEXTS_PER_TASK: usize = 256;
 /// assert_eq!(counts.get(b"low"), 1);
 /// assert_eq!(counts.len(), 3);
 /// ```
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Clone)]
 pub struct WordCounts {
-    counts: FxHashMap<Vec<u8>, u64>,
+    /// The counts, split by [`shard_of`] so that batches fold into them in parallel.
+    shards: Vec<FxHashMap<Vec<u8>, u64>>,
+}
+
+impl Default for WordCounts {
+    fn default() -> Self {
+        Self {
+            shards: vec![FxHashMap::default(); SHARDS],
+        }
+    }
 }
 
 impl WordCounts {
@@ -48,18 +67,23 @@ impl WordCounts {
         pre: &PreTokenizer,
         texts: &[S],
     ) -> Result<()> {
-        let partial = crate::parallel::install(|| {
-            texts
-                .par_chunks(TEXTS_PER_TASK)
+        crate::parallel::install(|| {
+            let partial = texts
+                .par_chunks(texts_per_task(texts.len()))
                 .map(|chunk| count_chunk(pre, chunk))
-                .collect::<Result<Vec<_>>>()
-        })?;
-        for local in partial {
-            for (piece, n) in local {
-                self.add(piece, n);
-            }
-        }
-        Ok(())
+                .collect::<Result<Vec<_>>>()?;
+            self.shards
+                .par_iter_mut()
+                .enumerate()
+                .for_each(|(s, shard)| {
+                    for local in &partial {
+                        for &(piece, n) in &local[s] {
+                            add_to(shard, piece, n);
+                        }
+                    }
+                });
+            Ok(())
+        })
     }
 
     /// Counts the words that `split` gives for each text, in parallel. `split` calls its
@@ -103,44 +127,62 @@ impl WordCounts {
     /// Adds `n` occurrences of `word`. Counts saturate at `u64::MAX` instead of wrapping (only
     /// a forged counts file gets near it, and [`from_bytes`](Self::from_bytes) refuses those).
     pub fn add(&mut self, word: &[u8], n: u64) {
-        match self.counts.get_mut(word) {
-            Some(c) => *c = c.saturating_add(n),
-            None => {
-                self.counts.insert(word.to_vec(), n);
-            }
-        }
+        add_to(&mut self.shards[shard_of(word)], word, n);
     }
 
     /// Adds every count of `other` (for counts built on separate streams).
     pub fn merge(&mut self, other: WordCounts) {
-        for (word, n) in other.counts {
-            let c = self.counts.entry(word).or_insert(0);
-            *c = c.saturating_add(n);
+        for (mine, theirs) in self.shards.iter_mut().zip(other.shards) {
+            for (word, n) in theirs {
+                let c = mine.entry(word).or_insert(0);
+                *c = c.saturating_add(n);
+            }
         }
     }
 
     /// The count of `word` (0 if never seen).
     pub fn get(&self, word: &[u8]) -> u64 {
-        self.counts.get(word).copied().unwrap_or(0)
+        self.shards[shard_of(word)].get(word).copied().unwrap_or(0)
     }
 
     /// The number of distinct words.
     pub fn len(&self) -> usize {
-        self.counts.len()
+        self.shards.iter().map(|s| s.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.counts.is_empty()
+        self.shards.iter().all(|s| s.is_empty())
     }
 
     /// The total number of words counted.
     pub fn total(&self) -> u64 {
-        self.counts.values().sum()
+        self.shards.iter().flat_map(|s| s.values()).sum()
     }
 
     /// The words and their counts, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> {
-        self.counts.iter().map(|(w, &n)| (w.as_slice(), n))
+        self.shards
+            .iter()
+            .flat_map(|s| s.iter().map(|(w, &n)| (w.as_slice(), n)))
+    }
+}
+
+/// How many maps the counts are split into.
+const SHARDS: usize = 16;
+
+/// The shard of `word`: bits of its hash that the maps themselves do not use for buckets or
+/// tags (tables stay far below 2^32 buckets).
+fn shard_of(word: &[u8]) -> usize {
+    let hash = rustc_hash::FxBuildHasher.hash_one(word);
+    ((hash >> 32) as usize) % SHARDS
+}
+
+fn add_to(shard: &mut FxHashMap<Vec<u8>, u64>, word: &[u8], n: u64) {
+    match shard.get_mut(word) {
+        Some(c) => *c = c.saturating_add(n),
+        None => {
+            shard.insert(word.to_vec(), n);
+        }
     }
 }
 
@@ -154,10 +196,14 @@ impl<W: AsRef<[u8]>> FromIterator<(W, u64)> for WordCounts {
     }
 }
 
+/// One shard's words and counts from one chunk of texts.
+type ShardWords<'t> = Vec<(&'t [u8], u64)>;
+
+/// Counts one chunk of texts; returns its words and counts split by shard.
 fn count_chunk<'t, S: AsRef<str>>(
     pre: &PreTokenizer,
     chunk: &'t [S],
-) -> Result<FxHashMap<&'t [u8], u64>> {
+) -> Result<Vec<ShardWords<'t>>> {
     let mut local: FxHashMap<&'t [u8], u64> = FxHashMap::default();
     for text in chunk {
         let text: &'t str = text.as_ref();
@@ -168,7 +214,11 @@ fn count_chunk<'t, S: AsRef<str>>(
             }
         })?;
     }
-    Ok(local)
+    let mut shards = vec![Vec::new(); SHARDS];
+    for (word, n) in local {
+        shards[shard_of(word)].push((word, n));
+    }
+    Ok(shards)
 }
 
 #[cfg(test)]
