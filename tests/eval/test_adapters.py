@@ -226,14 +226,15 @@ def test_other_tokenizer_json_runs_on_tokensmith_tokenizer_with_hf_ids(tmp_path:
 def test_tokenizer_json_tokensmith_refuses_is_refused_by_eval_too(tmp_path: Path) -> None:
     from tokenizers import Tokenizer, models, pre_tokenizers
 
-    # A WordLevel model whose unknown token is not in its vocabulary: HF runs it until an
-    # unknown word comes, tokensmith refuses it up front, and evaluation loads through the same
+    # A BPE model whose unknown token is not in its vocabulary: HF runs it until an unknown
+    # character comes, tokensmith refuses it up front, and evaluation loads through the same
     # loader, so it gives the same typed error rather than silently measuring another library.
-    hf = Tokenizer(models.WordLevel({"hello": 0, "world": 1}, unk_token="[UNK]"))
+    vocab = {"h": 0, "e": 1, "he": 2}
+    hf = Tokenizer(models.BPE(vocab, [("h", "e")], unk_token="[UNK]"))
     hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     path = tmp_path / "no_unk.json"
     hf.save(str(path))
-    assert Tokenizer.from_file(str(path)).encode("hello world").ids == [0, 1]
+    assert Tokenizer.from_file(str(path)).encode("he eh").ids == [2, 1, 0]
     with pytest.raises(TokensmithError, match="unk_token"):
         tokensmith.Tokenizer.from_file(path)
     with pytest.raises(TokensmithError, match="unk_token"):

@@ -51,9 +51,9 @@ def model_json(model: Model) -> str:
 
 
 class UnbuiltCore:
-    """Stands for the core of a tokenizer whose JSON the core refuses (HF's
-    ``Tokenizer(WordLevel())`` has its unknown token missing from an empty vocabulary):
-    every use raises the load error, as HF fails at the first encode."""
+    """Stands for the core of a tokenizer whose JSON the core refuses (a BPE model whose
+    ``unk_token`` is missing from its vocabulary): every use raises the load error, as HF
+    fails at the first encode."""
 
     __slots__ = ("error",)
 

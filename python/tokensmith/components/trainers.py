@@ -128,9 +128,16 @@ class BpeTrainer(Trainer):
 
 
 class WordPieceTrainer(Trainer):
-    """Options of a WordPiece training (HF's is a BPE training with a prefix)."""
+    """Options of a WordPiece training (HF's is a BPE training with a prefix).
 
-    __slots__ = ()
+    HF numbers the prefixed characters (``##a``) in its hash map's order, which changes from
+    run to run, and the order decides ties between pairs of equal count, so HF itself learns
+    different vocabularies from run to run. Here they are numbered in string order, or in
+    the order set as ``trainer.variant_order`` (a tokensmith attribute, not part of HF's
+    state): the ``##x`` tokens of an HF vocabulary by id reproduce that HF run exactly.
+    """
+
+    __slots__ = ("_variant_order",)
 
     def __init__(
         self,
@@ -144,6 +151,7 @@ class WordPieceTrainer(Trainer):
         continuing_subword_prefix: str | None = "##",
         end_of_word_suffix: str | None = None,
     ) -> None:
+        object.__setattr__(self, "_variant_order", ())
         bpe = BpeTrainer(
             vocab_size=vocab_size,
             min_frequency=min_frequency,
@@ -156,6 +164,15 @@ class WordPieceTrainer(Trainer):
         )
         self._init(bpe_trainer=bpe._state)
 
+    @property
+    def variant_order(self) -> tuple[str, ...]:
+        """The order of the ids of the prefixed (or suffixed) characters that are listed
+        (settable; not kept by pickling, which keeps HF's state)."""
+        try:
+            return tuple(object.__getattribute__(self, "_variant_order"))
+        except AttributeError:
+            return ()
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
             raise AttributeError(name)
@@ -164,6 +181,13 @@ class WordPieceTrainer(Trainer):
         return getattr(inner, name)
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if name == "variant_order":
+            from tokensmith.errors import ArgumentTypeError
+
+            if isinstance(value, str):
+                raise ArgumentTypeError("variant_order must be a sequence of tokens, not a str")
+            object.__setattr__(self, "_variant_order", tuple(value))
+            return
         if name.startswith("_") or name not in self._state["bpe_trainer"]:
             raise AttributeError(f"WordPieceTrainer has no attribute {name!r}")
         setter = self._setters.get(name)

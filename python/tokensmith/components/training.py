@@ -10,7 +10,9 @@ BPE trainer (``train_bpe_chars``, the one ``train_bpe(kind="char"/"metaspace")``
 which counts the words the tokenizer's pipeline cuts in the Rust core: the vocabulary and
 merges are HF's. As in HF, the trainer's prefix and suffix are set on the model and its
 special tokens are added as special tokens; ``train`` reads each file line by line with
-the line ending kept, as HF does.
+the line ending kept, as HF does. A :class:`~tokensmith.trainers.WordPieceTrainer` on a
+``WordPiece`` model runs the same BPE training, as HF does, and keeps its vocabulary (see
+the trainer for the ids of the ``##x`` tokens, which HF leaves to a hash map's order).
 
 >>> from tokensmith import Tokenizer, models, pre_tokenizers, trainers
 >>> tok = Tokenizer(models.BPE())
@@ -19,8 +21,9 @@ the line ending kept, as HF does.
 >>> tok.encode("lower").tokens
 ['lower']
 
-Not handled yet: the other trainers (WordPiece, Unigram, parity-aware BPE)
-raise :class:`~tokensmith.errors.UnsupportedFeatureError`.
+Not handled: a ``UnigramTrainer`` (HF's Unigram training is its own EM, not
+sentencepiece's, which tokensmith's Unigram trainer matches; see ``docs/hf_tokenizer.md``)
+and a ``ParityBpeTrainer`` raise :class:`~tokensmith.errors.UnsupportedFeatureError`.
 """
 
 from __future__ import annotations
@@ -30,8 +33,13 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from tokensmith.components.models import BPE, Model, WordLevel
-from tokensmith.components.trainers import BpeTrainer, Trainer, WordLevelTrainer
+from tokensmith.components.models import BPE, Model, WordLevel, WordPiece
+from tokensmith.components.trainers import (
+    BpeTrainer,
+    Trainer,
+    WordLevelTrainer,
+    WordPieceTrainer,
+)
 
 if TYPE_CHECKING:
     from tokensmith.hf_tokenizer import Tokenizer
@@ -73,8 +81,9 @@ class TokenizerTraining:
 
         Raises:
             InputNotFoundError: a file is missing.
-            UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model or
-                WordLevelTrainer on a WordLevel model.
+            UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model,
+                WordPieceTrainer on a WordPiece model or WordLevelTrainer on a WordLevel
+                model.
         """
         self._train(_lines(files), trainer)
 
@@ -85,8 +94,9 @@ class TokenizerTraining:
         ``length`` is HF's progress-bar total and changes nothing here.
 
         Raises:
-            UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model or
-                WordLevelTrainer on a WordLevel model.
+            UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model,
+                WordPieceTrainer on a WordPiece model or WordLevelTrainer on a WordLevel
+                model.
         """
         del length
         self._train(_flatten(iterator), trainer)
@@ -100,13 +110,15 @@ class TokenizerTraining:
             trainer = model.get_trainer()
         if isinstance(model, BPE) and isinstance(trainer, BpeTrainer):
             trained = _train_bpe(tok, model, trainer, texts)
+        elif isinstance(model, WordPiece) and isinstance(trainer, WordPieceTrainer):
+            trained = _train_word_piece(tok, model, trainer, texts)
         elif isinstance(model, WordLevel) and isinstance(trainer, WordLevelTrainer):
             trained = _train_word_level(tok, model, trainer, texts)
         else:
             raise UnsupportedFeatureError(
-                f"Tokenizer.train runs a BpeTrainer on a BPE model or a WordLevelTrainer on a "
-                f"WordLevel model; got a {type(trainer).__name__} on a "
-                f"{type(model).__name__} model"
+                f"Tokenizer.train runs a BpeTrainer on a BPE model, a WordPieceTrainer on a "
+                f"WordPiece model or a WordLevelTrainer on a WordLevel model; got a "
+                f"{type(trainer).__name__} on a {type(model).__name__} model"
             )
         tok.model = trained
         tok.add_special_tokens(trainer.special_tokens)
@@ -121,12 +133,15 @@ def _with(model: Model, **fields: Any) -> Model:
     return copy
 
 
-def _train_bpe(tok: Tokenizer, model: BPE, trainer: BpeTrainer, texts: Iterator[str]) -> Model:
+def _run_bpe(
+    tok: Tokenizer, opts: dict[str, Any], texts: Iterator[str], variant_order: Sequence[str] = ()
+) -> tuple[list[str], list[tuple[str, str]]]:
+    """HF's BPE training with the options ``opts`` (a ``BpeTrainer``'s state) on the texts
+    as ``tok``'s normalizer and pre-tokenizer cut them: the tokens by id, and the merges."""
     from tokensmith._core import train_bpe_chars
 
-    opts = trainer.to_json()["BpeTrainer"]
     doc = json.loads(tok.to_str())
-    vocab, merges = train_bpe_chars(
+    return train_bpe_chars(
         texts,
         pre_tokenizer=json.dumps(doc.get("pre_tokenizer")),
         normalizer=None if doc.get("normalizer") is None else json.dumps(doc["normalizer"]),
@@ -138,8 +153,14 @@ def _train_bpe(tok: Tokenizer, model: BPE, trainer: BpeTrainer, texts: Iterator[
         max_token_length=opts["max_token_length"],
         continuing_subword_prefix=opts["continuing_subword_prefix"],
         end_of_word_suffix=opts["end_of_word_suffix"],
+        variant_order=list(variant_order),
         compat="hf",
     )
+
+
+def _train_bpe(tok: Tokenizer, model: BPE, trainer: BpeTrainer, texts: Iterator[str]) -> Model:
+    opts = trainer.to_json()["BpeTrainer"]
+    vocab, merges = _run_bpe(tok, opts, texts)
     fields: dict[str, Any] = {
         "vocab": {t: i for i, t in enumerate(vocab)},
         "merges": [list(m) for m in merges],
@@ -148,6 +169,22 @@ def _train_bpe(tok: Tokenizer, model: BPE, trainer: BpeTrainer, texts: Iterator[
         if opts[key] is not None:
             fields[key] = opts[key]
     return _with(model, **fields)
+
+
+def _train_word_piece(
+    tok: Tokenizer, model: WordPiece, trainer: WordPieceTrainer, texts: Iterator[str]
+) -> Model:
+    """HF's rule: a BPE training with the trainer's options, whose vocabulary (not merges)
+    becomes the model's, with the trainer's prefix (``"##"`` when it has none); the model
+    keeps its ``unk_token`` and ``max_input_chars_per_word``."""
+    opts = trainer.to_json()["WordPieceTrainer"]["bpe_trainer"]
+    vocab, _ = _run_bpe(tok, opts, texts, trainer.variant_order)
+    prefix = opts["continuing_subword_prefix"]
+    return _with(
+        model,
+        vocab={t: i for i, t in enumerate(vocab)},
+        continuing_subword_prefix="##" if prefix is None else prefix,
+    )
 
 
 def _train_word_level(

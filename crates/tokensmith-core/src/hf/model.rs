@@ -4,6 +4,7 @@ use super::bpe::Bpe;
 use super::unigram::HfUnigram;
 use super::wordlevel::WordLevel;
 use super::wordpiece::WordPiece;
+use crate::{Error, Result};
 use rustc_hash::FxHashMap;
 
 /// One model of a `tokenizer.json`.
@@ -17,20 +18,30 @@ pub enum Model {
 
 impl Model {
     /// The tokens of one word: `(id, start, end)` with spans in characters of `word`.
-    pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+    ///
+    /// # Errors
+    /// The word needs the unknown token and the model has none in its vocabulary
+    /// ([`missing_unknown`]).
+    pub fn tokenize(&self, word: &[char]) -> Result<Vec<(u32, usize, usize)>> {
         let mut out = Vec::new();
-        self.tokenize_into(word, &mut out);
-        out
+        self.tokenize_into(word, &mut out)?;
+        Ok(out)
     }
 
     /// Appends the tokens of one word to `out`, as [`Self::tokenize`] gives them. The
     /// tokenizer calls this with one buffer for every word of a text, so a model that can
     /// write into it allocates nothing per word; a model without such a method can use
-    /// `out.extend(m.tokenize(word))`.
-    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
+    /// `out.extend(m.tokenize(word))`. On an error `out` is as it was.
+    ///
+    /// # Errors
+    /// As [`Self::tokenize`].
+    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
         match self {
             Model::WordPiece(m) => m.tokenize_into(word, out),
-            Model::Bpe(m) => m.tokenize_into(word, out),
+            Model::Bpe(m) => {
+                m.tokenize_into(word, out);
+                Ok(())
+            }
             Model::Unigram(m) => m.tokenize_into(word, out),
             Model::WordLevel(m) => m.tokenize_into(word, out),
         }
@@ -62,5 +73,21 @@ impl Model {
             Model::Unigram(m) => m.len(),
             m => m.vocab().len(),
         }
+    }
+}
+
+/// The error of a word that needs the unknown token of a model whose `field` (`unk_token`,
+/// `unk_id`) names none in its vocabulary. HF loads such a model too and fails on the same
+/// words ("Missing [UNK] token from the vocabulary", "unknown token but `unk_id` is
+/// missing").
+pub fn missing_unknown(field: &str, unk: &str, word: &[char]) -> Error {
+    let word: String = word.iter().collect();
+    Error::TokenizerJson {
+        path: format!("model.{field}"),
+        message: format!(
+            "the word {word:?} needs the unknown token, and {unk} is not in the model's \
+             vocabulary (HF fails on such a word too); add it to model.vocab or set \
+             model.{field} to a token of the vocabulary"
+        ),
     }
 }

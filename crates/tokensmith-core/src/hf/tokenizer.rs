@@ -25,8 +25,7 @@ use super::pre_tokenizers::{PreTokenizer, Words};
 use super::processors::PostProcessor;
 use super::truncation::Truncation;
 use super::NormalizedString;
-use crate::error::{Error, Result};
-use crate::hf::unigram::MISSING_UNK;
+use crate::error::Result;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::Cell;
 use std::sync::{Arc, OnceLock};
@@ -224,7 +223,7 @@ impl HfTokenizer {
     }
 
     /// Appends the tokens of the word `start..end` of `piece` to `out`; `pieces` is a buffer.
-    /// A word that needs the unknown piece of a Unigram model without one fails, as in HF.
+    /// A word that needs the unknown token of a model without one fails, as in HF.
     fn tokenize_word(
         &self,
         piece: &NormalizedString,
@@ -235,15 +234,8 @@ impl HfTokenizer {
         out: &mut HfEncoding,
     ) -> Result<()> {
         pieces.clear();
-        self.model.tokenize_into(&piece.chars()[start..end], pieces);
-        if pieces.first().is_some_and(|p| p.0 == MISSING_UNK) {
-            let word: String = piece.chars()[start..end].iter().collect();
-            return Err(Error::ModelFormat(format!(
-                "the Unigram model has no unk_id, and the word {word:?} needs the unknown \
-                 token (HF fails the same way: \"Encountered an unknown token but `unk_id` is \
-                 missing\"); set model.unk_id in the tokenizer.json"
-            )));
-        }
+        self.model
+            .tokenize_into(&piece.chars()[start..end], pieces)?;
         for &(id, s, e) in pieces.iter() {
             let span = piece.original_span(start + s, start + e);
             // HF names an unknown Unigram piece by its own text, not by the unk token.

@@ -20,7 +20,7 @@
 //!     .unwrap();
 //! let word: Vec<char> = "abxyb".chars().collect();
 //! // "x" and "y" are unknown: one fused piece with the unknown id.
-//! assert_eq!(m.tokenize(&word), vec![(1, 0, 2), (0, 2, 4), (3, 4, 5)]);
+//! assert_eq!(m.tokenize(&word).unwrap(), vec![(1, 0, 2), (0, 2, 4), (3, 4, 5)]);
 //! assert!(m.spells_unknown(0));
 //! ```
 //!
@@ -29,11 +29,12 @@
 //!
 //! Without an `unk_id` (the file HF's `SentencePieceUnigramTokenizer` writes by default), a
 //! word encodes as long as no unknown node would enter the best path; where one would, HF
-//! fails ("unknown token but `unk_id` is missing"), and the word's tokens are the single
-//! [`MISSING_UNK`] marker, which the pipeline turns into an error.
+//! fails ("unknown token but `unk_id` is missing"), and so does [`HfUnigram::tokenize`]
+//! ([`super::model::missing_unknown`]).
 //!
 //! Not handled: subword regularization (`alpha`, `nbest_size` are not file options in HF).
 
+use super::model::missing_unknown;
 use super::word_cache::WordCache;
 use crate::models::unigram::PieceTrie;
 use crate::{Error, Result};
@@ -41,9 +42,10 @@ use rustc_hash::FxHashMap;
 
 const UNK_PENALTY: f64 = 10.0;
 
-/// The id [`HfUnigram::tokenize`] gives a word that needs the unknown piece of a model that
-/// has none: the whole word, as its only token.
-pub const MISSING_UNK: u32 = u32::MAX;
+/// The id the word cache keeps for a word that needs the unknown piece of a model that has
+/// none: the whole word, as its only token ([`HfUnigram::tokenize_into`] turns it into the
+/// error).
+const MISSING_UNK: u32 = u32::MAX;
 
 /// A Unigram vocabulary with scores.
 #[derive(Clone, Debug)]
@@ -121,17 +123,29 @@ impl HfUnigram {
     }
 
     /// The pieces of one word as `(id, start, end)`, in characters of `word`.
-    pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+    ///
+    /// # Errors
+    /// The word needs the unknown piece and the model has no `unk_id`.
+    pub fn tokenize(&self, word: &[char]) -> Result<Vec<(u32, usize, usize)>> {
         let mut out = Vec::new();
-        self.tokenize_into(word, &mut out);
-        out
+        self.tokenize_into(word, &mut out)?;
+        Ok(out)
     }
 
     /// Appends the pieces of one word to `out`, as [`Self::tokenize`] gives them (words
     /// seen before come from the model's cache, as in HF).
-    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
+    ///
+    /// # Errors
+    /// As [`Self::tokenize`] (then `out` is as it was).
+    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
+        let first = out.len();
         self.cache
             .tokenize_into(word, out, |w| self.tokenize_uncached(w));
+        if out.get(first).is_some_and(|p| p.0 == MISSING_UNK) {
+            out.truncate(first);
+            return Err(missing_unknown("unk_id", "no unk_id", word));
+        }
+        Ok(())
     }
 
     fn tokenize_uncached(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
@@ -275,7 +289,7 @@ mod tests {
     }
 
     fn ids(m: &HfUnigram, text: &str) -> Vec<(u32, usize, usize)> {
-        m.tokenize(&text.chars().collect::<Vec<_>>())
+        m.tokenize(&text.chars().collect::<Vec<_>>()).unwrap()
     }
 
     #[test]
@@ -334,7 +348,7 @@ mod tests {
     /// HF fails only where an unknown node would enter the best path: "ab" goes through the
     /// piece "ab" though "b" has no piece of its own, while "xb" and a lone "b" need one.
     #[test]
-    fn without_unk_id_a_word_that_needs_it_is_marked() {
+    fn without_unk_id_a_word_that_needs_it_fails() {
         let pieces = [("a", -1.0), ("ab", -1.0), ("c", -2.0), ("<0x62>", -3.0)];
         let m = HfUnigram::new(
             pieces.iter().map(|&(p, s)| (p.to_string(), s)).collect(),
@@ -345,11 +359,14 @@ mod tests {
         assert_eq!(ids(&m, "abc"), [(1, 0, 2), (2, 2, 3)]);
         assert_eq!(ids(&m, "ca"), [(2, 0, 1), (0, 1, 2)]);
         for word in ["b", "cb", "xb", "ax"] {
-            assert_eq!(
-                ids(&m, word),
-                [(MISSING_UNK, 0, word.chars().count())],
-                "{word}"
-            );
+            let mut out = vec![(5, 0, 1)];
+            let chars: Vec<char> = word.chars().collect();
+            // Twice: the second answer comes from the cache.
+            for _ in 0..2 {
+                let err = m.tokenize_into(&chars, &mut out).unwrap_err();
+                assert!(err.to_string().contains("model.unk_id"), "{word}: {err}");
+                assert_eq!(out, [(5, 0, 1)], "{word}");
+            }
         }
         assert!(!m.spells_unknown(MISSING_UNK));
     }

@@ -6,7 +6,7 @@
 //! let vocab = [("[UNK]", 0), ("un", 1), ("##aff", 2), ("##able", 3)];
 //! let wp = WordPiece::new(vocab.iter().map(|&(t, i)| (t.to_string(), i)).collect(),
 //!                         "[UNK]", "##", 100).unwrap();
-//! let pieces = wp.tokenize(&"unaffable".chars().collect::<Vec<_>>());
+//! let pieces = wp.tokenize(&"unaffable".chars().collect::<Vec<_>>()).unwrap();
 //! assert_eq!(pieces, vec![(1, 0, 2), (2, 2, 5), (3, 5, 9)]);
 //! ```
 //!
@@ -15,16 +15,22 @@
 //! most words of a text recur.
 //!
 //! Not handled here: training (see issue 5's WordPiece trainer).
+//!
+//! As in HF, an `unk_token` missing from the vocabulary is accepted: only a word that needs
+//! it fails ([`super::model::missing_unknown`]).
 
+use super::model::missing_unknown;
 use super::word_cache::WordCache;
-use crate::{Error, Result};
+use crate::Result;
 use rustc_hash::FxHashMap;
 
 /// A WordPiece vocabulary and its options.
 #[derive(Clone, Debug)]
 pub struct WordPiece {
     vocab: FxHashMap<String, u32>,
-    unk_id: u32,
+    unk_token: String,
+    /// The id of `unk_token`, if the vocabulary has it.
+    unk_id: Option<u32>,
     prefix: String,
     max_input_chars_per_word: usize,
     /// The most characters a vocabulary entry has: no longer piece can match.
@@ -33,22 +39,22 @@ pub struct WordPiece {
 }
 
 impl WordPiece {
-    /// Builds the model; `unk_token` must be in `vocab`.
+    /// Builds the model; an `unk_token` missing from `vocab` fails the words that need it.
+    ///
+    /// # Errors
+    /// None today; kept fallible like the other models' constructors.
     pub fn new(
         vocab: FxHashMap<String, u32>,
         unk_token: &str,
         prefix: &str,
         max_input_chars_per_word: usize,
     ) -> Result<Self> {
-        let unk_id = *vocab.get(unk_token).ok_or_else(|| {
-            Error::InvalidVocab(format!(
-                "the unknown token {unk_token:?} is not in the vocabulary"
-            ))
-        })?;
+        let unk_id = vocab.get(unk_token).copied();
         let max_piece_chars = vocab.keys().map(|t| t.chars().count()).max().unwrap_or(0);
         Ok(Self {
             vocab,
             max_piece_chars,
+            unk_token: unk_token.to_string(),
             unk_id,
             prefix: prefix.to_string(),
             max_input_chars_per_word,
@@ -63,33 +69,54 @@ impl WordPiece {
 
     /// The pieces of one word as `(id, start, end)`, in characters of `word`. A word that is
     /// too long, or that has a part no piece matches, is one `[UNK]` over the whole word.
-    pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+    ///
+    /// # Errors
+    /// Such a word, when the vocabulary has no `unk_token`.
+    pub fn tokenize(&self, word: &[char]) -> Result<Vec<(u32, usize, usize)>> {
         let mut out = Vec::new();
-        self.tokenize_into(word, &mut out);
-        out
+        self.tokenize_into(word, &mut out)?;
+        Ok(out)
     }
 
     /// Appends the pieces of one word to `out`, as [`Self::tokenize`] gives them.
-    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
+    ///
+    /// # Errors
+    /// As [`Self::tokenize`] (then `out` is as it was).
+    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
+        if self.unk_id.is_none() {
+            // A word may fail: search it every time, so no failure is ever remembered.
+            return self.search_into(word, out);
+        }
+        let mut failed = None;
         self.cache.tokenize_into(word, out, |w| {
             let mut pieces = Vec::new();
-            self.search_into(w, &mut pieces);
+            if let Err(e) = self.search_into(w, &mut pieces) {
+                failed = Some(e);
+            }
             pieces
         });
+        failed.map_or(Ok(()), Err)
     }
 
     /// The greedy longest-match-first search of one word, appended to `out`.
-    fn search_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
+    fn search_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
         thread_local! {
             // The word's text and a candidate piece, reused from word to word.
             static BUFFERS: std::cell::RefCell<(String, String)> = const {
                 std::cell::RefCell::new((String::new(), String::new()))
             };
         }
-        let unk = (self.unk_id, 0, word.len());
+        let unk = || match self.unk_id {
+            Some(id) => Ok((id, 0, word.len())),
+            None => Err(missing_unknown(
+                "unk_token",
+                &format!("{:?}", self.unk_token),
+                word,
+            )),
+        };
         if word.len() > self.max_input_chars_per_word {
-            out.push(unk);
-            return;
+            out.push(unk()?);
+            return Ok(());
         }
         BUFFERS.with_borrow_mut(|(text, candidate)| {
             text.clear();
@@ -124,14 +151,15 @@ impl WordPiece {
                     Some(id) => out.push((id, start, end)),
                     None => {
                         out.truncate(first);
-                        out.push(unk);
-                        return;
+                        out.push(unk()?);
+                        return Ok(());
                     }
                 }
                 start = end;
                 start_byte = end_byte;
             }
-        });
+            Ok(())
+        })
     }
 }
 
@@ -151,7 +179,11 @@ mod tests {
 
     fn ids(wp: &WordPiece, word: &str) -> Vec<u32> {
         let chars: Vec<char> = word.chars().collect();
-        wp.tokenize(&chars).into_iter().map(|p| p.0).collect()
+        wp.tokenize(&chars)
+            .unwrap()
+            .into_iter()
+            .map(|p| p.0)
+            .collect()
     }
 
     #[test]
@@ -174,12 +206,19 @@ mod tests {
 
     #[test]
     fn too_long_is_unknown() {
-        assert_eq!(model(2).tokenize(&['a', 'b', 'c']), [(0, 0, 3)]);
+        assert_eq!(model(2).tokenize(&['a', 'b', 'c']).unwrap(), [(0, 0, 3)]);
     }
 
     #[test]
-    fn missing_unk_is_an_error() {
+    fn missing_unk_fails_only_the_words_that_need_it() {
         let vocab = [("a".to_string(), 0)].into_iter().collect();
-        assert!(WordPiece::new(vocab, "[UNK]", "##", 100).is_err());
+        let wp = WordPiece::new(vocab, "[UNK]", "##", 2).unwrap();
+        assert_eq!(wp.tokenize(&['a']).unwrap(), [(0, 0, 1)]);
+        let mut out = vec![(7, 0, 1)];
+        for word in [&['a', 'b'][..], &['a', 'a', 'a'][..]] {
+            let err = wp.tokenize_into(word, &mut out).unwrap_err();
+            assert!(err.to_string().contains("model.unk_token"), "{err}");
+            assert_eq!(out, [(7, 0, 1)]);
+        }
     }
 }

@@ -364,8 +364,16 @@ mod tests {
             r#"{{{MODEL}, "normalizer": {{"type": "Precompiled", "precompiled_charsmap": "AAAA"}}}}"#
         ));
         assert!(e.contains("normalizer.precompiled_charsmap"), "{e}");
-        let e = error_of(r#"{"model": {"type": "WordPiece", "unk_token": "[U]", "vocab": {}}}"#);
-        assert!(e.contains("model.unk_token"), "{e}");
+        // A missing unk_token loads, as in HF; the first word that needs it fails.
+        for model in [
+            r#"{"model": {"type": "WordPiece", "unk_token": "[U]", "vocab": {"a": 0}}}"#,
+            r#"{"model": {"type": "WordLevel", "unk_token": "<unk>", "vocab": {"a": 0}}}"#,
+        ] {
+            let tok = HfTokenizer::from_json_str(model).unwrap();
+            assert_eq!(tok.encode("a", None, true).unwrap().ids, [0]);
+            let e = tok.encode("b", None, true).unwrap_err().to_string();
+            assert!(e.contains("model.unk_token"), "{e}");
+        }
         let e =
             error_of(r#"{"model": {"type": "WordPiece", "unk_token": "a", "vocab": {"a": -1}}}"#);
         assert!(e.contains("model.vocab.a"), "{e}");
@@ -468,10 +476,6 @@ mod tests {
             (
                 r#"{"model": {"type": "Unigram", "vocab": {"a": 0}}}"#,
                 "model.vocab",
-            ),
-            (
-                r#"{"model": {"type": "WordLevel", "unk_token": "<unk>", "vocab": {"a": 0}}}"#,
-                "model.unk_token",
             ),
             (
                 r#"{"model": {"type": "WordLevel", "unk_token": "a", "vocab": {"a": "0"}}}"#,
