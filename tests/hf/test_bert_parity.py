@@ -118,7 +118,6 @@ def test_vocab_lookups(bert_json: Path) -> None:
             ),
             "pre_tokenizer.pattern",
         ),
-        (lambda d: d["model"].update(unk_token="<unk>"), "model.unk_token"),
         (
             lambda d: d["model"]["vocab"].pop("[SEP]"),
             'post_processor.special_tokens["[SEP]"].ids[0]',
