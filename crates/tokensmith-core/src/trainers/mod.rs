@@ -28,6 +28,7 @@ pub mod extend;
 pub mod merge_loop;
 mod pair_table;
 mod setters;
+pub mod shards;
 pub mod sp_bpe;
 pub mod unigram;
 pub mod word_counts;

@@ -2,9 +2,9 @@
 //!
 //! Texts are split by a [`PreTokenizer`] and each distinct piece is counted. Chunks of texts
 //! (two per thread) are counted on the rayon pool, each into a map that borrows the pieces
-//! from the texts; the owned counts are split into shards by a hash of the word, and each
-//! shard takes its words from every chunk map on its own thread. Memory therefore grows with the number of
-//! distinct pieces, never with the size of the corpus: a caller that streams its corpus feeds
+//! from the texts; each chunk's words are split by [`Shards`](super::shards::Shards), and
+//! each shard takes its words from every chunk on its own thread. Memory therefore grows
+//! with the number of distinct pieces, never with the size of the corpus: a caller that streams its corpus feeds
 //! [`WordCounts::add_texts`] one batch at a time and drops each batch afterwards.
 //!
 //! Counts are sums, so the result does not depend on the thread count or on batch sizes.
@@ -12,11 +12,11 @@
 //! Not handled here: normalization (pieces are counted as the pre-tokenizer yields them) and
 //! reading files (the caller hands over text).
 
+use super::shards::{split_by_shard, Shards};
 use crate::error::Result;
 use crate::pre_tokenizers::PreTokenizer;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use std::hash::BuildHasher;
 
 /// The fewest texts per rayon task: enough to amortise a task's map.
 const TEXTS_PER_TASK: usize = 256;
@@ -42,18 +42,10 @@ fn texts_per_task(n: usize) -> usize {
 /// assert_eq!(counts.get(b"low"), 1);
 /// assert_eq!(counts.len(), 3);
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct WordCounts {
-    /// The counts, split by [`shard_of`] so that batches fold into them in parallel.
-    shards: Vec<FxHashMap<Vec<u8>, u64>>,
-}
-
-impl Default for WordCounts {
-    fn default() -> Self {
-        Self {
-            shards: vec![FxHashMap::default(); SHARDS],
-        }
-    }
+    /// The counts, in shards so that batches fold into them in parallel.
+    shards: Shards<Vec<u8>>,
 }
 
 impl WordCounts {
@@ -72,16 +64,7 @@ impl WordCounts {
                 .par_chunks(texts_per_task(texts.len()))
                 .map(|chunk| count_chunk(pre, chunk))
                 .collect::<Result<Vec<_>>>()?;
-            self.shards
-                .par_iter_mut()
-                .enumerate()
-                .for_each(|(s, shard)| {
-                    for local in &partial {
-                        for &(piece, n) in &local[s] {
-                            add_to(shard, piece, n);
-                        }
-                    }
-                });
+            self.shards.add_sharded(&partial);
             Ok(())
         })
     }
@@ -127,62 +110,36 @@ impl WordCounts {
     /// Adds `n` occurrences of `word`. Counts saturate at `u64::MAX` instead of wrapping (only
     /// a forged counts file gets near it, and [`from_bytes`](Self::from_bytes) refuses those).
     pub fn add(&mut self, word: &[u8], n: u64) {
-        add_to(&mut self.shards[shard_of(word)], word, n);
+        self.shards.add(word, n);
     }
 
     /// Adds every count of `other` (for counts built on separate streams).
     pub fn merge(&mut self, other: WordCounts) {
-        for (mine, theirs) in self.shards.iter_mut().zip(other.shards) {
-            for (word, n) in theirs {
-                let c = mine.entry(word).or_insert(0);
-                *c = c.saturating_add(n);
-            }
-        }
+        self.shards.merge(other.shards);
     }
 
     /// The count of `word` (0 if never seen).
     pub fn get(&self, word: &[u8]) -> u64 {
-        self.shards[shard_of(word)].get(word).copied().unwrap_or(0)
+        self.shards.get(word)
     }
 
     /// The number of distinct words.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|s| s.len()).sum()
+        self.shards.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.shards.iter().all(|s| s.is_empty())
+        self.shards.is_empty()
     }
 
     /// The total number of words counted.
     pub fn total(&self) -> u64 {
-        self.shards.iter().flat_map(|s| s.values()).sum()
+        self.shards.iter().map(|(_, n)| n).sum()
     }
 
     /// The words and their counts, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&[u8], u64)> {
-        self.shards
-            .iter()
-            .flat_map(|s| s.iter().map(|(w, &n)| (w.as_slice(), n)))
-    }
-}
-
-/// How many maps the counts are split into.
-const SHARDS: usize = 16;
-
-/// The shard of `word`: bits of its hash that the maps themselves do not use for buckets or
-/// tags (tables stay far below 2^32 buckets).
-fn shard_of(word: &[u8]) -> usize {
-    let hash = rustc_hash::FxBuildHasher.hash_one(word);
-    ((hash >> 32) as usize) % SHARDS
-}
-
-fn add_to(shard: &mut FxHashMap<Vec<u8>, u64>, word: &[u8], n: u64) {
-    match shard.get_mut(word) {
-        Some(c) => *c = c.saturating_add(n),
-        None => {
-            shard.insert(word.to_vec(), n);
-        }
+        self.shards.iter().map(|(w, n)| (w.as_slice(), n))
     }
 }
 
@@ -214,11 +171,7 @@ fn count_chunk<'t, S: AsRef<str>>(
             }
         })?;
     }
-    let mut shards = vec![Vec::new(); SHARDS];
-    for (word, n) in local {
-        shards[shard_of(word)].push((word, n));
-    }
-    Ok(shards)
+    Ok(split_by_shard(local))
 }
 
 #[cfg(test)]

@@ -42,7 +42,6 @@ pub mod seeds;
 pub mod sentences;
 pub mod trainer;
 pub mod word_lattices;
-pub mod word_shards;
 
 pub use config::{Normalization, UnigramConfig};
 pub use em::{digamma, e_step, m_step, Expectation};

@@ -27,10 +27,10 @@ use rustc_hash::FxHashMap;
 
 use super::config::UnigramConfig;
 use super::piece_rules::{split_words, UNK_CHAR};
-use super::word_shards::{by_shard, WordShards};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::NormalizerSpec;
 use crate::normalizers::sentencepiece::SentencePieceNormalizer;
+use crate::trainers::shards::{by_shard, Shards};
 
 /// What replaces a meta piece in a sentence: sentencepiece's boundary, a tab. No piece may
 /// hold it, and it does not split words; it becomes U+2585 with the other rare characters.
@@ -98,7 +98,7 @@ pub struct SentenceCounter {
     rng: SplitMix64,
     reservoir: Vec<(String, u64)>,
     seen: u64,
-    counts: WordShards,
+    counts: Shards<String>,
     sentences: u64,
     skipped: u64,
 }
@@ -135,7 +135,7 @@ impl SentenceCounter {
             rng: SplitMix64(config.seed),
             reservoir: Vec::new(),
             seen: 0,
-            counts: WordShards::default(),
+            counts: Shards::default(),
             sentences: 0,
             skipped: 0,
         })
