@@ -42,11 +42,6 @@ use rustc_hash::FxHashMap;
 
 const UNK_PENALTY: f64 = 10.0;
 
-/// The id the word cache keeps for a word that needs the unknown piece of a model that has
-/// none: the whole word, as its only token ([`HfUnigram::tokenize_into`] turns it into the
-/// error).
-const MISSING_UNK: u32 = u32::MAX;
-
 /// A Unigram vocabulary with scores.
 #[derive(Clone, Debug)]
 pub struct HfUnigram {
@@ -138,21 +133,14 @@ impl HfUnigram {
     /// # Errors
     /// As [`Self::tokenize`] (then `out` is as it was).
     pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
-        let first = out.len();
         self.cache
-            .tokenize_into(word, out, |w| self.tokenize_uncached(w));
-        if out.get(first).is_some_and(|p| p.0 == MISSING_UNK) {
-            out.truncate(first);
-            return Err(missing_unknown("unk_id", "no unk_id", word));
-        }
-        Ok(())
+            .try_tokenize_into(word, out, |w| self.tokenize_uncached(w))
     }
 
-    fn tokenize_uncached(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+    fn tokenize_uncached(&self, word: &[char]) -> Result<Vec<(u32, usize, usize)>> {
+        let missing = || missing_unknown("unk_id", "no unk_id", word);
         let text: String = word.iter().collect();
-        let Some(spans) = self.segment(&text) else {
-            return vec![(MISSING_UNK, 0, word.len())];
-        };
+        let spans = self.segment(&text).ok_or_else(missing)?;
         let mut out = Vec::new();
         // Spans come in order: one walk turns their byte offsets into characters.
         let (mut byte, mut char) = (0, 0);
@@ -180,9 +168,9 @@ impl HfUnigram {
                 }
             }
             // Spans without an id come from unknown nodes, so the model has an unknown id.
-            out.push((self.unk_id.unwrap_or(MISSING_UNK), cs, ce));
+            out.push((self.unk_id.ok_or_else(missing)?, cs, ce));
         }
-        out
+        Ok(out)
     }
 
     /// The best path as byte spans with the id of their piece, consecutive unknown nodes
@@ -361,13 +349,12 @@ mod tests {
         for word in ["b", "cb", "xb", "ax"] {
             let mut out = vec![(5, 0, 1)];
             let chars: Vec<char> = word.chars().collect();
-            // Twice: the second answer comes from the cache.
+            // Twice: a failed word is not remembered, and fails again.
             for _ in 0..2 {
                 let err = m.tokenize_into(&chars, &mut out).unwrap_err();
                 assert!(err.to_string().contains("model.unk_id"), "{word}: {err}");
                 assert_eq!(out, [(5, 0, 1)], "{word}");
             }
         }
-        assert!(!m.spells_unknown(MISSING_UNK));
     }
 }

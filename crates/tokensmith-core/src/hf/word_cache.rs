@@ -1,4 +1,5 @@
-//! The tokens of words seen before, shared by the threads of one model (BPE, Unigram).
+//! The tokens of words seen before, shared by the threads of one model (BPE, Unigram,
+//! WordPiece).
 //!
 //! HF's models keep the same kind of cache, with the same policy: at most 10,000 words, and
 //! once full no new word is added. A model's results never depend on it. A clone starts
@@ -22,6 +23,7 @@
 
 use rustc_hash::FxHashMap;
 use std::cell::RefCell;
+use std::convert::Infallible;
 use std::sync::{OnceLock, RwLock};
 
 /// Words remembered; once full, new words are no longer added.
@@ -56,13 +58,28 @@ impl WordCache {
         out: &mut Tokens,
         tokenize: impl FnOnce(&[char]) -> Tokens,
     ) {
+        let done: Result<(), Infallible> = self.try_tokenize_into(word, out, |w| Ok(tokenize(w)));
+        match done {
+            Ok(()) => {}
+            Err(never) => match never {},
+        }
+    }
+
+    /// [`Self::tokenize_into`] for a `tokenize` that can fail: its error is returned, `out`
+    /// is left as it was, and nothing is remembered for the word.
+    pub fn try_tokenize_into<E>(
+        &self,
+        word: &[char],
+        out: &mut Tokens,
+        tokenize: impl FnOnce(&[char]) -> Result<Tokens, E>,
+    ) -> Result<(), E> {
         thread_local! {
             // The word as text, to look it up without allocating.
             static KEY: RefCell<String> = const { RefCell::new(String::new()) };
         }
         if word.is_empty() || word.len() > MAX_CHARS {
-            out.extend(tokenize(word));
-            return;
+            out.extend(tokenize(word)?);
+            return Ok(());
         }
         KEY.with_borrow_mut(|key| {
             key.clear();
@@ -70,18 +87,18 @@ impl WordCache {
             if let Some(full) = self.full.get() {
                 match full.get(key.as_str()) {
                     Some(hit) => out.extend_from_slice(hit),
-                    None => out.extend(tokenize(word)),
+                    None => out.extend(tokenize(word)?),
                 }
-                return;
+                return Ok(());
             }
             // A poisoned lock only means another thread panicked mid-insert; skip the cache.
             if let Ok(cache) = self.filling.read() {
                 if let Some(hit) = cache.get(key.as_str()) {
                     out.extend_from_slice(hit);
-                    return;
+                    return Ok(());
                 }
             }
-            let tokens = tokenize(word);
+            let tokens = tokenize(word)?;
             out.extend_from_slice(&tokens);
             if let Ok(mut cache) = self.filling.write() {
                 // Another thread may have filled it since the check above.
@@ -92,7 +109,8 @@ impl WordCache {
                     }
                 }
             }
-        });
+            Ok(())
+        })
     }
 
     /// The number of words remembered.
@@ -130,5 +148,22 @@ mod tests {
         assert_eq!(out, [(7, 0, 2), (99, 0, 6)]);
         assert_eq!(cache.len(), CAPACITY);
         assert!(cache.clone().is_empty());
+    }
+
+    #[test]
+    fn a_failed_word_is_not_remembered() {
+        let cache = WordCache::default();
+        let word: Vec<char> = "ab".chars().collect();
+        let mut out = vec![(1, 0, 1)];
+        let failed = cache.try_tokenize_into(&word, &mut out, |_| Err("no unknown id"));
+        assert_eq!(failed, Err("no unknown id"));
+        assert_eq!(out, [(1, 0, 1)]);
+        assert!(cache.is_empty());
+        // The next attempt tokenizes the word again.
+        cache
+            .try_tokenize_into(&word, &mut out, |w| Ok::<_, ()>(vec![(3, 0, w.len())]))
+            .unwrap();
+        assert_eq!(out, [(1, 0, 1), (3, 0, 2)]);
+        assert_eq!(cache.len(), 1);
     }
 }

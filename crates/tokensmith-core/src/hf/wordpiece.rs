@@ -83,19 +83,11 @@ impl WordPiece {
     /// # Errors
     /// As [`Self::tokenize`] (then `out` is as it was).
     pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
-        if self.unk_id.is_none() {
-            // A word may fail: search it every time, so no failure is ever remembered.
-            return self.search_into(word, out);
-        }
-        let mut failed = None;
-        self.cache.tokenize_into(word, out, |w| {
+        self.cache.try_tokenize_into(word, out, |w| {
             let mut pieces = Vec::new();
-            if let Err(e) = self.search_into(w, &mut pieces) {
-                failed = Some(e);
-            }
-            pieces
-        });
-        failed.map_or(Ok(()), Err)
+            self.search_into(w, &mut pieces)?;
+            Ok(pieces)
+        })
     }
 
     /// The greedy longest-match-first search of one word, appended to `out`.
