@@ -20,6 +20,7 @@ two UTF-8 characters (a character cut off at the end of a piece starts the next 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -66,7 +67,10 @@ def line_blocks(
     while True:
         chunk = f.read(size)
         if not chunk:
-            if pending:
+            if limit and len(pending) > limit:
+                # A last line without its newline, longer than the limit: cut it too.
+                yield from ((raw, False) for raw in raw_lines(io.BytesIO(pending), limit))
+            elif pending:
                 yield pending, True
             return
         first = chunk.find(b"\n")
