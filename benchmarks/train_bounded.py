@@ -47,8 +47,8 @@ RUNS = ("unbounded", "exact", "approximate")
 def child(mode: str, corpus: Path, heldout: Path, vocab: int, budget: int) -> None:
     import tokensmith
     from tokensmith._core import count_words
-    from tokensmith.bounded_counts import count_bounded
     from tokensmith.corpus import Corpus
+    from tokensmith.train.bounded_counts import count_bounded
 
     start = time.perf_counter()
     options: dict[str, Any] = {}
@@ -170,7 +170,7 @@ def main() -> None:
 
 def scaling(args: argparse.Namespace) -> None:
     """Every run on every corpus size, under one budget (``--max-memory``)."""
-    from tokensmith.bounded_counts import parse_memory
+    from tokensmith.train.bounded_counts import parse_memory
 
     if not args.max_memory:
         sys.exit("--sizes needs --max-memory (the same budget for every size)")

@@ -64,9 +64,9 @@ from tokensmith.sentencepiece import (
     SentencePieceTrainer,
 )
 from tokensmith.sentencepiece_backend import SentencePieceTokenizer
-from tokensmith.train import train_bpe
-from tokensmith.train_unigram import train_unigram
-from tokensmith.train_wordpiece import train_wordpiece
+from tokensmith.train.bpe import train_bpe
+from tokensmith.train.unigram import train_unigram
+from tokensmith.train.wordpiece import train_wordpiece
 
 # Importing the submodule ``tokensmith.load`` binds that name to the module; the function wins.
 load = _load

@@ -161,7 +161,7 @@ class SentencePieceTrainer:
         if model_writer is not None:
             model_writer.write(data)
             return
-        from tokensmith.cli_train_unigram import vocab_text
+        from tokensmith.cli.train_unigram import vocab_text
 
         prefix = str(options["model_prefix"])
         atomic_write(prefix + ".model", [data])
@@ -235,7 +235,7 @@ def _check(options: dict[str, Any], *, has_sentences: bool, has_writer: bool) ->
 
 
 def _train(options: dict[str, Any], sentences: Iterable[str] | None) -> Any:
-    from tokensmith.train_unigram import train_unigram
+    from tokensmith.train.unigram import train_unigram
 
     args: dict[str, Any] = {}
     for name, value in options.items():

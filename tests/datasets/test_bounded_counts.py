@@ -7,8 +7,8 @@ import pytest
 import tokensmith
 from datasets_helpers import DATA, MULTILINGUAL
 from tokensmith._core import count_words, train_bpe_bytes
-from tokensmith.bounded_counts import count_bounded, parse_memory
 from tokensmith.errors import InvalidTrainerOptionError
+from tokensmith.train.bounded_counts import count_bounded, parse_memory
 
 ENTRY_OVERHEAD = 80  # the core's estimate of one table entry besides its word
 

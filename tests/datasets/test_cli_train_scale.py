@@ -8,7 +8,7 @@ from pathlib import Path
 
 import tokensmith
 from datasets_helpers import MULTILINGUAL
-from tokensmith.cli_train import train_app
+from tokensmith.cli.train import train_app
 from typer.testing import CliRunner
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 import tokensmith
-import tokensmith.train_unigram_ray as unigram_ray
+import tokensmith.train.unigram_ray as unigram_ray
 from datasets_helpers import MULTILINGUAL
 from tokensmith.cli import app
 from tokensmith.corpus import Corpus

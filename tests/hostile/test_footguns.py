@@ -7,7 +7,7 @@ import warnings
 import pytest
 import tokensmith
 from tokensmith.errors import ArgumentTypeError, InvalidTrainerOptionError
-from tokensmith.train import VocabSizeWarning
+from tokensmith.train.bpe import VocabSizeWarning
 
 
 def test_file_paths_passed_as_texts_suggest_files(tmp_path):

@@ -45,7 +45,7 @@ def test_vocab_file_is_written_as_sentencepiece_writes_it(tmp_path) -> None:
         input=str(CORPUS), model_prefix=str(prefix), vocab_size=1500, minloglevel=2,
         character_coverage=0.98, num_threads=2,
     )
-    from tokensmith.cli_train_unigram import vocab_text
+    from tokensmith.cli.train_unigram import vocab_text
 
     ours = tokensmith.SentencePieceProcessor(model_file=str(prefix) + ".model")
     assert vocab_text(ours) == (tmp_path / "ref.vocab").read_text(encoding="utf-8")

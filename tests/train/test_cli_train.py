@@ -6,7 +6,7 @@ import gzip
 from pathlib import Path
 
 import tokensmith
-from tokensmith.cli_train import train_app
+from tokensmith.cli.train import train_app
 from typer.testing import CliRunner
 
 DATA = Path(__file__).parent.parent / "data"

@@ -19,7 +19,7 @@ from tokensmith.errors import (
     MissingDependencyError,
 )
 from tokensmith.line_blocks import raw_lines
-from tokensmith.train import InvalidUtf8Warning
+from tokensmith.train.bpe import InvalidUtf8Warning
 
 DATA = Path(__file__).parent.parent / "data"
 

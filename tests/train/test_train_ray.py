@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 import tokensmith
-import tokensmith.train
+import tokensmith.train.bpe
 from tokensmith._core import count_words, merge_word_counts
 
 
 def test_ray_training_equals_local(ray_cluster, multilingual_lines, monkeypatch):
     # Small chunks: 11 counting tasks and two levels of merge tasks.
-    monkeypatch.setattr(tokensmith.train, "_RAY_CHUNK_TEXTS", 500)
+    monkeypatch.setattr(tokensmith.train.bpe, "_RAY_CHUNK_TEXTS", 500)
     local = tokensmith.train_bpe(multilingual_lines, vocab_size=1500)
     remote = tokensmith.train_bpe(multilingual_lines, vocab_size=1500, engine="ray")
     assert remote._bpe_merges == local._bpe_merges

@@ -60,7 +60,7 @@ def _lowercase(path: str) -> bool:
 
 def tokenizer_json_text(tokens: list[str], *, lowercase: bool) -> str:
     """The ``tokenizer.json`` text BERT's tokenizers give the vocabulary ``tokens``."""
-    from tokensmith.train_wordpiece import BERT_SPECIAL_TOKENS, bert_normalizer, wordpiece_json
+    from tokensmith.train.wordpiece import BERT_SPECIAL_TOKENS, bert_normalizer, wordpiece_json
 
     present = set(tokens)
     return wordpiece_json(

@@ -1,7 +1,7 @@
 """``tokensmith train unigram FILES...``: train a Unigram SentencePiece model and save it.
 
 >>> from typer.testing import CliRunner
->>> from tokensmith.cli_train import train_app
+>>> from tokensmith.cli.train import train_app
 >>> result = CliRunner().invoke(train_app, ["unigram", "--help"])
 >>> "--vocab-size" in result.output
 True
@@ -9,7 +9,7 @@ True
 Writes ``NAME.vocab`` (sentencepiece's ``piece<TAB>score`` listing) and ``NAME.model`` through
 ``SentencePieceProcessor.save`` (the ``.model`` writer; a build without it reports so and
 exits with status 2 after writing the ``.vocab``). Registered on the ``train`` group of
-:mod:`tokensmith.cli_train` when this module is imported (:mod:`tokensmith.cli` does).
+:mod:`tokensmith.cli.train` when this module is imported (:mod:`tokensmith.cli` does).
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 
 import tokensmith
 from tokensmith._atomic import write_text_atomic
-from tokensmith.cli_train import FilesArgument, train_app
+from tokensmith.cli.train import FilesArgument, train_app
 from tokensmith.corpus import Corpus
 from tokensmith.io.output_set import OutputSet
 from tokensmith.sentencepiece import SentencePieceProcessor
-from tokensmith.train import InvalidUtf8Warning
+from tokensmith.train.bpe import InvalidUtf8Warning
 
 _out = Console()
 _err = Console(stderr=True)

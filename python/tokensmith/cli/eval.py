@@ -29,10 +29,10 @@ def user_errors() -> Iterator[None]:
 
 def register(app: typer.Typer) -> None:
     """Adds ``compare``, ``show``, ``quickstart`` and ``chat-cost`` to ``app``."""
-    from tokensmith.cli_chat import chat_cost
-    from tokensmith.cli_compare import compare
-    from tokensmith.cli_quickstart import quickstart
-    from tokensmith.cli_show import show
+    from tokensmith.cli.chat import chat_cost
+    from tokensmith.cli.compare import compare
+    from tokensmith.cli.quickstart import quickstart
+    from tokensmith.cli.show import show
 
     app.command()(quickstart)
     app.command()(compare)

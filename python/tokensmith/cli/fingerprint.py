@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tokensmith.cli_eval import user_errors
+from tokensmith.cli.eval import user_errors
 
 _FILES = typer.Option("--file", "-f", help="A text file whose lines are checked too; repeat.")
 

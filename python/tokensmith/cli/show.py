@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from tokensmith.cli_eval import user_errors
+from tokensmith.cli.eval import user_errors
 from tokensmith.report.schema import Piece
 from tokensmith.report.segmentation import PALETTE, segment, visible
 
@@ -62,7 +62,7 @@ def show(
 
     Example: tokensmith show "strawberry" -t o200k_base -t cl100k_base
     """
-    from tokensmith.cli_compare import load_all
+    from tokensmith.cli.compare import load_all
 
     with user_errors():
         loaded = load_all(tokenizer or ["o200k_base"])

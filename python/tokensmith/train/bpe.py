@@ -1,7 +1,7 @@
 """Train a BPE vocabulary: byte-level (GPT-2 / tiktoken style, an :class:`Encoding`), or
 character-level (``kind="char"``: Sennrich ``</w>`` words; ``kind="metaspace"``:
 SentencePiece-style ``▁`` words with optional byte fallback), a :class:`Tokenizer` over an HF
-``tokenizer.json`` (see :mod:`tokensmith.train_families`).
+``tokenizer.json`` (see :mod:`tokensmith.train.families`).
 
 The texts are split by ``pat_str``, the pieces are counted in parallel by the Rust core
 (with the GIL released), and merges are learned on the counts. The 256 bytes keep ranks
@@ -38,12 +38,12 @@ from typing import TYPE_CHECKING, Any, Literal, TypedDict, overload
 
 from tokensmith._core import O200K_PATTERN
 from tokensmith._core import train_bpe_bytes as _train_bpe_bytes
-from tokensmith.bounded_counts import CountMode, count_bounded
 from tokensmith.corpus import Corpus, Inputs
 from tokensmith.encoding import Encoding
 from tokensmith.errors import ArgumentTypeError, InvalidTrainerOptionError
 from tokensmith.hf_tokenizer import Tokenizer
-from tokensmith.train_families import Digits, PrependScheme, train_char_family
+from tokensmith.train.bounded_counts import CountMode, count_bounded
+from tokensmith.train.families import Digits, PrependScheme, train_char_family
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -194,7 +194,7 @@ def train_bpe(
             the merges here. The counts, and so the merges, are the same.
         address: The Ray cluster to join with ``engine="ray"``; default: start a local one.
         max_memory: Bound the counting stage's table to this many bytes (an int, or a string
-            such as ``"2GB"``); see :mod:`tokensmith.bounded_counts`.
+            such as ``"2GB"``); see :mod:`tokensmith.train.bounded_counts`.
         count_mode: With ``max_memory``: ``"exact"`` spills sorted counts to disk and merges
             them (the same merges as unbounded), ``"approximate"`` prunes rare pre-tokens
             with a stated error bound.
@@ -243,7 +243,7 @@ def train_bpe(
     if isinstance(special_tokens, str):
         raise ArgumentTypeError("special_tokens must be a sequence of strings, not one string")
     if show_progress:
-        from tokensmith._train_progress import merge_bar
+        from tokensmith.train.progress import merge_bar
 
         # The overloads cannot take a kind that is any of the three; the result is the same.
         untyped: Any = train_bpe

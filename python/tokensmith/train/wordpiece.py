@@ -31,8 +31,8 @@ from tokensmith._core import train_bpe_chars
 from tokensmith.corpus import Corpus, Inputs
 from tokensmith.errors import ArgumentTypeError, InvalidTrainerOptionError
 from tokensmith.hf_tokenizer import Tokenizer
-from tokensmith.train import resolve_texts, warn_replaced
-from tokensmith.train_families import special_added_tokens
+from tokensmith.train.bpe import resolve_texts, warn_replaced
+from tokensmith.train.families import special_added_tokens
 
 __all__ = ["BERT_SPECIAL_TOKENS", "train_wordpiece"]
 
@@ -163,7 +163,7 @@ def train_wordpiece(
         scoring=scoring,
     )
     if show_progress:
-        from tokensmith._train_progress import merge_bar
+        from tokensmith.train.progress import merge_bar
 
         with merge_bar(vocab_size) as tick:
             def both(n: int) -> None:

@@ -35,11 +35,11 @@ from rich.progress import (
 from rich.text import Text
 
 import tokensmith
-from tokensmith.bounded_counts import scale_options
 from tokensmith.corpus import Corpus
 from tokensmith.io.output_set import OutputSet
 from tokensmith.rss import format_bytes, peak_rss_bytes
-from tokensmith.train import InvalidUtf8Warning
+from tokensmith.train.bounded_counts import scale_options
+from tokensmith.train.bpe import InvalidUtf8Warning
 
 train_app = typer.Typer(
     help="Train tokenizers from text files.",

@@ -36,8 +36,8 @@ from tokensmith._core import train_unigram as _train_unigram
 from tokensmith.corpus import Corpus, Inputs
 from tokensmith.errors import ArgumentTypeError, InvalidTrainerOptionError, UnsupportedFeatureError
 from tokensmith.sentencepiece import SentencePieceProcessor
-from tokensmith.train import resolve_texts, warn_replaced
-from tokensmith.tsv_counts import tsv_pairs
+from tokensmith.train.bpe import resolve_texts, warn_replaced
+from tokensmith.train.tsv_counts import tsv_pairs
 
 __all__ = ["ProgressCallback", "train_unigram"]
 
@@ -135,7 +135,7 @@ def train_unigram(
         progress: A callback ``progress(kind, info)``; see :data:`ProgressCallback`. An
             exception it raises stops training and propagates.
         engine: ``"local"``, or ``"ray"`` to read and count on a Ray cluster (the EM runs
-            here; the model is the same). See :mod:`tokensmith.train_unigram_ray`.
+            here; the model is the same). See :mod:`tokensmith.train.unigram_ray`.
         address: The Ray cluster to join with ``engine="ray"``; default: start a local one.
 
     Raises:
@@ -179,7 +179,7 @@ def train_unigram(
     if engine not in ("local", "ray"):
         raise InvalidTrainerOptionError(f'engine={engine!r} is not known; use "local" or "ray"')
     if engine == "ray":
-        from tokensmith.train_unigram_ray import check_options, count_on_ray
+        from tokensmith.train.unigram_ray import check_options, count_on_ray
 
         check_options(input_sentence_size, input_format)
         counting = dict(

@@ -19,8 +19,8 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 import tokensmith
-from tokensmith.cli_compare import run_with_progress, write_outputs
-from tokensmith.cli_eval import err_console, user_errors
+from tokensmith.cli.compare import run_with_progress, write_outputs
+from tokensmith.cli.eval import err_console, user_errors
 from tokensmith.eval import (
     SentencePieceAdapter,
     TiktokenLikeAdapter,

@@ -20,15 +20,15 @@ from rich.console import Console
 from rich.table import Table
 
 import tokensmith
-from tokensmith.cli_convert import convert as convert_command
-from tokensmith.cli_dataset import register as register_dataset_command
-from tokensmith.cli_eval import register as register_eval_commands
-from tokensmith.cli_fingerprint import diff as diff_command
-from tokensmith.cli_fingerprint import fingerprint as fingerprint_command
-from tokensmith.cli_serve import serve as _serve_command
-from tokensmith.cli_train import train_app
-from tokensmith.cli_train_unigram import unigram as _train_unigram_command  # noqa: F401
-from tokensmith.cli_train_wordpiece import wordpiece as _train_wordpiece_command  # noqa: F401
+from tokensmith.cli.convert import convert as convert_command
+from tokensmith.cli.dataset import register as register_dataset_command
+from tokensmith.cli.eval import register as register_eval_commands
+from tokensmith.cli.fingerprint import diff as diff_command
+from tokensmith.cli.fingerprint import fingerprint as fingerprint_command
+from tokensmith.cli.serve import serve as _serve_command
+from tokensmith.cli.train import train_app
+from tokensmith.cli.train_unigram import unigram as _train_unigram_command  # noqa: F401
+from tokensmith.cli.train_wordpiece import wordpiece as _train_wordpiece_command  # noqa: F401
 
 app = typer.Typer(
     help="tokensmith: train, run, convert and evaluate LLM tokenizers.",

@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from tokensmith.cli_eval import err_console, user_errors
+from tokensmith.cli.eval import err_console, user_errors
 from tokensmith.eval import TokenizerAdapter, load_tokenizer
 from tokensmith.io.output_set import OutputSet
 from tokensmith.report import (

@@ -7,7 +7,7 @@
 True
 
 Writes one HF ``tokenizer.json`` (atomically). Registered on the ``train`` group of
-:mod:`tokensmith.cli_train` when this module is imported (:mod:`tokensmith.cli` does).
+:mod:`tokensmith.cli.train` when this module is imported (:mod:`tokensmith.cli` does).
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from rich.console import Console
 from rich.markup import escape
 
 import tokensmith
-from tokensmith.cli_train import FilesArgument, train_app
+from tokensmith.cli.train import FilesArgument, train_app
 from tokensmith.corpus import Corpus
-from tokensmith.train import InvalidUtf8Warning
-from tokensmith.train_wordpiece import BERT_SPECIAL_TOKENS
+from tokensmith.train.bpe import InvalidUtf8Warning
+from tokensmith.train.wordpiece import BERT_SPECIAL_TOKENS
 
 _out = Console()
 _err = Console(stderr=True)
