@@ -22,6 +22,7 @@ from rich.table import Table
 import tokensmith
 from tokensmith.cli.convert import convert as convert_command
 from tokensmith.cli.dataset import register as register_dataset_command
+from tokensmith.cli.errors import fail
 from tokensmith.cli.eval import register as register_eval_commands
 from tokensmith.cli.fingerprint import diff as diff_command
 from tokensmith.cli.fingerprint import fingerprint as fingerprint_command
@@ -167,8 +168,7 @@ def encode(
     try:
         enc = tokensmith.load(encoding)
     except tokensmith.TokensmithError as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(2) from None
+        raise fail(e) from None
     if isinstance(enc, tokensmith.Encoding):
         ids = enc.encode(text, disallowed_special=())
         pieces = [enc.decode_single_token_bytes(i).decode("utf-8", "replace") for i in ids]

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from tokensmith.chat import BUILTIN_TEMPLATES
 from tokensmith.chat.cost import ChatCost, template_cost
-from tokensmith.cli.eval import user_errors
+from tokensmith.cli.errors import user_errors
 from tokensmith.errors import ChatTemplateError
 
 __all__ = ["chat_cost", "sample_conversation"]

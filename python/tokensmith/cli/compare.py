@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from tokensmith.cli.eval import err_console, user_errors
+from tokensmith.cli.errors import err_console, fail, user_errors
 from tokensmith.eval import TokenizerAdapter, load_tokenizer
 from tokensmith.io.output_set import OutputSet
 from tokensmith.report import (
@@ -161,8 +161,7 @@ def compare(
         if parallel is not None:
             corpora.append(read_parallel_corpus(parallel))
         if not corpora:
-            err_console.print("[red]error:[/red] give at least one --corpus FILE or --parallel DIR")
-            raise typer.Exit(2)
+            raise fail("give at least one --corpus FILE or --parallel DIR")
         loaded = load_all(tokenizers)
         report = run_with_progress(loaded, corpora, sweep=sweep, samples=sample, title="compare")
         write_outputs(report, out, json_file, console)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from tokensmith.cli.eval import err_console, user_errors
+from tokensmith.cli.errors import err_console, fail, user_errors
 
 
 def convert(
@@ -49,8 +49,7 @@ def convert(
             )
         except (ConversionMismatchError, InexpressibleComponentError) as e:
             # The input was understood; the conversion is what failed (exit 1, not 2).
-            err_console.print(f"[red]error:[/red] {e}", highlight=False)
-            raise typer.Exit(1) from None
+            raise fail(e, code=1) from None
     if as_json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))
         return

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from tokensmith.cli.eval import user_errors
+from tokensmith.cli.errors import user_errors
 
 _FILES = typer.Option("--file", "-f", help="A text file whose lines are checked too; repeat.")
 

@@ -20,7 +20,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 import tokensmith
 from tokensmith.cli.compare import run_with_progress, write_outputs
-from tokensmith.cli.eval import err_console, user_errors
+from tokensmith.cli.errors import err_console, user_errors
 from tokensmith.eval import (
     SentencePieceAdapter,
     TiktokenLikeAdapter,

@@ -16,7 +16,7 @@ from typing import Annotated
 
 import typer
 
-from tokensmith.cli.eval import err_console, user_errors
+from tokensmith.cli.errors import err_console, user_errors
 
 __all__ = ["serve"]
 

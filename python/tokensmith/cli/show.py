@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from tokensmith.cli.eval import user_errors
+from tokensmith.cli.errors import user_errors
 from tokensmith.report.schema import Piece
 from tokensmith.report.segmentation import PALETTE, segment, visible
 

@@ -20,7 +20,6 @@ from typing import Annotated, Literal, cast
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     DownloadColumn,
@@ -35,6 +34,7 @@ from rich.progress import (
 from rich.text import Text
 
 import tokensmith
+from tokensmith.cli.errors import fail
 from tokensmith.corpus import Corpus
 from tokensmith.io.output_set import OutputSet
 from tokensmith.rss import format_bytes, peak_rss_bytes
@@ -325,8 +325,7 @@ def bpe(
         save_outputs(enc, outputs)
         written = outputs.paths
     except tokensmith.TokensmithError as e:
-        _err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise fail(e) from None
     stats = corpus.stats
     n_vocab = enc.get_vocab_size() if isinstance(enc, tokensmith.Tokenizer) else enc.n_vocab
     elapsed = time.perf_counter() - start

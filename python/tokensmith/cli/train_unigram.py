@@ -23,11 +23,11 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 import tokensmith
 from tokensmith._atomic import write_text_atomic
+from tokensmith.cli.errors import fail
 from tokensmith.cli.train import FilesArgument, train_app
 from tokensmith.corpus import Corpus
 from tokensmith.io.output_set import OutputSet
@@ -203,8 +203,7 @@ def unigram(
             sp.save(tmp / outputs.names[1])
         written = outputs.paths
     except tokensmith.TokensmithError as e:
-        _err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise fail(e) from None
     stats = corpus.stats
     seconds = time.perf_counter() - start
     if as_json:

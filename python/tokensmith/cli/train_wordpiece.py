@@ -20,9 +20,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 import tokensmith
+from tokensmith.cli.errors import fail
 from tokensmith.cli.train import FilesArgument, train_app
 from tokensmith.corpus import Corpus
 from tokensmith.train.bpe import InvalidUtf8Warning
@@ -102,8 +102,7 @@ def wordpiece(
         out.parent.mkdir(parents=True, exist_ok=True)
         tok.save(out)
     except tokensmith.TokensmithError as e:
-        _err.print(f"[red]error:[/red] {escape(str(e))}", highlight=False, soft_wrap=True)
-        raise typer.Exit(2) from None
+        raise fail(e) from None
     stats = corpus.stats
     seconds = time.perf_counter() - start
     if as_json:
