@@ -7,7 +7,7 @@ DEPS    := $(VENV)/.deps-installed
 BUILT   := $(VENV)/.built
 REAL    := $(VENV)/real-tokenizers/SOURCES.json
 
-.PHONY: run test bench lint build rust-test py-test browser clean fuzz
+.PHONY: run test bench lint build rust-test py-test browser clean fuzz fuzz-rust fuzz-python
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -45,7 +45,7 @@ $(REAL): scripts/real_tokenizers.py | $(DEPS)
 	$(PY) scripts/real_tokenizers.py $(VENV)/real-tokenizers
 
 py-test: $(BUILT) $(REAL) browser
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --maxprocesses=4
 
 test: $(BUILT) rust-test py-test
 
@@ -76,7 +76,9 @@ CARGO_FUZZ   := target/fuzz-tools/bin/cargo-fuzz
 $(CARGO_FUZZ):
 	cargo install cargo-fuzz --version 0.13.2 --locked --root target/fuzz-tools
 
-fuzz: $(CARGO_FUZZ)
+fuzz: fuzz-rust fuzz-python
+
+fuzz-rust: $(CARGO_FUZZ)
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p target/fuzz-corpus/$$t fuzz/regressions/$$t; \
 		echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \
@@ -84,6 +86,22 @@ fuzz: $(CARGO_FUZZ)
 			target/fuzz-corpus/$$t fuzz/seeds/$$t fuzz/regressions/$$t -- \
 			-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 			|| exit 1; \
+	done
+
+# The readers written in Python (vocab.json + merges.txt, vocab.txt, Megatron index), the chat
+# sandbox and the two loaders on random tokenizer files, through their hypothesis harnesses:
+# rounds of fresh random inputs for FUZZ_SECONDS, each round with a new seed that is printed so a
+# failure can be replayed with --hypothesis-seed. `make test` runs the same harnesses once,
+# derandomized.
+PY_FUZZ_TESTS ?= tests/property/test_python_readers_fuzz.py tests/property/test_loaders_agree.py
+
+fuzz-python: $(BUILT)
+	@end=$$(( $$(date +%s) + $(FUZZ_SECONDS) )); \
+	while [ $$(date +%s) -lt $$end ]; do \
+		seed=$$(od -An -N4 -tu4 /dev/urandom | tr -d ' '); \
+		echo "fuzzing the Python readers, hypothesis seed $$seed"; \
+		TOKENSMITH_FUZZ=1 $(PY) -m pytest -q -p no:cacheprovider --hypothesis-seed=$$seed \
+			$(PY_FUZZ_TESTS) || exit 1; \
 	done
 
 clean:
