@@ -6,6 +6,7 @@ offsets and decoded text on every line."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,27 @@ def test_no_sampling_and_no_nbest_as_in_sentencepiece(name: str) -> None:
             call(ref)
         with pytest.raises(RuntimeError, match=name.split("_")[0]):
             call(ours)
+
+
+@pytest.mark.parametrize("model_type", ["char", "word"])
+def test_control_byte_and_unused_pieces_spelt_in_text_are_unknown(model_type: str) -> None:
+    # No dummy prefix, so that "<s>" and "<0x41>" can be whole words; one normal piece is
+    # turned UNUSED by hand. sentencepiece encodes all of them as unknown text.
+    lines = [line for line in MULTILINGUAL.read_text(encoding="utf-8").splitlines() if line]
+    out = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=out, model_type=model_type, minloglevel=2,
+        vocab_size=3000, add_dummy_prefix=False, byte_fallback=True, control_symbols=["x"],
+        user_defined_symbols=["<s>x"],
+    )
+    proto = pb.ModelProto()
+    proto.ParseFromString(out.getvalue())
+    unused = "▁de" if model_type == "word" else "e"
+    next(p for p in proto.pieces if p.piece == unused).type = pb.ModelProto.SentencePiece.UNUSED
+    data = proto.SerializeToString()
+    ours = tokensmith.SentencePieceProcessor(model_proto=data)
+    ref = spm.SentencePieceProcessor(model_proto=data)
+    texts = ["<s> hello", "hello </s>", "<0x41> a", "<unk> de", "x y", "max <s>x", *lines[::11]]
+    for text in texts:
+        assert ours.encode(text, out_type=str) == ref.encode(text, out_type=str), text
+        assert _spans(ours, text) == _spans(ref, text), text

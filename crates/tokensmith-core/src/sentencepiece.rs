@@ -523,7 +523,7 @@ impl SentencePieceProcessor {
         match &self.model {
             Model::Unigram(m) => m.segment_into(normalized, spans),
             Model::Bpe(m) => m.encode_into(normalized, spans),
-            Model::Split(m) => m.segment_into(normalized, spans, |p| self.piece_to_id(p)),
+            Model::Split(m) => m.segment_into(normalized, spans, |p| self.text_piece_id(p)),
         }
     }
 
@@ -729,6 +729,21 @@ impl SentencePieceProcessor {
     /// The id of `piece`, or the unknown id when it is not in the vocabulary (as sentencepiece).
     pub fn piece_to_id(&self, piece: &str) -> u32 {
         self.piece_id(piece).unwrap_or(self.unk_id)
+    }
+
+    /// The id a char or word model gives the text `piece`: its id when it is a normal or
+    /// user-defined piece, else the unknown id. So a control, byte or unused piece spelt in
+    /// the text is unknown, as the `sentencepiece` 0.2.3 wheel encodes it (measured; its
+    /// `PieceToId` alone would give their ids).
+    fn text_piece_id(&self, piece: &str) -> u32 {
+        self.piece_id(piece)
+            .filter(|&id| {
+                matches!(
+                    self.proto.pieces[id as usize].kind,
+                    PieceType::Normal | PieceType::UserDefined
+                )
+            })
+            .unwrap_or(self.unk_id)
     }
 
     /// The id of `piece` if it is in the vocabulary.
