@@ -205,7 +205,13 @@ class SentencePieceProcessor(VocabularyQueries, ProcessorOutputs):
 
         ``type`` is one of ``normal``, ``unknown`` (exactly one piece), ``control``,
         ``user_defined``, ``unused``, ``byte``. ``model_type`` is ``"unigram"`` (scores are
-        log-probabilities) or ``"bpe"`` (a higher score merges first).
+        log-probabilities), ``"bpe"`` (a higher score merges first), ``"char"`` (each
+        character is looked up) or ``"word"`` (each ``▁``-led word is looked up).
+
+        >>> sp = SentencePieceProcessor.from_pieces(
+        ...     [("<unk>", 0.0, "unknown"), ("▁the", -1.0, "normal")], model_type="word")
+        >>> sp.encode("the cat the", out_type=str)
+        ['▁the', '▁cat', '▁the']
         """
         return cls._wrap(
             CoreSentencePiece.from_pieces(
