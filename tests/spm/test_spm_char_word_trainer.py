@@ -7,6 +7,7 @@ offsets and decoded text on every line."""
 from __future__ import annotations
 
 import io
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,23 @@ def test_control_byte_and_unused_pieces_spelt_in_text_are_unknown(model_type: st
     for text in texts:
         assert ours.encode(text, out_type=str) == ref.encode(text, out_type=str), text
         assert _spans(ours, text) == _spans(ref, text), text
+
+
+@pytest.mark.parametrize("model_type", ["char", "word"])
+def test_word_count_tsv_input(tmp_path: Path, model_type: str) -> None:
+    # input_format=tsv: each line is "sentence<TAB>count", trained on as count copies.
+    counts = Counter(w for line in MULTILINGUAL.read_text(encoding="utf-8").split("\n")
+                     for w in line.split())
+    tsv = tmp_path / "counts.tsv"
+    tsv.write_text("".join(f"{w}\t{n}\n" for w, n in counts.items()), encoding="utf-8")
+    flags = dict(input=str(tsv), input_format="tsv", model_type=model_type, vocab_size=1500,
+                 hard_vocab_limit=False)
+    spm.SentencePieceTrainer.train(model_prefix=str(tmp_path / "ref"), minloglevel=2, **flags)
+    SentencePieceTrainer.train(model_prefix=str(tmp_path / "ours"), **flags)
+    assert (tmp_path / "ours.vocab").read_text(encoding="utf-8") == (
+        tmp_path / "ref.vocab"
+    ).read_text(encoding="utf-8")
+    ref, ours = _proto(tmp_path / "ref.model"), _proto(tmp_path / "ours.model")
+    assert [(p.piece, p.score, p.type) for p in ours.pieces] == [
+        (p.piece, p.score, p.type) for p in ref.pieces
+    ]
