@@ -1,8 +1,9 @@
 """The sentencepiece-compatible face: ``tokensmith.SentencePieceProcessor``.
 
 A drop-in for ``sentencepiece.SentencePieceProcessor``: existing code switches by changing its
-import. It loads a ``.model`` file (Unigram or BPE), gives the same ids, pieces, n-best lists
-and decoded text, samples segmentations (subword regularization, BPE dropout), and saves the
+import. It loads a ``.model`` file (Unigram, BPE, char or word), gives the same ids, pieces,
+n-best lists and decoded text, samples segmentations (subword regularization, BPE dropout;
+char and word models have neither n-best lists nor sampling, as in sentencepiece), and saves the
 model back as a ``.model`` that sentencepiece loads. It does not depend on the ``sentencepiece``
 package.
 
@@ -28,7 +29,7 @@ Differences from sentencepiece: sampling draws from tokensmith's own seeded gene
 (:func:`set_random_generator_seed`), so samples follow the same distribution but are not the
 same draws; a proto result is tokensmith's own frozen object with sentencepiece's fields, not
 a protobuf message (its ``SerializeToString()`` bytes are the message's). Not handled:
-``word``/``char`` models (loading one raises
+denormalization rules (loading a model with one raises
 :class:`~tokensmith.errors.UnsupportedFeatureError`).
 """
 
@@ -204,7 +205,13 @@ class SentencePieceProcessor(VocabularyQueries, ProcessorOutputs):
 
         ``type`` is one of ``normal``, ``unknown`` (exactly one piece), ``control``,
         ``user_defined``, ``unused``, ``byte``. ``model_type`` is ``"unigram"`` (scores are
-        log-probabilities) or ``"bpe"`` (a higher score merges first).
+        log-probabilities), ``"bpe"`` (a higher score merges first), ``"char"`` (each
+        character is looked up) or ``"word"`` (each ``▁``-led word is looked up).
+
+        >>> sp = SentencePieceProcessor.from_pieces(
+        ...     [("<unk>", 0.0, "unknown"), ("▁the", -1.0, "normal")], model_type="word")
+        >>> sp.encode("the cat the", out_type=str)
+        ['▁the', '▁cat', '▁the']
         """
         return cls._wrap(
             CoreSentencePiece.from_pieces(

@@ -18,10 +18,10 @@ tokensmith.errors.SentencePieceOptionError: unknown field name "vocab_sise" in T
 
 Every flag of sentencepiece's ``TrainerSpec`` and ``NormalizerSpec`` is known (an unknown one
 raises :class:`~tokensmith.errors.SentencePieceOptionError`, a ``RuntimeError`` as in
-sentencepiece, naming it). ``model_type="unigram"`` and ``"bpe"`` run
-:func:`tokensmith.train_unigram`, whose BPE trainer gives sentencepiece's pieces and scores.
-Not handled yet: ``model_type`` ``"char"`` and ``"word"``, and the flags listed in
-``_UNSUPPORTED`` below when given a value other than sentencepiece's default; each raises
+sentencepiece, naming it). Every ``model_type`` (``"unigram"``, ``"bpe"``, ``"char"``,
+``"word"``) runs :func:`tokensmith.train_unigram`, whose trainers give sentencepiece's pieces
+and scores. Not handled yet: the flags outside ``_PASSED`` (and, for char and word models,
+``_SPLIT_PASSED``) when given a value other than sentencepiece's default; each raises
 :class:`~tokensmith.errors.UnsupportedFeatureError` naming it.
 """
 
@@ -126,6 +126,8 @@ _PASSED = {
     "normalization_rule_name",
     "model_type",
 }
+# Flags the char and word trainers take besides those.
+_SPLIT_PASSED = {"use_all_vocab", "hard_vocab_limit"}
 # Flags that only change sentencepiece's logging or memory use, not the model.
 _NO_EFFECT = {
     "minloglevel",
@@ -219,14 +221,15 @@ def _check(options: dict[str, Any], *, has_sentences: bool, has_writer: bool) ->
     if not options.get("model_prefix") and not has_writer:
         raise SentencePieceOptionError("give --model_prefix=PREFIX or model_writer=...")
     model_type = str(options.get("model_type", "unigram")).lower()
-    if model_type not in ("unigram", "bpe"):
-        raise UnsupportedFeatureError(
-            f"model_type={model_type!r} is not supported by tokensmith yet; use 'unigram' or "
-            "'bpe'"
+    if model_type not in ("unigram", "bpe", "char", "word"):
+        raise SentencePieceOptionError(
+            f'unknown enumeration value of "{model_type}" as ModelType: use unigram, bpe, '
+            "char or word"
         )
     options["model_type"] = model_type
+    passed = _PASSED | (_SPLIT_PASSED if model_type in ("char", "word") else set())
     for name, value in options.items():
-        known = name in _PASSED or name in _RENAMED or name in _NO_EFFECT
+        known = name in passed or name in _RENAMED or name in _NO_EFFECT
         if not known and value != _FLAGS[name][1] and name != "random_seed":
             raise UnsupportedFeatureError(
                 f"--{name}={value!r} is not supported by tokensmith's trainer yet "
@@ -239,7 +242,7 @@ def _train(options: dict[str, Any], sentences: Iterable[str] | None) -> Any:
 
     args: dict[str, Any] = {}
     for name, value in options.items():
-        if name in _PASSED:
+        if name in _PASSED or name in _SPLIT_PASSED:
             args[name] = value
         elif name in _RENAMED:
             args[_RENAMED[name]] = value

@@ -26,3 +26,9 @@ def unigram_models(request: pytest.FixtureRequest):
 @pytest.fixture(scope="module", params=BPE)
 def bpe_models(request: pytest.FixtureRequest):
     return pair(request.param)
+
+
+@pytest.fixture(scope="module", params=UNIGRAM + BPE)
+def sampling_models(request: pytest.FixtureRequest):
+    """The models sentencepiece samples from (Unigram and BPE)."""
+    return pair(request.param)

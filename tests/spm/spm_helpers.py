@@ -53,9 +53,19 @@ CONFIGS = {
     "bpe_byte_fallback_identity": dict(
         model_type="bpe", byte_fallback=True, normalization_rule_name="identity"
     ),
+    "char_nmt_nfkc": dict(model_type="char"),
+    "char_user_defined_byte_fallback": dict(
+        model_type="char", byte_fallback=True, user_defined_symbols=["<sep>", "[MASK]", "ing"]
+    ),
+    "word_nmt_nfkc": dict(model_type="word"),
+    "word_ws_suffix_byte_fallback": dict(
+        model_type="word", treat_whitespace_as_suffix=True, byte_fallback=True
+    ),
 }
 UNIGRAM = sorted(name for name in CONFIGS if name.startswith("unigram"))
 BPE = sorted(name for name in CONFIGS if name.startswith("bpe"))
+# char and word models: one segmentation per text, so no sampling and no n-best lists.
+SPLIT = sorted(name for name in CONFIGS if name.startswith(("char", "word")))
 
 
 _TRAINED: dict[str, bytes] = {}

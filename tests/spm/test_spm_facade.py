@@ -72,8 +72,8 @@ def test_vocabulary_calls_on_lists(models):
     assert ours["▁"] == ref["▁"]
 
 
-def test_sampling_spellings_give_valid_encodings(models, lines):
-    ours, ref = models
+def test_sampling_spellings_give_valid_encodings(sampling_models, lines):
+    ours, ref = sampling_models
     for line in lines[:30]:
         for call in (ours.SampleEncodeAsIds, ours.sample_encode_as_ids):
             ids = call(line, nbest_size=-1, alpha=0.1)

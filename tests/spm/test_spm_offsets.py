@@ -13,7 +13,7 @@ from spm_helpers import trained
 from tokensmith.sentencepiece_backend import SentencePieceTokenizer
 
 # Normalizations (identity, nmt_nfkc, nfkc_cf), kept spaces, suffix spaces, byte fallback,
-# user-defined symbols, and both model types.
+# user-defined symbols, and all four model types.
 OFFSET_MODELS = [
     "unigram_identity",
     "unigram_nmt_nfkc",
@@ -25,6 +25,10 @@ OFFSET_MODELS = [
     "bpe_nmt_nfkc",
     "bpe_byte_fallback_identity",
     "bpe_keep_spaces_dummy",
+    "char_nmt_nfkc",
+    "char_user_defined_byte_fallback",
+    "word_nmt_nfkc",
+    "word_ws_suffix_byte_fallback",
 ]
 
 

@@ -149,8 +149,8 @@ def test_sampling_follows_the_same_distribution_as_sentencepiece(unigram_models)
     assert chi2 < chi2_limit(len(common)), (chi2, a.most_common(5), b.most_common(5))
 
 
-def test_samples_are_valid_segmentations(models, lines):
-    ours, ref = models
+def test_samples_are_valid_segmentations(sampling_models, lines):
+    ours, ref = sampling_models
     tokensmith.sentencepiece.set_random_generator_seed(1)
     for line in lines[::5]:
         for nbest_size in (-1, 3):

@@ -77,8 +77,8 @@ def test_unknown_flags_are_named_as_sentencepiece_names_them(tmp_path) -> None:
 
 def test_what_is_not_supported_says_so(tmp_path) -> None:
     prefix = str(tmp_path / "m")
-    with pytest.raises(tokensmith.UnsupportedFeatureError, match="'char'"):
-        SentencePieceTrainer.train(input=str(CORPUS), model_prefix=prefix, model_type="char")
+    with pytest.raises(tokensmith.errors.SentencePieceOptionError, match='"trie"'):
+        SentencePieceTrainer.train(input=str(CORPUS), model_prefix=prefix, model_type="trie")
     with pytest.raises(tokensmith.UnsupportedFeatureError, match="pad_id"):
         SentencePieceTrainer.train(input=str(CORPUS), model_prefix=prefix, pad_id=3)
     with pytest.raises(tokensmith.errors.SentencePieceOptionError, match="vocab_size"):

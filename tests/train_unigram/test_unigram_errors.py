@@ -53,6 +53,8 @@ def test_vocab_size_too_small_for_the_characters() -> None:
         ({"normalization_rule_name": "bogus"}, "normalization_rule_name=.bogus"),
         ({"required_chars": "a b"}, "required_chars holds ' '"),
         ({"input_format": "csv"}, "input_format='csv'"),
+        ({"model_type": "trie"}, "model_type='trie'"),
+        ({"model_type": "bpe", "use_all_vocab": True}, "use_all_vocab"),
     ],
 )
 def test_bad_options_are_named(options: dict[str, object], name: str) -> None:
@@ -62,8 +64,6 @@ def test_bad_options_are_named(options: dict[str, object], name: str) -> None:
 
 
 def test_unsupported_features() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="'word'"):
-        tokensmith.train_unigram(TEXTS, vocab_size=100, model_type="word")  # type: ignore[arg-type]
     with pytest.raises(UnsupportedFeatureError, match="ray"):
         tokensmith.train_unigram(TEXTS, vocab_size=100, model_type="bpe", engine="ray")
 

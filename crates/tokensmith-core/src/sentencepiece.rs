@@ -2,8 +2,8 @@
 //! processor's own rules for unknown pieces and byte fallback.
 //!
 //! ```text
-//! text ─► SentencePieceNormalizer ─► Unigram | SentencePieceBpe ─► unknowns merged or
-//!         split into <0xNN> bytes ─► (piece, id)
+//! text ─► SentencePieceNormalizer ─► Unigram | SentencePieceBpe | SplitModel (char, word)
+//!         ─► unknowns merged or split into <0xNN> bytes ─► (piece, id)
 //! ```
 //!
 //! Facts kept from sentencepiece's `sentencepiece_processor.cc`:
@@ -15,16 +15,18 @@
 //!   space and drops the `▁` that the dummy prefix put at the start.
 //!
 //! N-best lists and sampling (subword regularization) go through the same unknown handling;
-//! n-best and entropy exist for Unigram models only, sampling on a BPE model is BPE dropout.
+//! n-best and entropy exist for Unigram models only, sampling on a BPE model is BPE dropout,
+//! and `char` and `word` models offer neither (as in sentencepiece).
 //!
-//! Not handled yet (the loader refuses such files with [`Error::Unsupported`]): `word` and
-//! `char` models, and denormalization.
+//! Not handled yet (the loader refuses such files with [`Error::Unsupported`]):
+//! denormalization.
 
 use std::cell::RefCell;
 
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{self, ModelProto, ModelType, Piece, PieceType};
 use crate::models::sentencepiece_bpe::{SentencePieceBpe, WordPieces};
+use crate::models::sentencepiece_split::{Split, SplitModel};
 use crate::models::unigram::{pick_scored, Span, SplitMix64, Unigram};
 use crate::normalizers::sentencepiece::{SentencePieceNormalizer, SPACE_SYMBOL};
 use crate::scratch::{release_if_large, release_text_if_large};
@@ -94,6 +96,19 @@ const MAX_NBEST: usize = 512;
 enum Model {
     Unigram(Unigram),
     Bpe(SentencePieceBpe),
+    Split(SplitModel),
+}
+
+impl Model {
+    /// The model type's name, for messages.
+    fn name(&self) -> &'static str {
+        match self {
+            Model::Unigram(_) => "Unigram",
+            Model::Bpe(_) => "BPE",
+            Model::Split(m) if m.split() == Split::Char => "char",
+            Model::Split(_) => "word",
+        }
+    }
 }
 
 /// A loaded `.model`: immutable and `Sync`, so one instance serves every thread.
@@ -132,9 +147,6 @@ impl SentencePieceProcessor {
                 "this .model uses {what}, which tokensmith does not support yet"
             )))
         };
-        if matches!(spec.model_type, ModelType::Word | ModelType::Char) {
-            return unsupported(&format!("model_type={:?}", spec.model_type).to_lowercase());
-        }
         if proto
             .denormalizer_spec
             .as_ref()
@@ -181,6 +193,12 @@ impl SentencePieceProcessor {
         } else {
             None
         };
+        let user_defined: Vec<&str> = proto
+            .pieces
+            .iter()
+            .filter(|p| p.kind == PieceType::UserDefined)
+            .map(|p| p.piece.as_str())
+            .collect();
         let model = match spec.model_type {
             ModelType::Bpe => Model::Bpe(SentencePieceBpe::new(
                 proto
@@ -189,19 +207,15 @@ impl SentencePieceProcessor {
                     .map(|p| (p.piece.as_str(), p.score, p.kind)),
                 unk_id,
             )),
-            _ => {
+            ModelType::Char => Model::Split(SplitModel::new(Split::Char, &user_defined)),
+            ModelType::Word => Model::Split(SplitModel::new(Split::Word, &user_defined)),
+            ModelType::Unigram => {
                 let unigram = Unigram::from_model_pieces(&proto.pieces, unk_id);
                 // At load, not in the first call: a loaded model is there to encode.
                 unigram.prepare();
                 Model::Unigram(unigram)
             }
         };
-        let user_defined: Vec<&str> = proto
-            .pieces
-            .iter()
-            .filter(|p| p.kind == PieceType::UserDefined)
-            .map(|p| p.piece.as_str())
-            .collect();
         let normalizer = SentencePieceNormalizer::new(
             &proto.normalizer_spec,
             spec.treat_whitespace_as_suffix,
@@ -342,9 +356,10 @@ impl SentencePieceProcessor {
             )));
         }
         let Model::Unigram(m) = &self.model else {
-            return Err(Error::Unsupported(
-                "n-best encoding needs a Unigram model; this .model is BPE".into(),
-            ));
+            return Err(Error::Unsupported(format!(
+                "n-best encoding needs a Unigram model; this .model is {}",
+                self.model.name()
+            )));
         };
         Ok(m.nbest(normalized, n))
     }
@@ -390,6 +405,13 @@ impl SentencePieceProcessor {
                 let i = pick_scored(&paths, alpha, &mut rng);
                 paths.swap_remove(i).0
             }
+            Model::Split(_) => {
+                return Err(Error::Unsupported(format!(
+                    "sampling needs a Unigram or BPE model; this .model is {}, which has one \
+                     segmentation only",
+                    self.model.name()
+                )))
+            }
         })
     }
 
@@ -397,9 +419,10 @@ impl SentencePieceProcessor {
     /// `alpha` (sentencepiece's `CalculateEntropy`); Unigram models only.
     pub fn entropy(&self, text: &str, alpha: f32) -> Result<f32> {
         let Model::Unigram(m) = &self.model else {
-            return Err(Error::Unsupported(
-                "entropy needs a Unigram model; this .model is BPE".into(),
-            ));
+            return Err(Error::Unsupported(format!(
+                "entropy needs a Unigram model; this .model is {}",
+                self.model.name()
+            )));
         };
         Ok(m.entropy(&self.normalizer.normalize(text), alpha))
     }
@@ -500,6 +523,7 @@ impl SentencePieceProcessor {
         match &self.model {
             Model::Unigram(m) => m.segment_into(normalized, spans),
             Model::Bpe(m) => m.encode_into(normalized, spans),
+            Model::Split(m) => m.segment_into(normalized, spans, |p| self.text_piece_id(p)),
         }
     }
 
@@ -523,6 +547,7 @@ impl SentencePieceProcessor {
                     return;
                 }
             }
+            Model::Split(_) => {}
         }
         out.clear();
         self.segment(normalized, spans);
@@ -704,6 +729,21 @@ impl SentencePieceProcessor {
     /// The id of `piece`, or the unknown id when it is not in the vocabulary (as sentencepiece).
     pub fn piece_to_id(&self, piece: &str) -> u32 {
         self.piece_id(piece).unwrap_or(self.unk_id)
+    }
+
+    /// The id a char or word model gives the text `piece`: its id when it is a normal or
+    /// user-defined piece, else the unknown id. So a control, byte or unused piece spelt in
+    /// the text is unknown, as the `sentencepiece` 0.2.3 wheel encodes it (measured; its
+    /// `PieceToId` alone would give their ids).
+    fn text_piece_id(&self, piece: &str) -> u32 {
+        self.piece_id(piece)
+            .filter(|&id| {
+                matches!(
+                    self.proto.pieces[id as usize].kind,
+                    PieceType::Normal | PieceType::UserDefined
+                )
+            })
+            .unwrap_or(self.unk_id)
     }
 
     /// The id of `piece` if it is in the vocabulary.

@@ -206,9 +206,12 @@ impl CoreSentencePiece {
             let model_type = match model_type {
                 "unigram" => ModelType::Unigram,
                 "bpe" => ModelType::Bpe,
+                "char" => ModelType::Char,
+                "word" => ModelType::Word,
                 other => {
                     return Err(Error::InvalidOption(format!(
-                        "model_type={other:?} is not known; use \"unigram\" or \"bpe\""
+                        "model_type={other:?} is not known; use \"unigram\", \"bpe\", \
+                         \"char\" or \"word\""
                     )))
                 }
             };

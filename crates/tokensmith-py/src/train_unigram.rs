@@ -1,5 +1,5 @@
-//! `tokensmith._core.train_unigram`: the Unigram and sentencepiece-BPE trainers (`model_type`),
-//! GIL released while Rust works.
+//! `tokensmith._core.train_unigram`: sentencepiece's Unigram, BPE, char and word trainers
+//! (`model_type`), GIL released while Rust works.
 //!
 //! Texts are pulled from any Python iterable in chunks; each chunk is borrowed while the GIL is
 //! held and counted on the thread pool with the GIL released, while the next chunk is pulled,
@@ -19,10 +19,10 @@ use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::PyDict;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
-use tokensmith_core::trainers::sp_bpe;
 use tokensmith_core::trainers::unigram::{
     train, Event, Normalization, SentenceCounter, UnigramConfig, WordTable,
 };
+use tokensmith_core::trainers::{sp_bpe, sp_char, sp_word};
 
 use crate::errors::{new_error, IntoPyResult};
 use crate::pipelined::for_each_chunk_pipelined;
@@ -42,7 +42,7 @@ use crate::sentencepiece::CoreSentencePiece;
     split_by_whitespace=true, split_by_unicode_script=true, split_by_number=true,
     treat_whitespace_as_suffix=false, add_dummy_prefix=true, remove_extra_whitespaces=true,
     normalization_rule_name="nmt_nfkc", num_threads=0, progress=None, chunk_size=4096,
-    weighted=false, model_type="unigram"
+    weighted=false, model_type="unigram", use_all_vocab=false, hard_vocab_limit=true
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_unigram(
@@ -75,15 +75,22 @@ pub fn train_unigram(
     chunk_size: usize,
     weighted: bool,
     model_type: &str,
+    use_all_vocab: bool,
+    hard_vocab_limit: bool,
 ) -> PyResult<CoreSentencePiece> {
-    let bpe = match model_type {
-        "unigram" => false,
-        "bpe" => true,
+    let kind = match model_type {
+        "unigram" => Kind::Unigram,
+        "bpe" => Kind::Bpe,
+        "char" => Kind::Char,
+        "word" => Kind::Word,
         other => {
             return Err(new_error(
                 py,
                 "UnsupportedFeatureError",
-                format!("model_type={other:?} is not supported; use \"unigram\" or \"bpe\""),
+                format!(
+                    "model_type={other:?} is not supported; use \"unigram\", \"bpe\", \"char\" \
+                     or \"word\""
+                ),
             ))
         }
     };
@@ -111,13 +118,19 @@ pub fn train_unigram(
         remove_extra_whitespaces,
         normalization: Normalization::parse(normalization_rule_name).py_err(py)?,
         num_threads,
+        use_all_vocab,
+        hard_vocab_limit,
         ..UnigramConfig::new(vocab_size)
     };
     config.validate().py_err(py)?;
     // Building the charsmap takes seconds; do it once here with the GIL released.
     py.detach(|| config.normalization.precompiled_charsmap())
         .py_err(py)?;
-    let words = count(py, texts, &config, chunk_size, weighted)?;
+    let counting = match kind {
+        Kind::Word => sp_word::counting_config(&config),
+        _ => config.clone(),
+    };
+    let words = count(py, texts, &counting, chunk_size, weighted)?;
     report(
         py,
         progress.as_ref(),
@@ -128,11 +141,27 @@ pub fn train_unigram(
             ("words", words.words.len() as f64),
         ],
     )?;
-    let proto = run_training(py, &config, words, progress.as_ref(), bpe)?;
+    let proto = match kind {
+        Kind::Unigram | Kind::Bpe => {
+            run_training(py, &config, words, progress.as_ref(), kind == Kind::Bpe)?
+        }
+        // Counting is the whole of the work; what remains is a sort.
+        Kind::Char => py.detach(|| sp_char::train(&config, words)).py_err(py)?,
+        Kind::Word => py.detach(|| sp_word::train(&config, words)).py_err(py)?,
+    };
     let processor = py
         .detach(|| SentencePieceProcessor::from_proto(proto))
         .py_err(py)?;
     Ok(CoreSentencePiece::from_processor(processor))
+}
+
+/// The trainer `model_type` names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Unigram,
+    Bpe,
+    Char,
+    Word,
 }
 
 /// The word table of every text (or `(text, count)` pair when `weighted`), one chunk at a

@@ -21,10 +21,11 @@ of threads. See ``docs/unigram_trainer.md``.
 ``model_type="bpe"`` trains sentencepiece's BPE model instead, from the same word counts: its
 pieces, scores and order are sentencepiece's (see ``docs/sp_bpe_trainer.md``); the Unigram
 options (``shrinking_factor``, ``num_sub_iterations``, ``seed_sentencepiece_size``) do
-nothing then.
+nothing then. ``model_type="char"`` and ``"word"`` make sentencepiece's char and word models:
+the alphabet, or the most frequent words, scored with their log-probability (see
+``docs/sentencepiece.md``).
 
-Not handled yet: ``model_type`` ``"char"`` and ``"word"``, Parquet input with
-``input_format="tsv"``.
+Not handled yet: Parquet input with ``input_format="tsv"``.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def train_unigram(
     character_coverage: float = 0.9995,
     required_chars: str = "",
     input_format: Literal["text", "tsv"] = "text",
-    model_type: Literal["unigram", "bpe"] = "unigram",
+    model_type: Literal["unigram", "bpe", "char", "word"] = "unigram",
     byte_fallback: bool = False,
     split_digits: bool = False,
     max_piece_length: int = 16,
@@ -83,6 +84,8 @@ def train_unigram(
     progress: ProgressCallback | None = None,
     engine: Literal["local", "ray"] = "local",
     address: str | None = None,
+    use_all_vocab: bool = False,
+    hard_vocab_limit: bool = True,
 ) -> SentencePieceProcessor:
     """Learns a Unigram vocabulary of ``vocab_size`` pieces from ``texts`` (or ``files``).
 
@@ -106,7 +109,9 @@ def train_unigram(
             item) is ``sentence<TAB>count``, trained on as ``count`` copies of the sentence,
             as sentencepiece's ``input_format=tsv``. A bad line raises
             :class:`~tokensmith.errors.CorpusFormatError` naming the file and line.
-        model_type: ``"unigram"`` or ``"bpe"`` (sentencepiece's BPE trainer).
+        model_type: ``"unigram"``, ``"bpe"`` (sentencepiece's BPE trainer), ``"char"`` (each
+            character of the alphabet is a piece) or ``"word"`` (the most frequent words,
+            split before each ``▁``, are the pieces; other words are unknown).
         byte_fallback: Add the 256 ``<0xNN>`` pieces; unknown characters are spelt in bytes.
         split_digits: Every digit is a piece of its own.
         max_piece_length: The longest piece, in characters.
@@ -137,13 +142,18 @@ def train_unigram(
         engine: ``"local"``, or ``"ray"`` to read and count on a Ray cluster (the EM runs
             here; the model is the same). See :mod:`tokensmith.train.unigram_ray`.
         address: The Ray cluster to join with ``engine="ray"``; default: start a local one.
+        use_all_vocab: ``"char"`` and ``"word"`` only: keep every character (word) seen,
+            whatever ``vocab_size`` and ``character_coverage`` say.
+        hard_vocab_limit: ``"word"`` only: when False, fewer words than ``vocab_size`` make
+            a smaller vocabulary instead of an error (a ``"char"`` model is never held to
+            ``vocab_size``).
 
     Raises:
         EmptyCorpusError: the texts hold no sentence.
         InvalidTrainerOptionError: an option cannot work, or ``vocab_size`` is too large for
             the corpus (the message gives the size it can reach).
         CorpusFormatError: a ``tsv`` line is not ``sentence<TAB>count``.
-        UnsupportedFeatureError: a model type not supported yet.
+        UnsupportedFeatureError: ``engine="ray"`` with a model type other than Unigram.
         KeyboardInterrupt: Ctrl-C, honoured at the end of the current EM round.
     """
     texts, corpus = resolve_texts(texts, files, field, errors, "train_unigram")
@@ -153,11 +163,13 @@ def train_unigram(
         )
     if not isinstance(required_chars, str):
         raise ArgumentTypeError("required_chars must be a str of characters")
-    if model_type not in ("unigram", "bpe"):
-        raise UnsupportedFeatureError(
-            f"model_type={model_type!r} is not supported by train_unigram; use 'unigram' or "
-            "'bpe'"
+    if model_type not in ("unigram", "bpe", "char", "word"):
+        raise InvalidTrainerOptionError(
+            f"model_type={model_type!r} is not known; use 'unigram', 'bpe', 'char' or 'word'"
         )
+    if use_all_vocab and model_type in ("unigram", "bpe"):
+        # sentencepiece refuses it the same way.
+        raise InvalidTrainerOptionError("use_all_vocab=True is valid for 'char' and 'word' only")
     if engine == "ray" and model_type != "unigram":
         raise UnsupportedFeatureError('engine="ray" trains only model_type="unigram"')
     for name, value in (
@@ -225,6 +237,8 @@ def train_unigram(
             progress=callback,
             weighted=input_format == "tsv",
             model_type=model_type,
+            use_all_vocab=use_all_vocab,
+            hard_vocab_limit=hard_vocab_limit,
         )
     finally:
         if bar is not None:

@@ -2,4 +2,5 @@
 
 pub mod bpe;
 pub mod sentencepiece_bpe;
+pub mod sentencepiece_split;
 pub mod unigram;

@@ -10,6 +10,8 @@
 //! - [`char_bpe`]: the character-level front end (`</w>`, `##`, Metaspace words).
 //! - [`extend`]: new merges on top of an existing vocabulary, keeping its ids.
 //! - [`bounded_counts`]: counting within a memory budget (spill and merge, or prune).
+//! - [`unigram`], [`sp_bpe`], [`sp_char`], [`sp_word`]: sentencepiece's four model types, on one
+//!   sentence counter ([`sp_frequency`] holds what the `char` and `word` trainers share).
 //!
 //! ```
 //! use tokensmith_core::pre_tokenizers::O200K_PATTERN;
@@ -30,6 +32,9 @@ mod pair_table;
 mod setters;
 pub mod shards;
 pub mod sp_bpe;
+pub mod sp_char;
+pub mod sp_frequency;
+pub mod sp_word;
 pub mod unigram;
 pub mod word_counts;
 

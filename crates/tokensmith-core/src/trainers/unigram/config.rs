@@ -117,6 +117,12 @@ pub struct UnigramConfig {
     pub bos_id: i32,
     pub eos_id: i32,
     pub pad_id: i32,
+    /// `char` and `word` models only: keep every character (or word) seen, whatever
+    /// `vocab_size` and `character_coverage` say; the vocabulary is as large as that makes it.
+    pub use_all_vocab: bool,
+    /// `word` models only: when false, fewer words than `vocab_size` asks for make a smaller
+    /// vocabulary instead of an error.
+    pub hard_vocab_limit: bool,
 }
 
 impl UnigramConfig {
@@ -150,6 +156,8 @@ impl UnigramConfig {
             bos_id: 1,
             eos_id: 2,
             pad_id: -1,
+            use_all_vocab: false,
+            hard_vocab_limit: true,
         }
     }
 

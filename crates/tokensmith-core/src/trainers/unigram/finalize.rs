@@ -15,7 +15,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::config::UnigramConfig;
 use super::lattice::TrainerModel;
 use super::sentences::normalizer_spec;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType, Piece, PieceType, TrainerSpec};
 use crate::sentencepiece::byte_piece;
 
@@ -120,6 +120,15 @@ pub fn build_proto_as(
 ) -> Result<ModelProto> {
     let meta = meta_pieces(config);
     let total = meta.len() + learned.len();
+    // Too few pieces (a char model, or a word model without hard_vocab_limit) can leave a
+    // meta piece's id past the end; sentencepiece refuses that model too.
+    if let Some(id) = meta.keys().copied().filter(|&id| id >= total).max() {
+        return Err(Error::InvalidOption(format!(
+            "the corpus yields {total} pieces (meta pieces included), but the meta piece \
+             {:?} has id {id}; give it an id below {total}, or more text",
+            meta[&id].0
+        )));
+    }
     let mut learned = learned.into_iter();
     let mut pieces = Vec::with_capacity(total);
     for id in 0..total {
@@ -185,6 +194,19 @@ mod tests {
         let proto = build_proto(&config, vec![("▁a".into(), -1.0)]).unwrap();
         assert_eq!(proto.pieces.len(), meta.len() + 1);
         assert_eq!(proto.pieces.last().unwrap().piece, "▁a");
+    }
+
+    #[test]
+    fn meta_ids_past_the_end_are_refused() {
+        let config = UnigramConfig {
+            pad_id: 40,
+            ..UnigramConfig::new(50)
+        };
+        let learned = vec![("a".to_string(), -1.0)];
+        let err = build_proto_as(&config, learned.clone(), ModelType::Char).unwrap_err();
+        assert!(err.to_string().contains("<pad>"), "{err}");
+        let proto = build_proto_as(&UnigramConfig::new(50), learned, ModelType::Char);
+        assert_eq!(proto.unwrap().pieces.len(), 4);
     }
 
     #[test]

@@ -29,7 +29,8 @@
 //! ```
 //!
 //! Normalization uses the charsmaps of [`crate::normalizers::charsmap_builder`]
-//! (`nmt_nfkc` by default). Not handled yet: the `word`/`char`/`bpe` model types.
+//! (`nmt_nfkc` by default). The other model types train from the same
+//! [`SentenceCounter`]: [`super::sp_bpe`], [`super::sp_char`] and [`super::sp_word`].
 
 pub mod config;
 pub mod em;

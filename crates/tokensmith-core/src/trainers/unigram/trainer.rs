@@ -281,7 +281,10 @@ pub fn required_chars(words: &[(String, u64)], coverage: f64, forced: &[char]) -
 
 /// Words with every character outside `required` replaced by U+2585 (equal words merged),
 /// ordered by count (descending), then by word.
-fn replace_rare_chars(words: Vec<(String, u64)>, required: &[(char, u64)]) -> Vec<(String, u64)> {
+pub fn replace_rare_chars(
+    words: Vec<(String, u64)>,
+    required: &[(char, u64)],
+) -> Vec<(String, u64)> {
     let keep: rustc_hash::FxHashSet<char> = required.iter().map(|c| c.0).collect();
     let rare = |w: &String| w.chars().any(|c| !keep.contains(&c));
     if !crate::parallel::install(|| words.par_iter().any(|(w, _)| rare(w))) {
