@@ -145,6 +145,7 @@ def train_unigram(
     chunk_size: int = 4096,
     weighted: bool = False,
     model_type: str = "unigram",
+    hard_vocab_limit: bool = True,
 ) -> CoreSentencePiece: ...
 def count_unigram_words(
     texts: Iterable[str],

@@ -496,9 +496,15 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
         num_threads: int = _DEFAULT_THREADS,
     ) -> list[str]:
         """Decodes each id list as :meth:`decode` does, on up to ``num_threads`` threads."""
-        return self._core.decode_batch(
-            [list(s) for s in sequences], skip_special_tokens, num_threads
-        )
+        lists = [list(s) for s in sequences]
+        try:
+            return self._core.decode_batch(lists, skip_special_tokens, num_threads)
+        except (TypeError, OverflowError) as e:
+            for i, ids in enumerate(lists):
+                error = ids_error(ids, e, f"sequences[{i}]")
+                if error is not e:
+                    raise error from None
+            raise
 
     def token_to_id(self, token: str) -> int | None:
         return self._core.token_to_id(token)

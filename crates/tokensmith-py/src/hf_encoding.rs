@@ -15,7 +15,7 @@ use tokensmith_core::hf::padding::Padding;
 use tokensmith_core::hf::truncation::{truncate, Direction};
 use tokensmith_core::hf::HfEncoding;
 
-use crate::errors::{value_error, IntoPyResult};
+use crate::errors::{new_error, value_error, IntoPyResult};
 use crate::hf_tokenizer::CoreHfTokenizer;
 use crate::int_cache::IntCache;
 
@@ -469,11 +469,13 @@ fn parse_direction(
     }
 }
 
-/// `value` as an index, or the error naming `method`'s `argument` when it is negative.
+/// `value` as an index, or the error naming `method`'s `argument` when it is negative (an
+/// `IndexRangeError`, an `OverflowError` too, as HF raises).
 fn index(py: Python<'_>, method: &str, argument: &str, value: i64) -> PyResult<usize> {
     usize::try_from(value).map_err(|_| {
-        value_error(
+        new_error(
             py,
+            "IndexRangeError",
             format!("{method}: {argument} must not be negative, got {value}"),
         )
     })
@@ -482,8 +484,9 @@ fn index(py: Python<'_>, method: &str, argument: &str, value: i64) -> PyResult<u
 /// `value` as a word index, or the error naming `method` when it is not a `u32`.
 fn word(py: Python<'_>, method: &str, value: i64) -> PyResult<u32> {
     u32::try_from(value).map_err(|_| {
-        value_error(
+        new_error(
             py,
+            "IndexRangeError",
             format!(
                 "{method}: word_index must be from 0 to {}, got {value}",
                 u32::MAX

@@ -42,7 +42,7 @@ use crate::sentencepiece::CoreSentencePiece;
     split_by_whitespace=true, split_by_unicode_script=true, split_by_number=true,
     treat_whitespace_as_suffix=false, add_dummy_prefix=true, remove_extra_whitespaces=true,
     normalization_rule_name="nmt_nfkc", num_threads=0, progress=None, chunk_size=4096,
-    weighted=false, model_type="unigram"
+    weighted=false, model_type="unigram", hard_vocab_limit=true
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_unigram(
@@ -75,6 +75,7 @@ pub fn train_unigram(
     chunk_size: usize,
     weighted: bool,
     model_type: &str,
+    hard_vocab_limit: bool,
 ) -> PyResult<CoreSentencePiece> {
     let bpe = match model_type {
         "unigram" => false,
@@ -111,6 +112,7 @@ pub fn train_unigram(
         remove_extra_whitespaces,
         normalization: Normalization::parse(normalization_rule_name).py_err(py)?,
         num_threads,
+        hard_vocab_limit,
         ..UnigramConfig::new(vocab_size)
     };
     config.validate().py_err(py)?;

@@ -113,6 +113,9 @@ pub struct UnigramConfig {
     pub normalization: Normalization,
     /// Worker threads (0: one per core). The result does not depend on it.
     pub num_threads: usize,
+    /// When false, a corpus too small for `vocab_size` gives a smaller vocabulary (every
+    /// piece the EM keeps) instead of an error: sentencepiece's `hard_vocab_limit`.
+    pub hard_vocab_limit: bool,
     pub unk_id: i32,
     pub bos_id: i32,
     pub eos_id: i32,
@@ -146,6 +149,7 @@ impl UnigramConfig {
             remove_extra_whitespaces: true,
             normalization: Normalization::DEFAULT,
             num_threads: 0,
+            hard_vocab_limit: true,
             unk_id: 0,
             bos_id: 1,
             eos_id: 2,
