@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokensmith.components import _run
-from tokensmith.components._base import Component, dumps
+from tokensmith.components._base import Component, dumps, text, text_or_none
 
 __all__ = ["BPE", "Model", "Token", "Unigram", "WordLevel", "WordPiece"]
 
@@ -81,9 +81,9 @@ class Model(Component):
                 merges = "".join(f"{a} {b}\n" for a, b in state["merges"])
                 files["merges.txt"] = "#version: 0.2\n" + merges
         paths = []
-        for name, text in files.items():
+        for name, content in files.items():
             path = os.path.join(os.fspath(folder), f"{prefix}-{name}" if prefix else name)
-            write_text_atomic(path, text)
+            write_text_atomic(path, content)
             paths.append(path)
         return paths
 
@@ -160,9 +160,11 @@ class BPE(Model):
         del cache_capacity
         self._init(
             dropout=dropout,
-            unk_token=unk_token,
-            continuing_subword_prefix=continuing_subword_prefix,
-            end_of_word_suffix=end_of_word_suffix,
+            unk_token=text_or_none("unk_token", unk_token),
+            continuing_subword_prefix=text_or_none(
+                "continuing_subword_prefix", continuing_subword_prefix
+            ),
+            end_of_word_suffix=text_or_none("end_of_word_suffix", end_of_word_suffix),
             fuse_unk=bool(fuse_unk),
             byte_fallback=byte_fallback,
             ignore_merges=ignore_merges,
@@ -250,6 +252,11 @@ class WordPiece(Model):
 
     __slots__ = ()
     _type = "WordPiece"
+    # HF's WordPiece refuses None for these where its BPE takes it.
+    _setters = {
+        "unk_token": lambda v: text("unk_token", v),
+        "continuing_subword_prefix": lambda v: text("continuing_subword_prefix", v),
+    }
 
     def __init__(
         self,
@@ -260,8 +267,8 @@ class WordPiece(Model):
         continuing_subword_prefix: str = "##",
     ) -> None:
         self._init(
-            unk_token=unk_token,
-            continuing_subword_prefix=continuing_subword_prefix,
+            unk_token=text("unk_token", unk_token),
+            continuing_subword_prefix=text("continuing_subword_prefix", continuing_subword_prefix),
             max_input_chars_per_word=max_input_chars_per_word,
             vocab=dict(vocab or {}),
         )

@@ -164,6 +164,7 @@ def _run_bpe(
         end_of_word_suffix=opts["end_of_word_suffix"],
         variant_order=list(variant_order),
         compat="hf",
+        keep_alphabet=True,
     )
 
 
