@@ -406,6 +406,11 @@ class CoreHfTokenizer:
     def with_encode_special_tokens(self, value: bool) -> CoreHfTokenizer:
         """A copy that encodes special added tokens in the input as plain text, or not."""
     def encode_special_tokens(self) -> bool: ...
+    def with_unigram_sampling(
+        self, alpha: float | None, nbest_size: int | None
+    ) -> CoreHfTokenizer:
+        """A copy whose Unigram model samples with HF's alpha and nbest_size."""
+    def unigram_sampling(self) -> tuple[float, int | None] | None: ...
 
 def count_words_bounded(
     texts: Iterable[str],

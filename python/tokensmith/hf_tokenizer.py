@@ -108,7 +108,7 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
         if isinstance(core, Model):
             json = model_json(core)
             # An UnbuiltCore stands in for a core the JSON cannot build yet.
-            core = cast(CoreHfTokenizer, build_core(json))
+            core = cast(CoreHfTokenizer, build_core(json, core._sampling()))
         self._core: CoreHfTokenizer = core
         self._json = json
         self._config: TokenizerConfig | None = None

@@ -491,7 +491,7 @@ fn joins_at_meta(token: &str) -> bool {
 }
 
 /// A uniform draw in `[0, 1)` (24 bits) from this thread's xorshift64* generator.
-fn uniform() -> f32 {
+pub(crate) fn uniform() -> f32 {
     thread_local! {
         static STATE: Cell<u64> = Cell::new(seed());
     }
