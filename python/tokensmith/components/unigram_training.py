@@ -21,10 +21,12 @@ keeps (HF too gives fewer then).
 >>> tok = Tokenizer(models.Unigram())
 >>> tok.pre_tokenizer = pre_tokenizers.Whitespace()
 >>> trainer = trainers.UnigramTrainer(
-...     vocab_size=30, special_tokens=["<pad>"], unk_token="<unk>", show_progress=False)
+...     vocab_size=12, special_tokens=["<pad>"], unk_token="<unk>", show_progress=False)
 >>> tok.train_from_iterator(["low lower lowest newer newest"] * 20, trainer)
 >>> [tok.id_to_token(i) for i in range(2)], tok.get_vocab_size()
-(['<unk>', '<pad>'], 30)
+(['<unk>', '<pad>'], 12)
+>>> tok.encode("lowest newer").tokens
+['low', 'e', 's', 't', 'newer']
 
 Not the same as HF's vocabulary: HF seeds the EM with substrings scored by their
 occurrences among the distinct words, sentencepiece by their counts in the corpus, and HF's
