@@ -147,6 +147,7 @@ def train_unigram(
     weighted: bool = False,
     model_type: str = "unigram",
     hard_vocab_limit: bool = True,
+    seeds_per_distinct_word: bool = False,
 ) -> CoreSentencePiece: ...
 def count_unigram_words(
     texts: Iterable[str],

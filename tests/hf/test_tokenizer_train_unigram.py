@@ -11,9 +11,11 @@ hold, and is checked here on the committed multilingual text:
 - the vocabulary shares at least ``MIN_OVERLAP`` of HF's pieces. The bound comes from these
   runs (tokenizers 0.23.3): HF run four times with ``RAYON_NUM_THREADS`` 1 to 4 learned the
   same set of pieces each time (its ids and scores may move, not the set), and tokensmith's
-  shared 0.8195 (Metaspace) and 0.8175 (Whitespace) of it on the settings below, and 0.8235
-  with Metaspace, all 5,280 lines and ``vocab_size=4000``. tokensmith's own result is the
-  same from run to run, so the margin only has to absorb HF.
+  shared 0.8675 (Metaspace) and 0.878 (Whitespace) of it on the settings below, and 0.8558
+  with Metaspace, all 5,280 lines and ``vocab_size=4000``. Whole lines as words (no
+  pre-tokenizer, below) share 0.8167 (HF with 1, 2 and 4 threads agreeing again), hence
+  ``MIN_OVERLAP_LINES``. tokensmith's own result is the same from run to run, so the margin
+  only has to absorb HF.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ import tokensmith
 TEXT = Path(__file__).parents[1] / "data" / "multilingual.txt"
 ALL_LINES = TEXT.read_text(encoding="utf-8").splitlines()
 LINES = ALL_LINES[:2000]
-MIN_OVERLAP = 0.80
+MIN_OVERLAP = 0.84
+MIN_OVERLAP_LINES = 0.79
 
 
 def pipeline(lib: Any, kind: str) -> Any:
@@ -162,8 +165,8 @@ def test_a_vocabulary_below_the_alphabet_is_refused() -> None:
 
 def test_a_corpus_too_small_gives_fewer_pieces() -> None:
     """HF and tokensmith both keep every piece their EM leaves when that is below
-    ``vocab_size``; the two EMs seed differently, so the counts differ (here 1,367 in HF and
-    1,523 in tokensmith), and the model still runs alike."""
+    ``vocab_size``; the two EMs prune differently, so the counts differ (here 1,367 in HF and
+    1,454 in tokensmith), and the model still runs alike."""
 
     def trained(lib: Any) -> Any:
         tok = pipeline(lib, "whitespace")
@@ -190,7 +193,7 @@ def test_spaces_and_reserved_characters_are_pieces() -> None:
     assert {" ", "\n", "<"} <= pieces(ours)
     assert any(" " in p and len(p) > 1 for p in pieces(ours))
     assert ours.get_vocab_size() == hf.get_vocab_size()
-    assert len(pieces(ours) & pieces(hf)) / len(pieces(hf)) >= MIN_OVERLAP
+    assert len(pieces(ours) & pieces(hf)) / len(pieces(hf)) >= MIN_OVERLAP_LINES
     assert_same_encodings(ours, lines)
 
 

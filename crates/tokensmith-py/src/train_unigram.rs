@@ -42,7 +42,7 @@ use crate::sentencepiece::CoreSentencePiece;
     split_by_whitespace=true, split_by_unicode_script=true, split_by_number=true,
     treat_whitespace_as_suffix=false, add_dummy_prefix=true, remove_extra_whitespaces=true,
     normalization_rule_name="nmt_nfkc", num_threads=0, progress=None, chunk_size=4096,
-    weighted=false, model_type="unigram", hard_vocab_limit=true
+    weighted=false, model_type="unigram", hard_vocab_limit=true, seeds_per_distinct_word=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_unigram(
@@ -76,6 +76,7 @@ pub fn train_unigram(
     weighted: bool,
     model_type: &str,
     hard_vocab_limit: bool,
+    seeds_per_distinct_word: bool,
 ) -> PyResult<CoreSentencePiece> {
     let bpe = match model_type {
         "unigram" => false,
@@ -113,6 +114,7 @@ pub fn train_unigram(
         normalization: Normalization::parse(normalization_rule_name).py_err(py)?,
         num_threads,
         hard_vocab_limit,
+        seeds_per_distinct_word,
         ..UnigramConfig::new(vocab_size)
     };
     config.validate().py_err(py)?;

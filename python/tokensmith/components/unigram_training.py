@@ -6,7 +6,8 @@ cut, with their counts, each word a sentence of its own, and lets a piece hold a
 characters up to ``max_piece_length``. So the words are counted in the core with the
 tokenizer's own pipeline, and the trainer runs on the ``(word, count)`` pairs told to leave
 them as they are: no normalization, no whitespace rules, no split by script or digits,
-every character kept (``character_coverage=1.0``) and no sentence length limit. The
+every character kept (``character_coverage=1.0``), no sentence length limit, and seed
+substrings counted once per distinct word, as HF counts them. The
 characters sentencepiece reserves (space, ``▁``, tab, line ends, NUL, U+2585, and ``<``,
 which starts its meta pieces) are swapped for private-use characters the words lack while
 it trains, and swapped back in the pieces.
@@ -26,11 +27,10 @@ keeps (HF too gives fewer then).
 >>> [tok.id_to_token(i) for i in range(2)], tok.get_vocab_size()
 (['<unk>', '<pad>'], 12)
 >>> tok.encode("lowest newer").tokens
-['low', 'e', 's', 't', 'newer']
+['low', 'e', 's', 't', 'newe', 'r']
 
-Not the same as HF's vocabulary: HF seeds the EM with substrings scored by their
-occurrences among the distinct words, sentencepiece by their counts in the corpus, and HF's
-own result changes with its thread count (``docs/hf_tokenizer.md``, "HF's Unigram
+Close to HF's vocabulary, not equal: the two EMs differ in their details, and HF's own ids
+and scores change with its thread count (``docs/hf_tokenizer.md``, "HF's Unigram
 training"). Not handled: ``shrinking_factor`` outside 0.5 to 0.95 and ``n_sub_iterations``
 outside 1 to 10 (sentencepiece's ranges) raise
 :class:`~tokensmith.errors.InvalidTrainerOptionError`, and an empty corpus
@@ -139,6 +139,7 @@ def train_unigram_model(
             progress=bar,
             weighted=True,
             hard_vocab_limit=False,
+            seeds_per_distinct_word=True,
         )
     finally:
         if bar is not None:

@@ -116,6 +116,9 @@ pub struct UnigramConfig {
     /// When false, a corpus too small for `vocab_size` gives a smaller vocabulary (every
     /// piece the EM keeps) instead of an error: sentencepiece's `hard_vocab_limit`.
     pub hard_vocab_limit: bool,
+    /// Seed substrings are counted once per distinct word, not once per occurrence in the
+    /// corpus: HF's `UnigramTrainer` seeds this way (single characters keep their counts).
+    pub seeds_per_distinct_word: bool,
     pub unk_id: i32,
     pub bos_id: i32,
     pub eos_id: i32,
@@ -150,6 +153,7 @@ impl UnigramConfig {
             normalization: Normalization::DEFAULT,
             num_threads: 0,
             hard_vocab_limit: true,
+            seeds_per_distinct_word: false,
             unk_id: 0,
             bos_id: 1,
             eos_id: 2,

@@ -124,7 +124,12 @@ fn train_here(
     // A required character the corpus lacks has no count to seed with; it joins the
     // vocabulary at the end (`final_pieces`).
     let seen: Vec<(char, u64)> = required.iter().copied().filter(|c| c.1 > 0).collect();
-    let seeds = seed_pieces(&words, &seen, &rules, config.seed_sentencepiece_size)?;
+    let seeds = if config.seeds_per_distinct_word {
+        let once: Vec<(String, u64)> = words.iter().map(|(w, _)| (w.clone(), 1)).collect();
+        seed_pieces(&once, &seen, &rules, config.seed_sentencepiece_size)?
+    } else {
+        seed_pieces(&words, &seen, &rules, config.seed_sentencepiece_size)?
+    };
     let learnable = config.vocab_size - meta;
     if seeds.len() < learnable && config.hard_vocab_limit {
         return Err(too_large(config, seeds.len() + meta));
