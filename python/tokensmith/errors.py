@@ -227,6 +227,14 @@ class IndexRangeError(InvalidArgumentError, OverflowError):
     ``char_to_token(-1)``): also an ``OverflowError``, which HF ``tokenizers`` raises there."""
 
 
+class TruncationRangeError(TruncationError, OverflowError):
+    """A negative truncation length or stride: also an ``OverflowError``, as HF raises."""
+
+
+class PaddingRangeError(PaddingError, OverflowError):
+    """A negative padding length, multiple or id: also an ``OverflowError``, as HF raises."""
+
+
 class InternalError(TokensmithError, RuntimeError):
     """A bug in tokensmith (a worker thread that stopped on an internal error); the message
     says what and asks for a report."""
@@ -271,6 +279,7 @@ __all__ = [
     "OutputDirError",
     "OutputWriteError",
     "PaddingError",
+    "PaddingRangeError",
     "PatternError",
     "PieceIdOutOfRangeError",
     "SentencePieceOptionError",
@@ -278,6 +287,7 @@ __all__ = [
     "TokenizerJsonError",
     "TokensmithError",
     "TruncationError",
+    "TruncationRangeError",
     "UnknownEncodingError",
     "UnknownFormatError",
     "UnknownModelError",

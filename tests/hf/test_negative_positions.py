@@ -1,6 +1,7 @@
 """A negative position, index or id raises ``OverflowError`` in HF ``tokenizers``; in
 tokensmith it raises an error of the project's hierarchy that is an ``OverflowError`` too
-(``IndexRangeError``, ``TokenIdRangeError``), so HF-style ``except OverflowError`` works.
+(``IndexRangeError``, ``TokenIdRangeError``, and for truncation and padding counts
+``TruncationRangeError``, ``PaddingRangeError``), so HF-style ``except OverflowError`` works.
 Checked call by call on the real BERT file and a pair encoding of committed text."""
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ CALLS: dict[str, Callable[[Any, Any], Any]] = {
     "decode": lambda tok, enc: tok.decode([5, -1]),
     "decode_batch": lambda tok, enc: tok.decode_batch([[5], [-1]]),
     "id_to_token": lambda tok, enc: tok.id_to_token(-1),
+    "Encoding.truncate": lambda tok, enc: enc.truncate(-1),
+    "Encoding.truncate stride": lambda tok, enc: enc.truncate(3, stride=-1),
+    "Encoding.pad": lambda tok, enc: enc.pad(-1),
+    "Encoding.pad pad_id": lambda tok, enc: enc.pad(40, pad_id=-1),
+    "enable_truncation": lambda tok, enc: tok.enable_truncation(-1),
+    "enable_truncation stride": lambda tok, enc: tok.enable_truncation(5, stride=-1),
+    "enable_padding length": lambda tok, enc: tok.enable_padding(length=-1),
+    "enable_padding multiple": lambda tok, enc: tok.enable_padding(pad_to_multiple_of=-1),
+    "enable_padding pad_id": lambda tok, enc: tok.enable_padding(pad_id=-1),
 }
 
 

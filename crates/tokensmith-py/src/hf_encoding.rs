@@ -423,6 +423,19 @@ impl EncodingResult {
         pad_token: &str,
     ) -> PyResult<()> {
         let direction = parse_direction("pad", direction, Error::Padding).py_err(py)?;
+        for (option, value) in [
+            ("length", length),
+            ("pad_id", pad_id),
+            ("pad_type_id", pad_type_id),
+        ] {
+            if value < 0 {
+                return Err(new_error(
+                    py,
+                    "PaddingRangeError",
+                    format!("padding {option} must not be negative, got {value}"),
+                ));
+            }
+        }
         let pad_token = pad_token.to_string();
         let padding = Padding::to_length(length, direction, pad_id, pad_type_id, pad_token);
         let padding = padding.py_err(py)?;
@@ -442,13 +455,15 @@ impl EncodingResult {
         let direction = parse_direction("truncate", direction, Error::Truncation).py_err(py)?;
         let number = |option: &str, value: i64| {
             usize::try_from(value).map_err(|_| {
-                Error::Truncation(format!(
-                    "truncate: {option} must not be negative, got {value}"
-                ))
+                new_error(
+                    py,
+                    "TruncationRangeError",
+                    format!("truncate: {option} must not be negative, got {value}"),
+                )
             })
         };
-        let max_length = number("max_length", max_length).py_err(py)?;
-        let stride = number("stride", stride).py_err(py)?;
+        let max_length = number("max_length", max_length)?;
+        let stride = number("stride", stride)?;
         truncate(self.full(py)?, max_length, stride, direction).py_err(py)
     }
 }
