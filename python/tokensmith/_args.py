@@ -9,7 +9,7 @@ says what was wrong in the user's terms.
 >>> ids_error("abc", TypeError("Can't extract `str` to `Vec`"))
 ArgumentTypeError('tokens must be a list of int token ids, not a str')
 >>> ids_error([1, -1], OverflowError())
-UnknownTokenIdError('token id -1 (tokens[1]) is out of range: ids are 0 to 4294967295')
+TokenIdRangeError('token id -1 (tokens[1]) is out of range: ids are 0 to 4294967295')
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Any
 from tokensmith.errors import (
     ArgumentTypeError,
     InvalidArgumentError,
+    TokenIdRangeError,
     TokensmithError,
-    UnknownTokenIdError,
 )
 
 __all__ = ["check_count", "check_threads", "ids_error", "texts_error"]
@@ -41,7 +41,7 @@ def ids_error(tokens: Any, error: BaseException, what: str = "tokens") -> BaseEx
         except TypeError:
             return ArgumentTypeError(f"{what}[{i}] is {_name(token)}, not an int token id")
         if not 0 <= value <= _MAX_ID:
-            return UnknownTokenIdError(
+            return TokenIdRangeError(
                 f"token id {value} ({what}[{i}]) is out of range: ids are 0 to {_MAX_ID}"
             )
     return error

@@ -104,6 +104,7 @@ def train_bpe_chars(
     progress_every: int = 100,
     normalizer: str | None = None,
     scoring: Literal["frequency", "likelihood"] = "frequency",
+    keep_alphabet: bool = False,
 ) -> tuple[list[str], list[tuple[str, str]]]: ...
 def count_words(texts: Iterable[str], *, pattern: str, chunk_size: int = 4096) -> bytes: ...
 def merge_word_counts(blobs: Sequence[bytes]) -> bytes: ...
@@ -147,6 +148,7 @@ def train_unigram(
     model_type: str = "unigram",
     use_all_vocab: bool = False,
     hard_vocab_limit: bool = True,
+    seeds_per_distinct_word: bool = False,
 ) -> CoreSentencePiece: ...
 def count_unigram_words(
     texts: Iterable[str],
@@ -406,6 +408,11 @@ class CoreHfTokenizer:
     def with_encode_special_tokens(self, value: bool) -> CoreHfTokenizer:
         """A copy that encodes special added tokens in the input as plain text, or not."""
     def encode_special_tokens(self) -> bool: ...
+    def with_unigram_sampling(
+        self, alpha: float | None, nbest_size: int | None
+    ) -> CoreHfTokenizer:
+        """A copy whose Unigram model samples with HF's alpha and nbest_size."""
+    def unigram_sampling(self) -> tuple[float, int | None] | None: ...
 
 def count_words_bounded(
     texts: Iterable[str],

@@ -72,6 +72,11 @@ class UnknownTokenIdError(TokensmithError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class TokenIdRangeError(UnknownTokenIdError, OverflowError):
+    """A token id below 0 or above 2**32 - 1 (``decode([-1])``): also an ``OverflowError``,
+    which HF ``tokenizers`` and tiktoken raise there, so ``except OverflowError`` works."""
+
+
 class PieceIdOutOfRangeError(UnknownTokenIdError, IndexError):
     """A SentencePiece piece id outside the vocabulary: an ``IndexError``, as sentencepiece
     raises, and an :class:`UnknownTokenIdError` like a bad id of the other faces."""
@@ -217,6 +222,19 @@ class InvalidArgumentError(TokensmithError, ValueError):
     ``alpha`` below 0); the message names the argument."""
 
 
+class IndexRangeError(InvalidArgumentError, OverflowError):
+    """A position or index argument below 0 or too large (``token_to_chars(-1)``,
+    ``char_to_token(-1)``): also an ``OverflowError``, which HF ``tokenizers`` raises there."""
+
+
+class TruncationRangeError(TruncationError, OverflowError):
+    """A negative truncation length or stride: also an ``OverflowError``, as HF raises."""
+
+
+class PaddingRangeError(PaddingError, OverflowError):
+    """A negative padding length, multiple or id: also an ``OverflowError``, as HF raises."""
+
+
 class InternalError(TokensmithError, RuntimeError):
     """A bug in tokensmith (a worker thread that stopped on an internal error); the message
     says what and asks for a report."""
@@ -244,6 +262,7 @@ __all__ = [
     "EmptyCorpusError",
     "EncodeInputError",
     "EncodingPluginError",
+    "IndexRangeError",
     "InexpressibleComponentError",
     "InputNotFoundError",
     "InputReadError",
@@ -260,12 +279,15 @@ __all__ = [
     "OutputDirError",
     "OutputWriteError",
     "PaddingError",
+    "PaddingRangeError",
     "PatternError",
     "PieceIdOutOfRangeError",
     "SentencePieceOptionError",
+    "TokenIdRangeError",
     "TokenizerJsonError",
     "TokensmithError",
     "TruncationError",
+    "TruncationRangeError",
     "UnknownEncodingError",
     "UnknownFormatError",
     "UnknownModelError",

@@ -66,7 +66,11 @@ from tokensmith.components.tokenizer_async import TokenizerAsync
 from tokensmith.components.tokenizer_post import TokenizerPost
 from tokensmith.components.tokenizer_queries import TokenizerQueries
 from tokensmith.components.training import TokenizerTraining
-from tokensmith.errors import ArgumentTypeError, PaddingError, TruncationError
+from tokensmith.errors import (
+    ArgumentTypeError,
+    PaddingRangeError,
+    TruncationRangeError,
+)
 from tokensmith.limits import exceeded, get_limit
 
 if TYPE_CHECKING:
@@ -108,7 +112,7 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
         if isinstance(core, Model):
             json = model_json(core)
             # An UnbuiltCore stands in for a core the JSON cannot build yet.
-            core = cast(CoreHfTokenizer, build_core(json))
+            core = cast(CoreHfTokenizer, build_core(json, core._sampling()))
         self._core: CoreHfTokenizer = core
         self._json = json
         self._config: TokenizerConfig | None = None
@@ -329,8 +333,8 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
                 later when a strategy cannot be satisfied (``only_second`` without a pair,
                 a sequence too short to lose enough tokens), with HF's reasons.
         """
-        check_count("max_length", max_length, TruncationError)
-        check_count("stride", stride, TruncationError)
+        check_count("max_length", max_length, TruncationRangeError)
+        check_count("stride", stride, TruncationRangeError)
         self._core = self._core.with_truncation(max_length, stride, strategy, direction)
         self._set_json_truncation()
 
@@ -395,12 +399,19 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
         (None, 'right')
 
         Raises:
-            PaddingError: an unknown direction, or a negative length, multiple or id (the
-                message names the option).
+            PaddingError: an unknown direction, or (``PaddingRangeError``, also an
+                ``OverflowError`` as in HF) a negative length, multiple or id; the message
+                names the option.
         """
-        for option, value in (("length", length), ("pad_to_multiple_of", pad_to_multiple_of)):
+        counts = (
+            ("length", length),
+            ("pad_to_multiple_of", pad_to_multiple_of),
+            ("pad_id", pad_id),
+            ("pad_type_id", pad_type_id),
+        )
+        for option, value in counts:
             if value is not None:
-                check_count(f"padding {option}", value, PaddingError)
+                check_count(f"padding {option}", value, PaddingRangeError)
         self._core = self._core.with_padding(
             True, length, direction, pad_id, pad_type_id, pad_token, pad_to_multiple_of
         )
@@ -496,9 +507,15 @@ class Tokenizer(ComponentSlots, TokenizerQueries, TokenizerTraining, TokenizerAs
         num_threads: int = _DEFAULT_THREADS,
     ) -> list[str]:
         """Decodes each id list as :meth:`decode` does, on up to ``num_threads`` threads."""
-        return self._core.decode_batch(
-            [list(s) for s in sequences], skip_special_tokens, num_threads
-        )
+        lists = [list(s) for s in sequences]
+        try:
+            return self._core.decode_batch(lists, skip_special_tokens, num_threads)
+        except (TypeError, OverflowError) as e:
+            for i, ids in enumerate(lists):
+                error = ids_error(ids, e, f"sequences[{i}]")
+                if error is not e:
+                    raise error from None
+            raise
 
     def token_to_id(self, token: str) -> int | None:
         return self._core.token_to_id(token)

@@ -1,4 +1,4 @@
-"""A WordLevel or WordPiece file whose ``unk_token`` is not in its vocabulary loads, as in
+"""A WordLevel, WordPiece or BPE file whose ``unk_token`` is not in its vocabulary loads, as in
 HF, and a text fails only where HF's fails: at a word that needs the unknown token, with a
 :class:`~tokensmith.TokenizerJsonError` whose ``json_path`` is ``model.unk_token``. Every
 other text gives HF's ids, tokens and offsets. The files are trained by HF on part of the
@@ -23,6 +23,9 @@ def hf_file(kind: str, tmp_path: Path) -> Path:
     if kind == "WordLevel":
         tok = lib.Tokenizer(lib.models.WordLevel(unk_token="[UNK]"))
         trainer: Any = lib.trainers.WordLevelTrainer(vocab_size=3000, show_progress=False)
+    elif kind == "BPE":
+        tok = lib.Tokenizer(lib.models.BPE(unk_token="[UNK]"))
+        trainer = lib.trainers.BpeTrainer(vocab_size=400, show_progress=False)
     else:
         tok = lib.Tokenizer(lib.models.WordPiece(unk_token="[UNK]", max_input_chars_per_word=12))
         trainer = lib.trainers.WordPieceTrainer(vocab_size=400, show_progress=False)
@@ -35,7 +38,7 @@ def hf_file(kind: str, tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("kind", ["WordLevel", "WordPiece"])
+@pytest.mark.parametrize("kind", ["WordLevel", "WordPiece", "BPE"])
 def test_fails_only_where_hf_fails(kind: str, tmp_path: Path) -> None:
     path = hf_file(kind, tmp_path)
     hf = tokenizers.Tokenizer.from_file(str(path))
@@ -66,7 +69,7 @@ def encodes(hf: Any, text: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize("kind", ["WordLevel", "WordPiece"])
+@pytest.mark.parametrize("kind", ["WordLevel", "WordPiece", "BPE"])
 def test_a_batch_with_one_unknown_word_fails(kind: str, tmp_path: Path) -> None:
     path = hf_file(kind, tmp_path)
     ours = tokensmith.Tokenizer.from_file(path)
@@ -87,4 +90,16 @@ def test_components_model_without_unk_token() -> None:
     hf = tokenizers.models.WordPiece({"a": 0, "##b": 1}, unk_token="[UNK]")
     assert [t.value for t in hf.tokenize("ab")] == ["a", "##b"]
     with pytest.raises(Exception, match="Missing"):
+        hf.tokenize("abc")
+
+
+def test_components_bpe_without_unk_token() -> None:
+    vocab, merges = {"a": 0, "b": 1, "ab": 2}, [("a", "b")]
+    model = tokensmith.models.BPE(vocab, merges, unk_token="[UNK]")
+    assert [t.value for t in model.tokenize("abab")] == ["ab", "ab"]
+    with pytest.raises(tokensmith.TokenizerJsonError, match="model.unk_token"):
+        model.tokenize("abc")
+    hf = tokenizers.models.BPE(vocab, merges, unk_token="[UNK]")
+    assert [t.value for t in hf.tokenize("abab")] == ["ab", "ab"]
+    with pytest.raises(Exception, match="not found in the vocabulary"):
         hf.tokenize("abc")

@@ -15,7 +15,7 @@ use tokensmith_core::hf::padding::Padding;
 use tokensmith_core::hf::truncation::{truncate, Direction};
 use tokensmith_core::hf::HfEncoding;
 
-use crate::errors::{value_error, IntoPyResult};
+use crate::errors::{new_error, value_error, IntoPyResult};
 use crate::hf_tokenizer::CoreHfTokenizer;
 use crate::int_cache::IntCache;
 
@@ -423,6 +423,19 @@ impl EncodingResult {
         pad_token: &str,
     ) -> PyResult<()> {
         let direction = parse_direction("pad", direction, Error::Padding).py_err(py)?;
+        for (option, value) in [
+            ("length", length),
+            ("pad_id", pad_id),
+            ("pad_type_id", pad_type_id),
+        ] {
+            if value < 0 {
+                return Err(new_error(
+                    py,
+                    "PaddingRangeError",
+                    format!("padding {option} must not be negative, got {value}"),
+                ));
+            }
+        }
         let pad_token = pad_token.to_string();
         let padding = Padding::to_length(length, direction, pad_id, pad_type_id, pad_token);
         let padding = padding.py_err(py)?;
@@ -442,13 +455,15 @@ impl EncodingResult {
         let direction = parse_direction("truncate", direction, Error::Truncation).py_err(py)?;
         let number = |option: &str, value: i64| {
             usize::try_from(value).map_err(|_| {
-                Error::Truncation(format!(
-                    "truncate: {option} must not be negative, got {value}"
-                ))
+                new_error(
+                    py,
+                    "TruncationRangeError",
+                    format!("truncate: {option} must not be negative, got {value}"),
+                )
             })
         };
-        let max_length = number("max_length", max_length).py_err(py)?;
-        let stride = number("stride", stride).py_err(py)?;
+        let max_length = number("max_length", max_length)?;
+        let stride = number("stride", stride)?;
         truncate(self.full(py)?, max_length, stride, direction).py_err(py)
     }
 }
@@ -469,11 +484,13 @@ fn parse_direction(
     }
 }
 
-/// `value` as an index, or the error naming `method`'s `argument` when it is negative.
+/// `value` as an index, or the error naming `method`'s `argument` when it is negative (an
+/// `IndexRangeError`, an `OverflowError` too, as HF raises).
 fn index(py: Python<'_>, method: &str, argument: &str, value: i64) -> PyResult<usize> {
     usize::try_from(value).map_err(|_| {
-        value_error(
+        new_error(
             py,
+            "IndexRangeError",
             format!("{method}: {argument} must not be negative, got {value}"),
         )
     })
@@ -482,8 +499,9 @@ fn index(py: Python<'_>, method: &str, argument: &str, value: i64) -> PyResult<u
 /// `value` as a word index, or the error naming `method` when it is not a `u32`.
 fn word(py: Python<'_>, method: &str, value: i64) -> PyResult<u32> {
     u32::try_from(value).map_err(|_| {
-        value_error(
+        new_error(
             py,
+            "IndexRangeError",
             format!(
                 "{method}: word_index must be from 0 to {}, got {value}",
                 u32::MAX

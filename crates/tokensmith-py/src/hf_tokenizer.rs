@@ -560,4 +560,18 @@ impl CoreHfTokenizer {
     fn encode_special_tokens(&self) -> bool {
         self.inner.encode_special_tokens()
     }
+
+    /// A copy whose Unigram model samples with HF's `alpha` and `nbest_size` (None or 0:
+    /// the best segmentation); another model is left as it is.
+    #[pyo3(signature = (alpha, nbest_size))]
+    fn with_unigram_sampling(&self, alpha: Option<f64>, nbest_size: Option<usize>) -> Self {
+        let mut inner = self.inner.clone();
+        inner.set_unigram_sampling(alpha, nbest_size);
+        Self { inner }
+    }
+
+    /// The Unigram model's `(alpha, nbest_size)` when it samples, else None.
+    fn unigram_sampling(&self) -> Option<(f64, Option<usize>)> {
+        self.inner.unigram_sampling()
+    }
 }

@@ -21,7 +21,7 @@ type Trained = (Vec<String>, Vec<(String, String)>);
     reserved=Vec::new(), limit_alphabet=None, initial_alphabet=Vec::new(),
     max_token_length=None, continuing_subword_prefix=None, end_of_word_suffix=None,
     variant_order=Vec::new(), compat="hf", chunk_size=4096, progress=None, progress_every=100,
-    normalizer=None, scoring="frequency"
+    normalizer=None, scoring="frequency", keep_alphabet=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_bpe_chars(
@@ -44,6 +44,7 @@ pub fn train_bpe_chars(
     progress_every: usize,
     normalizer: Option<&str>,
     scoring: &str,
+    keep_alphabet: bool,
 ) -> PyResult<Trained> {
     let compat = parse_compat(py, compat)?;
     let scoring = parse_scoring(py, scoring)?;
@@ -56,7 +57,8 @@ pub fn train_bpe_chars(
         .max_token_length(max_token_length)
         .variant_order(variant_order)
         .compat(compat)
-        .scoring(scoring);
+        .scoring(scoring)
+        .keep_alphabet(keep_alphabet);
     if let Some(p) = continuing_subword_prefix {
         trainer = trainer.continuing_subword_prefix(p);
     }

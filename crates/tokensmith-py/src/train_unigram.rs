@@ -42,7 +42,8 @@ use crate::sentencepiece::CoreSentencePiece;
     split_by_whitespace=true, split_by_unicode_script=true, split_by_number=true,
     treat_whitespace_as_suffix=false, add_dummy_prefix=true, remove_extra_whitespaces=true,
     normalization_rule_name="nmt_nfkc", num_threads=0, progress=None, chunk_size=4096,
-    weighted=false, model_type="unigram", use_all_vocab=false, hard_vocab_limit=true
+    weighted=false, model_type="unigram", use_all_vocab=false, hard_vocab_limit=true,
+    seeds_per_distinct_word=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_unigram(
@@ -77,6 +78,7 @@ pub fn train_unigram(
     model_type: &str,
     use_all_vocab: bool,
     hard_vocab_limit: bool,
+    seeds_per_distinct_word: bool,
 ) -> PyResult<CoreSentencePiece> {
     let kind = match model_type {
         "unigram" => Kind::Unigram,
@@ -120,6 +122,7 @@ pub fn train_unigram(
         num_threads,
         use_all_vocab,
         hard_vocab_limit,
+        seeds_per_distinct_word,
         ..UnigramConfig::new(vocab_size)
     };
     config.validate().py_err(py)?;

@@ -79,9 +79,15 @@ def decode(decoder: dict[str, Any], tokens: Sequence[str]) -> str:
     return core.decode([vocab[t] for t in tokens], False)
 
 
-def tokenize(model: dict[str, Any], sequence: str) -> EncodingResult:
-    """``sequence`` encoded by ``model`` alone, as one word."""
-    return CoreHfTokenizer.from_str(dumps({"model": model})).encode(sequence, None, False)
+def tokenize(
+    model: dict[str, Any], sequence: str, sampling: tuple[float | None, int | None] = (None, None)
+) -> EncodingResult:
+    """``sequence`` encoded by ``model`` alone, as one word (a Unigram model sampling with
+    ``sampling``: HF's ``alpha`` and ``nbest_size``)."""
+    core = CoreHfTokenizer.from_str(dumps({"model": model}))
+    if sampling[0] is not None:
+        core = core.with_unigram_sampling(*sampling)
+    return core.encode(sequence, None, False)
 
 
 def word_counts(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tokensmith.components import _run
-from tokensmith.components._base import Component, dumps
+from tokensmith.components._base import Component, dumps, text, text_or_none
 
 __all__ = ["BPE", "Model", "Token", "Unigram", "WordLevel", "WordPiece"]
 
@@ -57,8 +57,12 @@ class Model(Component):
         Raises:
             TokenizerJsonError: the core cannot run this model's settings.
         """
-        enc = _run.tokenize(self.to_json(), sequence)
+        enc = _run.tokenize(self.to_json(), sequence, self._sampling())
         return [Token(i, t, o) for i, t, o in zip(enc.ids, enc.tokens, enc.offsets, strict=True)]
+
+    def _sampling(self) -> tuple[float | None, int | None]:
+        """HF's subword sampling options (Unigram's ``alpha``, ``nbest_size``); none here."""
+        return None, None
 
     def save(self, folder: str | os.PathLike[str], prefix: str | None = None) -> list[str]:
         """Writes the model's files into ``folder`` as HF's ``save`` does (BPE:
@@ -81,9 +85,9 @@ class Model(Component):
                 merges = "".join(f"{a} {b}\n" for a, b in state["merges"])
                 files["merges.txt"] = "#version: 0.2\n" + merges
         paths = []
-        for name, text in files.items():
+        for name, content in files.items():
             path = os.path.join(os.fspath(folder), f"{prefix}-{name}" if prefix else name)
-            write_text_atomic(path, text)
+            write_text_atomic(path, content)
             paths.append(path)
         return paths
 
@@ -160,9 +164,11 @@ class BPE(Model):
         del cache_capacity
         self._init(
             dropout=dropout,
-            unk_token=unk_token,
-            continuing_subword_prefix=continuing_subword_prefix,
-            end_of_word_suffix=end_of_word_suffix,
+            unk_token=text_or_none("unk_token", unk_token),
+            continuing_subword_prefix=text_or_none(
+                "continuing_subword_prefix", continuing_subword_prefix
+            ),
+            end_of_word_suffix=text_or_none("end_of_word_suffix", end_of_word_suffix),
             fuse_unk=bool(fuse_unk),
             byte_fallback=byte_fallback,
             ignore_merges=ignore_merges,
@@ -187,10 +193,38 @@ class BPE(Model):
         return cls(v, m, **kwargs)
 
 
-class Unigram(Model):
-    """Unigram: ``vocab`` is (piece, score) pairs by id; ``unk_id`` the unknown piece's."""
+def _alpha(value: Any) -> float | None:
+    from tokensmith.errors import ArgumentTypeError
 
-    __slots__ = ()
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ArgumentTypeError(f"alpha must be a float or None, not {type(value).__name__}")
+    return float(value)
+
+
+def _nbest_size(value: Any) -> int | None:
+    from tokensmith.errors import ArgumentTypeError, IndexRangeError
+
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ArgumentTypeError(f"nbest_size must be an int or None, not {type(value).__name__}")
+    if value < 0:
+        raise IndexRangeError(f"nbest_size must not be negative, got {value}")
+    return value
+
+
+class Unigram(Model):
+    """Unigram: ``vocab`` is (piece, score) pairs by id; ``unk_id`` the unknown piece's.
+
+    ``alpha`` and ``nbest_size`` are HF's subword sampling: with ``alpha`` set (and not 0)
+    each word's segmentation is drawn at random, among all of them or, with ``nbest_size``
+    above 0, among that many best ones, as HF draws it (``hf/unigram/sample.rs``). As in
+    HF they are not saved in the JSON, so a pickled or saved tokenizer does not sample.
+    """
+
+    __slots__ = ("_options",)
     _type = "Unigram"
 
     def __init__(
@@ -201,27 +235,41 @@ class Unigram(Model):
         alpha: float | None = None,
         nbest_size: int | None = None,
     ) -> None:
-        from tokensmith.errors import UnsupportedFeatureError
-
-        if alpha is not None or nbest_size is not None:
-            # HF samples with them and does not save them; the core does not sample.
-            raise UnsupportedFeatureError(
-                "Unigram alpha and nbest_size (subword sampling) are not supported"
-            )
         pieces = [[p, float(s)] for p, s in vocab] if vocab is not None else [["<unk>", 0.0]]
         self._init(
             unk_id=0 if vocab is None else unk_id, vocab=pieces, byte_fallback=bool(byte_fallback)
         )
+        object.__setattr__(self, "_options", (_alpha(alpha), _nbest_size(nbest_size)))
+
+    def _sampling(self) -> tuple[float | None, int | None]:
+        try:
+            options: tuple[float | None, int | None] = object.__getattribute__(self, "_options")
+        except AttributeError:  # built from JSON, which holds no sampling
+            return None, None
+        return options
+
+    def _set_sampling(self, alpha: float | None, nbest_size: int | None) -> None:
+        object.__setattr__(self, "_options", (_alpha(alpha), _nbest_size(nbest_size)))
 
     @property
     def alpha(self) -> float | None:
-        """HF's sampling smoothing: always None here (sampling is refused)."""
-        return None
+        """HF's sampling smoothing (None: the best segmentation); settable."""
+        return self._sampling()[0]
 
     @property
     def nbest_size(self) -> int | None:
-        """HF's sampling n-best size: always None here (sampling is refused)."""
-        return None
+        """HF's sampling n-best size (None or 0: sample among all); settable."""
+        return self._sampling()[1]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "alpha":
+            self._set_sampling(value, self.nbest_size)
+        elif name == "nbest_size":
+            self._set_sampling(self.alpha, value)
+        else:
+            super().__setattr__(name, value)
+            return
+        self._changed()
 
 
 class WordLevel(Model):
@@ -250,6 +298,11 @@ class WordPiece(Model):
 
     __slots__ = ()
     _type = "WordPiece"
+    # HF's WordPiece refuses None for these where its BPE takes it.
+    _setters = {
+        "unk_token": lambda v: text("unk_token", v),
+        "continuing_subword_prefix": lambda v: text("continuing_subword_prefix", v),
+    }
 
     def __init__(
         self,
@@ -260,8 +313,8 @@ class WordPiece(Model):
         continuing_subword_prefix: str = "##",
     ) -> None:
         self._init(
-            unk_token=unk_token,
-            continuing_subword_prefix=continuing_subword_prefix,
+            unk_token=text("unk_token", unk_token),
+            continuing_subword_prefix=text("continuing_subword_prefix", continuing_subword_prefix),
             max_input_chars_per_word=max_input_chars_per_word,
             vocab=dict(vocab or {}),
         )

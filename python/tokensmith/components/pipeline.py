@@ -64,14 +64,26 @@ class UnbuiltCore:
         raise self.error
 
 
-def build_core(text: str) -> CoreHfTokenizer | UnbuiltCore:
-    """The core for ``text``, or a stand-in raising why it cannot be built."""
+def build_core(
+    text: str, sampling: tuple[float | None, int | None] | None = None
+) -> CoreHfTokenizer | UnbuiltCore:
+    """The core for ``text`` (its Unigram model sampling with ``sampling``, HF's ``alpha``
+    and ``nbest_size``, which the JSON does not hold), or a stand-in raising why it cannot
+    be built."""
     from tokensmith.errors import TokenizerJsonError
 
     try:
-        return CoreHfTokenizer.from_str(text)
+        core = CoreHfTokenizer.from_str(text)
     except TokenizerJsonError as e:
         return UnbuiltCore(e)
+    if sampling is not None and sampling[0] is not None:
+        core = core.with_unigram_sampling(*sampling)
+    return core
+
+
+def _sampling_of(core: Any) -> tuple[float | None, int | None] | None:
+    """The sampling a built core's Unigram model does, if any."""
+    return core.unigram_sampling() if isinstance(core, CoreHfTokenizer) else None
 
 
 def _slot(key: str, family: type[C]) -> Any:
@@ -80,6 +92,9 @@ def _slot(key: str, family: type[C]) -> Any:
         if data is None:
             return None
         component = component_from_json(family, data, key)
+        sampling = _sampling_of(self._core)
+        if isinstance(component, Model) and sampling is not None:
+            object.__setattr__(component, "_options", sampling)
         component._adopt(lambda: _set(self, key, family, component))
         return component
 
@@ -108,7 +123,9 @@ def _set(tok: Tokenizer, key: str, family: type[C], value: C | None) -> None:
     data[key] = None if value is None else value.to_json()
     text = json.dumps(data, ensure_ascii=False, indent=2)
     special = tok.encode_special_tokens if isinstance(tok._core, CoreHfTokenizer) else False
-    core = build_core(text)
+    # The model's sampling is not in the JSON: it comes with a new model, else stays.
+    sampling = value._sampling() if isinstance(value, Model) else _sampling_of(tok._core)
+    core = build_core(text, sampling)
     if special and isinstance(core, CoreHfTokenizer):
         core = core.with_encode_special_tokens(True)
     tok._core, tok._json = core, text  # type: ignore[assignment]

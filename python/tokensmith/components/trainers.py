@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tokensmith.added_token import AddedToken
-from tokensmith.components._base import Component, dumps
+from tokensmith.components._base import Component, dumps, text, text_or_none
 
 __all__ = [
     "BpeTrainer",
@@ -120,8 +120,10 @@ class BpeTrainer(Trainer):
             special_tokens=_special(special_tokens),
             limit_alphabet=limit_alphabet,
             initial_alphabet=_alphabet(initial_alphabet),
-            continuing_subword_prefix=continuing_subword_prefix,
-            end_of_word_suffix=end_of_word_suffix,
+            continuing_subword_prefix=text_or_none(
+                "continuing_subword_prefix", continuing_subword_prefix
+            ),
+            end_of_word_suffix=text_or_none("end_of_word_suffix", end_of_word_suffix),
             max_token_length=max_token_length,
             words={},
         )
@@ -152,6 +154,8 @@ class WordPieceTrainer(Trainer):
         end_of_word_suffix: str | None = None,
     ) -> None:
         object.__setattr__(self, "_variant_order", ())
+        # HF refuses a None prefix here (its default is "##").
+        text("continuing_subword_prefix", continuing_subword_prefix)
         bpe = BpeTrainer(
             vocab_size=vocab_size,
             min_frequency=min_frequency,

@@ -21,9 +21,11 @@ the trainer for the ids of the ``##x`` tokens, which HF leaves to a hash map's o
 >>> tok.encode("lower").tokens
 ['lower']
 
-Not handled: a ``UnigramTrainer`` (HF's Unigram training is its own EM, not
-sentencepiece's, which tokensmith's Unigram trainer matches; see ``docs/hf_tokenizer.md``)
-and a ``ParityBpeTrainer`` raise :class:`~tokensmith.errors.UnsupportedFeatureError`.
+A :class:`~tokensmith.trainers.UnigramTrainer` on a ``Unigram`` model runs tokensmith's
+Unigram trainer on the pipeline's word counts and lays the result out as HF does (see
+:mod:`tokensmith.components.unigram_training`; its vocabulary is close to HF's, not equal).
+
+Not handled: a ``ParityBpeTrainer`` raises :class:`~tokensmith.errors.UnsupportedFeatureError`.
 """
 
 from __future__ import annotations
@@ -33,13 +35,15 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from tokensmith.components.models import BPE, Model, WordLevel, WordPiece
+from tokensmith.components.models import BPE, Model, Unigram, WordLevel, WordPiece
 from tokensmith.components.trainers import (
     BpeTrainer,
     Trainer,
+    UnigramTrainer,
     WordLevelTrainer,
     WordPieceTrainer,
 )
+from tokensmith.components.unigram_training import train_unigram_model
 
 if TYPE_CHECKING:
     from tokensmith.hf_tokenizer import Tokenizer
@@ -82,8 +86,9 @@ class TokenizerTraining:
         Raises:
             InputNotFoundError: a file is missing.
             UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model,
-                WordPieceTrainer on a WordPiece model or WordLevelTrainer on a WordLevel
-                model.
+                WordPieceTrainer on a WordPiece model, UnigramTrainer on a Unigram model
+                or WordLevelTrainer on a WordLevel model.
+            InvalidTrainerOptionError: the trainer's options cannot work on this corpus.
         """
         self._train(_lines(files), trainer)
 
@@ -95,8 +100,9 @@ class TokenizerTraining:
 
         Raises:
             UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model,
-                WordPieceTrainer on a WordPiece model or WordLevelTrainer on a WordLevel
-                model.
+                WordPieceTrainer on a WordPiece model, UnigramTrainer on a Unigram model
+                or WordLevelTrainer on a WordLevel model.
+            InvalidTrainerOptionError: the trainer's options cannot work on this corpus.
         """
         del length
         self._train(_flatten(iterator), trainer)
@@ -114,10 +120,13 @@ class TokenizerTraining:
             trained = _train_word_piece(tok, model, trainer, texts)
         elif isinstance(model, WordLevel) and isinstance(trainer, WordLevelTrainer):
             trained = _train_word_level(tok, model, trainer, texts)
+        elif isinstance(model, Unigram) and isinstance(trainer, UnigramTrainer):
+            trained = train_unigram_model(tok, model, trainer, texts)
         else:
             raise UnsupportedFeatureError(
                 f"Tokenizer.train runs a BpeTrainer on a BPE model, a WordPieceTrainer on a "
-                f"WordPiece model or a WordLevelTrainer on a WordLevel model; got a "
+                f"WordPiece model, a UnigramTrainer on a Unigram model or a WordLevelTrainer "
+                f"on a WordLevel model; got a "
                 f"{type(trainer).__name__} on a {type(model).__name__} model"
             )
         tok.model = trained
@@ -155,6 +164,7 @@ def _run_bpe(
         end_of_word_suffix=opts["end_of_word_suffix"],
         variant_order=list(variant_order),
         compat="hf",
+        keep_alphabet=True,
     )
 
 

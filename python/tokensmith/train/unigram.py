@@ -144,9 +144,9 @@ def train_unigram(
         address: The Ray cluster to join with ``engine="ray"``; default: start a local one.
         use_all_vocab: ``"char"`` and ``"word"`` only: keep every character (word) seen,
             whatever ``vocab_size`` and ``character_coverage`` say.
-        hard_vocab_limit: ``"word"`` only: when False, fewer words than ``vocab_size`` make
-            a smaller vocabulary instead of an error (a ``"char"`` model is never held to
-            ``vocab_size``).
+        hard_vocab_limit: when False, a corpus too small for ``vocab_size`` gives a smaller
+            vocabulary instead of an error (``"unigram"``: every piece the EM keeps;
+            ``"word"``: every word seen; a ``"char"`` model is never held to ``vocab_size``).
 
     Raises:
         EmptyCorpusError: the texts hold no sentence.

@@ -7,6 +7,8 @@
 //! fused into one with `fuse_unk`). Then the adjacent pair with the lowest merge rank is
 //! merged, the leftmost first, until no pair has a merge. Each token's span is counted in
 //! characters of the word; a byte token spans the whole character its byte came from.
+//! As in HF, an `unk_token` missing from the vocabulary is accepted: only a word that needs
+//! it fails ([`super::model::missing_unknown`]).
 //!
 //! ```
 //! use tokensmith_core::hf::bpe::Bpe;
@@ -17,7 +19,7 @@
 //!     .build(merges.iter().map(|&(a, b)| (a.to_string(), b.to_string())).collect())
 //!     .unwrap();
 //! let chars: Vec<char> = "abc".chars().collect();
-//! assert_eq!(bpe.tokenize(&chars), vec![(4, 0, 3)]);
+//! assert_eq!(bpe.tokenize(&chars).unwrap(), vec![(4, 0, 3)]);
 //! ```
 //!
 //! With `dropout` p (BPE-dropout), each merge about to be applied is skipped with
@@ -35,6 +37,7 @@
 //! when the model is built): no merge can then join two pieces, so merges in one piece never
 //! meet those of another, and the lowest-rank-leftmost order within each piece is unchanged.
 
+use super::model::missing_unknown;
 use super::word_cache::{Tokens, WordCache};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
@@ -50,6 +53,8 @@ pub struct Bpe {
     /// `(left, right)` -> `(rank, merged id)`.
     merges: FxHashMap<(u32, u32), (u32, u32)>,
     unk: Option<(String, u32)>,
+    /// An `unk_token` that is not in the vocabulary: a word that needs it fails.
+    missing_unk: Option<String>,
     options: Options,
     /// The id of each character below [`PLAIN_CHARS`] as a token of its own (no prefix or
     /// suffix), `NONE` when it has none: most symbols are found here without a string.
@@ -153,15 +158,12 @@ impl BpeBuilder {
             }
             p => p.filter(|&p| p > 0.0),
         };
-        let unk = match self.unk {
-            None => None,
-            Some(u) => {
-                let id = *self.vocab.get(&u).ok_or_else(|| Error::TokenizerJson {
-                    path: "model.unk_token".into(),
-                    message: format!("{u:?} is not in model.vocab"),
-                })?;
-                Some((u, id))
-            }
+        let (unk, missing_unk) = match self.unk {
+            None => (None, None),
+            Some(u) => match self.vocab.get(&u) {
+                Some(&id) => (Some((u, id)), None),
+                None => (None, Some(u)),
+            },
         };
         let plain_ids = (0..PLAIN_CHARS)
             .map(|c| {
@@ -184,6 +186,7 @@ impl BpeBuilder {
             vocab: self.vocab,
             merges: table,
             unk,
+            missing_unk,
             plain_ids,
             cut_at_meta,
             options: Options {
@@ -236,23 +239,36 @@ impl Bpe {
     }
 
     /// The tokens of one word: `(id, start, end)` with spans in characters of `word`.
-    pub fn tokenize(&self, word: &[char]) -> Vec<(u32, usize, usize)> {
+    ///
+    /// # Errors
+    /// The word needs the unknown token and the vocabulary lacks it.
+    pub fn tokenize(&self, word: &[char]) -> Result<Vec<(u32, usize, usize)>> {
         let mut out = Vec::new();
-        self.tokenize_into(word, &mut out);
-        out
+        self.tokenize_into(word, &mut out)?;
+        Ok(out)
     }
 
-    /// Appends the tokens of one word to `out`, as [`Self::tokenize`] gives them.
-    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) {
+    /// Appends the tokens of one word to `out`, as [`Self::tokenize`] gives them; on an
+    /// error `out` is as it was.
+    ///
+    /// # Errors
+    /// As [`Self::tokenize`].
+    pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
         if self.options.dropout.is_some() {
-            out.extend(self.tokenize_uncached(word));
+            out.extend(self.tokenize_uncached(word)?);
         } else if self.cut_at_meta {
+            let before = out.len();
             let mut start = 0;
             for end in 1..=word.len() {
                 if end == word.len() || (word[end] == META && word[end - 1] != META) {
                     let first = out.len();
-                    self.cache
-                        .tokenize_into(&word[start..end], out, |w| self.tokenize_uncached(w));
+                    let done = self
+                        .cache
+                        .try_tokenize_into(&word[start..end], out, |w| self.tokenize_uncached(w));
+                    if let Err(e) = done {
+                        out.truncate(before);
+                        return Err(e);
+                    }
                     for token in &mut out[first..] {
                         token.1 += start;
                         token.2 += start;
@@ -262,29 +278,30 @@ impl Bpe {
             }
         } else {
             self.cache
-                .tokenize_into(word, out, |w| self.tokenize_uncached(w));
+                .try_tokenize_into(word, out, |w| self.tokenize_uncached(w))?;
         }
+        Ok(())
     }
 
-    fn tokenize_uncached(&self, word: &[char]) -> Tokens {
+    fn tokenize_uncached(&self, word: &[char]) -> Result<Tokens> {
         if word.is_empty() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         if self.options.ignore_merges && self.options.dropout.is_none() {
             let whole: String = word.iter().collect();
             if let Some(&id) = self.vocab.get(&whole) {
-                return vec![(id, 0, word.len())];
+                return Ok(vec![(id, 0, word.len())]);
             }
         }
-        let mut symbols = self.initial_symbols(word);
+        let mut symbols = self.initial_symbols(word)?;
         match self.options.dropout {
             Some(p) => self.merge_by_queue(&mut symbols, || uniform() < p),
             None => self.merge_all(&mut symbols),
         }
-        symbols.iter().map(|s| (s.id, s.start, s.end)).collect()
+        Ok(symbols.iter().map(|s| (s.id, s.start, s.end)).collect())
     }
 
-    fn initial_symbols(&self, word: &[char]) -> Vec<Symbol> {
+    fn initial_symbols(&self, word: &[char]) -> Result<Vec<Symbol>> {
         let mut out: Vec<Symbol> = Vec::with_capacity(word.len());
         let mut unk: Option<Symbol> = None;
         let mut s = String::new();
@@ -335,6 +352,9 @@ impl Bpe {
                     continue;
                 }
             }
+            if let Some(token) = &self.missing_unk {
+                return Err(missing_unknown("unk_token", &format!("{token:?}"), word));
+            }
             if let Some((_, unk_id)) = &self.unk {
                 unk = match unk {
                     Some(mut u) if self.options.fuse_unk => {
@@ -353,7 +373,7 @@ impl Bpe {
             }
         }
         out.extend(unk);
-        out
+        Ok(out)
     }
 
     /// Merges the lowest-ranked adjacent pair, the leftmost first, until none is left.
@@ -471,7 +491,7 @@ fn joins_at_meta(token: &str) -> bool {
 }
 
 /// A uniform draw in `[0, 1)` (24 bits) from this thread's xorshift64* generator.
-fn uniform() -> f32 {
+pub(crate) fn uniform() -> f32 {
     thread_local! {
         static STATE: Cell<u64> = Cell::new(seed());
     }
@@ -518,7 +538,10 @@ mod tests {
             .build(vec![])
             .unwrap();
         let word: Vec<char> = "axyb".chars().collect();
-        assert_eq!(bpe.tokenize(&word), [(1, 0, 1), (0, 1, 3), (2, 3, 4)]);
+        assert_eq!(
+            bpe.tokenize(&word).unwrap(),
+            [(1, 0, 1), (0, 1, 3), (2, 3, 4)]
+        );
         let bpe = model(&tokens)
             .unk_token(Some("<unk>".into()))
             .byte_fallback(true)
@@ -526,7 +549,7 @@ mod tests {
             .unwrap();
         let word: Vec<char> = "éxx".chars().collect();
         assert_eq!(
-            bpe.tokenize(&word),
+            bpe.tokenize(&word).unwrap(),
             [(3, 0, 1), (4, 0, 1), (0, 1, 2), (0, 2, 3)]
         );
     }
@@ -539,7 +562,7 @@ mod tests {
             .build(merges(&[("##b", "##c"), ("a", "##bc")]))
             .unwrap();
         let word: Vec<char> = "abc".chars().collect();
-        assert_eq!(bpe.tokenize(&word), [(4, 0, 3)]);
+        assert_eq!(bpe.tokenize(&word).unwrap(), [(4, 0, 3)]);
         let e = model(&tokens).build(merges(&[("a", "x")])).unwrap_err();
         assert!(e.to_string().contains("model.merges[0]"), "{e}");
     }
@@ -570,7 +593,7 @@ mod tests {
                     ['a', 'b', 'c', 'd'][(seed >> 16) as usize % 4]
                 })
                 .collect();
-            let start = bpe.initial_symbols(&word);
+            let start = bpe.initial_symbols(&word).unwrap();
             let mut by_queue = start.clone();
             bpe.merge_by_queue(&mut by_queue, || false);
             let mut by_scan = start;
@@ -619,10 +642,10 @@ mod tests {
                     ['▁', 'a', 'b', 'x', 'é', '▁', 'a'][(seed >> 16) as usize % 7]
                 })
                 .collect();
-            let whole = cut.tokenize_uncached(&word);
+            let whole = cut.tokenize_uncached(&word).unwrap();
             // Twice: from the merges, then from the cache.
-            assert_eq!(cut.tokenize(&word), whole, "length {len}");
-            assert_eq!(cut.tokenize(&word), whole, "length {len}");
+            assert_eq!(cut.tokenize(&word).unwrap(), whole, "length {len}");
+            assert_eq!(cut.tokenize(&word).unwrap(), whole, "length {len}");
         }
     }
 
@@ -634,9 +657,9 @@ mod tests {
             .build(merges(&[("a", "b")]))
             .unwrap();
         let word: Vec<char> = "aba".chars().collect();
-        assert_eq!(bpe.tokenize(&word), [(4, 0, 3)]);
+        assert_eq!(bpe.tokenize(&word).unwrap(), [(4, 0, 3)]);
         let word: Vec<char> = "bab".chars().collect();
-        assert_eq!(bpe.tokenize(&word), [(1, 0, 1), (2, 1, 3)]);
+        assert_eq!(bpe.tokenize(&word).unwrap(), [(1, 0, 1), (2, 1, 3)]);
     }
 
     #[test]
@@ -652,10 +675,10 @@ mod tests {
                 .build(merges.clone())
                 .unwrap()
         };
-        assert_eq!(build(None).tokenize(&chars), [(3, 0, 4)]);
-        assert_eq!(build(Some(0.0)).tokenize(&chars), [(3, 0, 4)]);
+        assert_eq!(build(None).tokenize(&chars).unwrap(), [(3, 0, 4)]);
+        assert_eq!(build(Some(0.0)).tokenize(&chars).unwrap(), [(3, 0, 4)]);
         let every_char = [(0, 0, 1), (1, 1, 2), (0, 2, 3), (1, 3, 4)];
-        assert_eq!(build(Some(1.0)).tokenize(&chars), every_char);
+        assert_eq!(build(Some(1.0)).tokenize(&chars).unwrap(), every_char);
         assert!(Bpe::builder(vocab.clone())
             .dropout(Some(1.5))
             .build(merges.clone())
@@ -663,7 +686,7 @@ mod tests {
         // At p = 0.5 every outcome still spells the word.
         let half = build(Some(0.5));
         for _ in 0..50 {
-            let tokens = half.tokenize(&chars);
+            let tokens = half.tokenize(&chars).unwrap();
             assert_eq!(tokens.first().map(|t| t.1), Some(0));
             assert!(tokens.windows(2).all(|w| w[0].2 == w[1].1));
             assert_eq!(tokens.last().map(|t| t.2), Some(4));
@@ -680,11 +703,11 @@ mod tests {
             .unwrap();
         let word: Vec<char> = "abxy".chars().collect();
         let expected = [(3, 0, 2), (0, 2, 4)];
-        assert_eq!(bpe.tokenize(&word), expected);
+        assert_eq!(bpe.tokenize(&word).unwrap(), expected);
         assert_eq!(bpe.cache.len(), 1);
         let copy = bpe.clone();
         assert!(copy.cache.is_empty());
-        assert_eq!(copy.tokenize(&word), expected);
+        assert_eq!(copy.tokenize(&word).unwrap(), expected);
     }
 
     #[test]

@@ -38,10 +38,7 @@ impl Model {
     pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
         match self {
             Model::WordPiece(m) => m.tokenize_into(word, out),
-            Model::Bpe(m) => {
-                m.tokenize_into(word, out);
-                Ok(())
-            }
+            Model::Bpe(m) => m.tokenize_into(word, out),
             Model::Unigram(m) => m.tokenize_into(word, out),
             Model::WordLevel(m) => m.tokenize_into(word, out),
         }

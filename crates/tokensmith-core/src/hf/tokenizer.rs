@@ -415,6 +415,28 @@ impl HfTokenizer {
         self.added.set_encode_special_tokens(value);
         self.refresh_added();
     }
+
+    /// Sets a Unigram model's subword sampling ([`HfUnigram::set_sampling`]); not saved in
+    /// the JSON, as in HF. Returns false (and changes nothing) for another model.
+    ///
+    /// [`HfUnigram::set_sampling`]: super::unigram::HfUnigram::set_sampling
+    pub fn set_unigram_sampling(&mut self, alpha: Option<f64>, nbest: Option<usize>) -> bool {
+        match &mut self.model {
+            Model::Unigram(m) => {
+                m.set_sampling(alpha, nbest);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A Unigram model's `(alpha, nbest_size)` when it samples.
+    pub fn unigram_sampling(&self) -> Option<(f64, Option<usize>)> {
+        match &self.model {
+            Model::Unigram(m) => m.sampling(),
+            _ => None,
+        }
+    }
 }
 
 /// `content` as `normalizer` spells it (unchanged without one).

@@ -32,7 +32,11 @@
 //! fails ("unknown token but `unk_id` is missing"), and so does [`HfUnigram::tokenize`]
 //! ([`super::model::missing_unknown`]).
 //!
-//! Not handled: subword regularization (`alpha`, `nbest_size` are not file options in HF).
+//! Subword sampling (HF's `alpha` and `nbest_size`, which are not file options in HF) is set
+//! with [`HfUnigram::set_sampling`] and drawn as HF draws it ([`sample`]); sampled words are
+//! not cached.
+
+mod sample;
 
 use super::model::missing_unknown;
 use super::word_cache::WordCache;
@@ -52,6 +56,8 @@ pub struct HfUnigram {
     min_score: f64,
     byte_fallback: bool,
     cache: WordCache,
+    /// HF's `alpha` (not 0) and `nbest_size`, when words are sampled.
+    sampling: Option<(f64, Option<usize>)>,
 }
 
 #[derive(Clone, Copy)]
@@ -93,7 +99,20 @@ impl HfUnigram {
             min_score,
             byte_fallback,
             cache: WordCache::default(),
+            sampling: None,
         })
+    }
+
+    /// Samples each word's segmentation with smoothing `alpha` among all of them, or among
+    /// the `nbest` best when it is above 0 (HF's `Unigram(alpha=, nbest_size=)`); `alpha`
+    /// None or 0 gives the best segmentation, as in HF.
+    pub fn set_sampling(&mut self, alpha: Option<f64>, nbest: Option<usize>) {
+        self.sampling = alpha.filter(|&a| a != 0.0).map(|a| (a, nbest));
+    }
+
+    /// HF's `alpha` and `nbest_size` as set by [`Self::set_sampling`] (None when not sampling).
+    pub fn sampling(&self) -> Option<(f64, Option<usize>)> {
+        self.sampling
     }
 
     /// The vocabulary (piece -> id).
@@ -133,14 +152,33 @@ impl HfUnigram {
     /// # Errors
     /// As [`Self::tokenize`] (then `out` is as it was).
     pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
+        if let Some((alpha, nbest)) = self.sampling {
+            let text: String = word.iter().collect();
+            let spans = self.sample_spans(&text, alpha, nbest);
+            out.extend(self.tokens_of(word, &text, spans)?);
+            return Ok(());
+        }
         self.cache
             .try_tokenize_into(word, out, |w| self.tokenize_uncached(w))
     }
 
     fn tokenize_uncached(&self, word: &[char]) -> Result<Vec<(u32, usize, usize)>> {
-        let missing = || missing_unknown("unk_id", "no unk_id", word);
         let text: String = word.iter().collect();
-        let spans = self.segment(&text).ok_or_else(missing)?;
+        let spans = self.segment(&text);
+        self.tokens_of(word, &text, spans)
+    }
+
+    /// The tokens of `word` (spelled `text`) from its segmentation `spans` (byte spans with
+    /// their id, `None` for fused unknown nodes), or the error of a word that needed an
+    /// unknown id the model lacks (`spans` is `None`).
+    fn tokens_of(
+        &self,
+        word: &[char],
+        text: &str,
+        spans: Option<Vec<(usize, usize, Option<u32>)>>,
+    ) -> Result<Vec<(u32, usize, usize)>> {
+        let missing = || missing_unknown("unk_id", "no unk_id", word);
+        let spans = spans.ok_or_else(missing)?;
         let mut out = Vec::new();
         // Spans come in order: one walk turns their byte offsets into characters.
         let (mut byte, mut char) = (0, 0);

@@ -66,6 +66,7 @@ pub struct CharBpeTrainer {
     variant_order: Vec<String>,
     compat: Compat,
     scoring: Scoring,
+    keep_alphabet: bool,
 }
 
 shared_setters!(CharBpeTrainer, "characters, prefix and suffix not counted");
@@ -86,7 +87,16 @@ impl CharBpeTrainer {
             variant_order: Vec::new(),
             compat: Compat::Hf,
             scoring: Scoring::Frequency,
+            keep_alphabet: false,
         }
+    }
+
+    /// A `vocab_size` below the special and reserved tokens plus the alphabet keeps them
+    /// all and learns no merge, as HF's `BpeTrainer` does, instead of failing.
+    #[must_use]
+    pub fn keep_alphabet(mut self, on: bool) -> Self {
+        self.keep_alphabet = on;
+        self
     }
 
     /// Tokens given the ids right after the specials that words never use (byte fallback).
@@ -157,7 +167,7 @@ impl CharBpeTrainer {
             ));
         }
         let fixed = self.special_tokens.len() + self.reserved.len();
-        if self.vocab_size <= fixed {
+        if self.vocab_size <= fixed && !self.keep_alphabet {
             return Err(Error::InvalidOption(format!(
                 "vocab_size={} leaves no room beside the {fixed} special and reserved tokens; \
                  use vocab_size > {fixed}",
@@ -187,7 +197,7 @@ impl CharBpeTrainer {
         let alphabet = self.alphabet(&words);
         let fixed = self.special_tokens.len() + self.reserved.len();
         let floor = fixed + alphabet.len();
-        if self.vocab_size < floor {
+        if self.vocab_size < floor && !self.keep_alphabet {
             return Err(Error::InvalidOption(format!(
                 "vocab_size={} is smaller than the alphabet of {} characters plus {fixed} \
                  special and reserved tokens; use vocab_size >= {floor} or a smaller \
@@ -200,7 +210,11 @@ impl CharBpeTrainer {
         if self.scoring == Scoring::Likelihood {
             state.use_likelihood();
         }
-        let merges = state.run(self.vocab_size - fixed, self.min_frequency, progress);
+        let merges = state.run(
+            self.vocab_size.saturating_sub(fixed),
+            self.min_frequency,
+            progress,
+        );
         let text = |id: Sym| -> String {
             // Every token is a concatenation of whole characters and the prefix/suffix.
             String::from_utf8_lossy(&state.tokens()[id as usize]).into_owned()
@@ -406,6 +420,14 @@ mod tests {
             .train(&words)
             .unwrap_err();
         assert!(e.to_string().contains("vocab_size >= 3"), "{e}");
+        // As HF: the special tokens and the whole alphabet, and no merge.
+        let kept = CharBpeTrainer::new(1)
+            .special_tokens(["<s>"])
+            .keep_alphabet(true)
+            .train(&words)
+            .unwrap();
+        assert_eq!(kept.vocab, ["<s>", "a", "b"]);
+        assert!(kept.merges.is_empty());
         assert!(CharBpeTrainer::new(9)
             .special_tokens(["x"])
             .validate()

@@ -452,9 +452,13 @@ mod tests {
             r#"{"model": {"type": "BPE", "dropout": 1.5, "vocab": {"a": 0}, "merges": []}}"#,
         );
         assert!(e.contains("model.dropout"), "{e}");
-        let e = error_of(
+        // A missing unk_token loads, as in HF; a word that needs it fails.
+        let tok = HfTokenizer::from_json_str(
             r#"{"model": {"type": "BPE", "unk_token": "<unk>", "vocab": {"a": 0}, "merges": []}}"#,
-        );
+        )
+        .unwrap();
+        assert_eq!(tok.encode("aa", None, false).unwrap().ids, [0, 0]);
+        let e = tok.encode("ab", None, false).unwrap_err().to_string();
         assert!(e.contains("model.unk_token"), "{e}");
     }
 

@@ -113,6 +113,13 @@ pub struct UnigramConfig {
     pub normalization: Normalization,
     /// Worker threads (0: one per core). The result does not depend on it.
     pub num_threads: usize,
+    /// sentencepiece's `hard_vocab_limit`: when false, a corpus too small for `vocab_size`
+    /// gives a smaller vocabulary instead of an error (`unigram`: every piece the EM keeps;
+    /// `word`: every word seen).
+    pub hard_vocab_limit: bool,
+    /// Seed substrings are counted once per distinct word, not once per occurrence in the
+    /// corpus: HF's `UnigramTrainer` seeds this way (single characters keep their counts).
+    pub seeds_per_distinct_word: bool,
     pub unk_id: i32,
     pub bos_id: i32,
     pub eos_id: i32,
@@ -120,9 +127,6 @@ pub struct UnigramConfig {
     /// `char` and `word` models only: keep every character (or word) seen, whatever
     /// `vocab_size` and `character_coverage` say; the vocabulary is as large as that makes it.
     pub use_all_vocab: bool,
-    /// `word` models only: when false, fewer words than `vocab_size` asks for make a smaller
-    /// vocabulary instead of an error.
-    pub hard_vocab_limit: bool,
 }
 
 impl UnigramConfig {
@@ -152,12 +156,13 @@ impl UnigramConfig {
             remove_extra_whitespaces: true,
             normalization: Normalization::DEFAULT,
             num_threads: 0,
+            hard_vocab_limit: true,
+            seeds_per_distinct_word: false,
             unk_id: 0,
             bos_id: 1,
             eos_id: 2,
             pad_id: -1,
             use_all_vocab: false,
-            hard_vocab_limit: true,
         }
     }
 

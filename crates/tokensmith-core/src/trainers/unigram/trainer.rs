@@ -124,9 +124,14 @@ fn train_here(
     // A required character the corpus lacks has no count to seed with; it joins the
     // vocabulary at the end (`final_pieces`).
     let seen: Vec<(char, u64)> = required.iter().copied().filter(|c| c.1 > 0).collect();
-    let seeds = seed_pieces(&words, &seen, &rules, config.seed_sentencepiece_size)?;
+    let seeds = if config.seeds_per_distinct_word {
+        let once: Vec<(String, u64)> = words.iter().map(|(w, _)| (w.clone(), 1)).collect();
+        seed_pieces(&once, &seen, &rules, config.seed_sentencepiece_size)?
+    } else {
+        seed_pieces(&words, &seen, &rules, config.seed_sentencepiece_size)?
+    };
     let learnable = config.vocab_size - meta;
-    if seeds.len() < learnable {
+    if seeds.len() < learnable && config.hard_vocab_limit {
         return Err(too_large(config, seeds.len() + meta));
     }
     let desired = (config.vocab_size as f64 * 1.1) as usize;
@@ -188,7 +193,7 @@ fn train_here(
         }
     }
     let learned = final_pieces(&model, &required, learnable);
-    if learned.len() < learnable {
+    if learned.len() < learnable && config.hard_vocab_limit {
         return Err(too_large(config, learned.len() + meta));
     }
     let proto = build_proto(config, learned)?;
@@ -343,5 +348,22 @@ mod tests {
         );
         // Forced 'a' alone covers 1000 / 1002 >= 0.98: the forced 'c' after it is dropped.
         assert_eq!(required_chars(&words, 0.98, &['a', 'c']), vec![('a', 1000)]);
+    }
+
+    #[test]
+    fn a_soft_vocab_limit_gives_what_the_corpus_yields() {
+        let words = || WordTable::from_counts([("abcab", 3u64), ("bca", 2), ("cab", 1)]);
+        let hard = UnigramConfig::new(500);
+        let err = train(&hard, words(), &mut |_| ControlFlow::Continue(())).unwrap_err();
+        assert!(err.to_string().contains("too large"), "{err}");
+        let soft = UnigramConfig {
+            hard_vocab_limit: false,
+            ..UnigramConfig::new(500)
+        };
+        let proto = train(&soft, words(), &mut |_| ControlFlow::Continue(()))
+            .unwrap()
+            .unwrap();
+        // The three meta pieces, the three characters and some learned pieces.
+        assert!(proto.pieces.len() > 6 && proto.pieces.len() < 500);
     }
 }
