@@ -6,6 +6,7 @@
 //! the engine tiktoken uses. A pattern is recognised by its exact text.
 
 pub mod ascii_pieces;
+pub mod block_starts;
 pub mod blocks;
 pub mod char_class;
 pub mod cl100k;
@@ -16,7 +17,8 @@ pub mod scan;
 use crate::error::{Error, Result};
 use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use crate::limits::Limit;
-use blocks::Window;
+use block_starts::Rules;
+use blocks::{Block, Window};
 use scan::Scanner;
 
 /// The pattern of gpt2, r50k_base and p50k_base.
@@ -81,21 +83,26 @@ impl PreTokenizer {
     pub fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, usize)) -> Result<()> {
         match self {
             Self::R50k => tile(text, ascii_pieces::r50k, r50k::piece_end, f),
-            Self::Cl100k => tile(
+            Self::Cl100k => tile_blocks(
                 text,
+                Rules::CL100K,
                 |w, i| ascii_pieces::cl100k(w, i, 3),
                 cl100k::piece_end,
                 f,
             ),
-            Self::O200k => tile(text, ascii_pieces::o200k, o200k::piece_end, f),
-            Self::Llama3 => tile(
+            Self::O200k => {
+                tile_blocks(text, Rules::O200K, ascii_pieces::o200k, o200k::piece_end, f)
+            }
+            Self::Llama3 => tile_blocks(
                 text,
+                Rules::CL100K,
                 |w, i| ascii_pieces::cl100k(w, i, 3),
                 cl100k::llama3_piece_end,
                 f,
             ),
-            Self::Qwen2 => tile(
+            Self::Qwen2 => tile_blocks(
                 text,
+                Rules::QWEN2,
                 |w, i| ascii_pieces::cl100k(w, i, 1),
                 cl100k::qwen2_piece_end,
                 f,
@@ -139,6 +146,53 @@ fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
         .backtrack_limit(Limit::RegexBacktrackLimit.get() as usize)
         .build()
         .map_err(|e| Error::Pattern(format!("{pattern:?} does not compile: {e}")))
+}
+
+/// Calls `f` with each piece of `text`: 64 bytes at a time from [`block_starts`] where the
+/// text is ASCII, else through [`tile`]'s per-piece path up to the last non-ASCII byte of the
+/// block (or for one piece, when no piece ended in the block: a long run or the text's end).
+#[inline(always)]
+fn tile_blocks(
+    text: &str,
+    rules: Rules,
+    fast: impl Fn(&Window, usize) -> Option<usize>,
+    piece_end: fn(&Scanner, usize) -> usize,
+    mut f: impl FnMut(usize, usize),
+) {
+    let bytes = text.as_bytes();
+    let scanner = Scanner::new(text);
+    let mut window: Option<Window> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let block = Block::at(bytes, i);
+        let (starts, cap) = block_starts::starts(&block, bytes, i, rules);
+        let mut ends = starts & ((2u64 << cap) - 2);
+        if ends != 0 {
+            let mut start = i;
+            while ends != 0 {
+                let end = i + ends.trailing_zeros() as usize;
+                f(start, end);
+                start = end;
+                ends &= ends - 1;
+            }
+            i = start;
+            continue;
+        }
+        let resume = match block.high {
+            0 => i + 1,
+            high => i + 64 - high.leading_zeros() as usize,
+        };
+        let window = window.get_or_insert_with(|| Window::new(bytes, i));
+        while i < resume.min(bytes.len()) {
+            window.advance_to(i);
+            let end = match fast(window, i) {
+                Some(end) => end,
+                None => piece_end(&scanner, i),
+            };
+            f(i, end);
+            i = end;
+        }
+    }
 }
 
 /// Calls `f` with each piece of `text`: from `fast` where it answers (ASCII, see
