@@ -85,7 +85,17 @@ pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
     if trusted < 4 {
         return (1, 0);
     }
-    let cap = cap(m.space, trusted);
+    // At the end of the text every start is certain, and the end closes the last piece,
+    // unless the text ends in whitespace (`\s++$`), which the scalar splitter takes.
+    let at_end = trusted < 64 && i + trusted == bytes.len();
+    let last_space = m.space >> (trusted - 1) & 1 == 1;
+    let (cap, end) = if at_end && !last_space {
+        (trusted, 1u64 << trusted)
+    } else if at_end {
+        (cap(m.space, trusted, trusted - 1), 0)
+    } else {
+        (cap(m.space, trusted, trusted - 3), 0)
+    };
     let (letter, digit, space, newline) = (m.letter, m.digit, m.space, m.newline);
     let inline_space = space & !newline;
     let other = !(letter | digit | space | m.high);
@@ -111,7 +121,7 @@ pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
     let own_other = other & !eaten;
     let other_start = own_other & !(own_other << 1) & !(m.blank << 1);
     let letter_start = letter & !(letter << 1) & !(inline_space << 1) & !(other_start << 1);
-    let mut s = 1 | letter_start | other_start | after_eaten | digit_starts(digit, rules);
+    let mut s = 1 | end | letter_start | other_start | after_eaten | digit_starts(digit, rules);
 
     // Whitespace: run starts that no `P` run took, the last byte of a run unless it is a
     // line break, and the byte after a line break if no line break follows in its run.
@@ -129,11 +139,11 @@ pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
     (s, cap)
 }
 
-/// How far the starts are certain: two bytes before the first untrusted one, or the start of
-/// a whitespace run that reaches it (its cuts depend on what follows the run).
+/// How far the starts are certain: `cap` (two bytes before the first untrusted one, or the
+/// last byte of the text), or the start of a whitespace run that reaches `trusted` (its cuts
+/// depend on what follows the run).
 #[inline(always)]
-fn cap(space: u64, trusted: usize) -> usize {
-    let cap = trusted - 3;
+fn cap(space: u64, trusted: usize, cap: usize) -> usize {
     if space >> cap & 1 == 0 {
         return cap;
     }

@@ -83,30 +83,10 @@ impl PreTokenizer {
     pub fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, usize)) -> Result<()> {
         match self {
             Self::R50k => tile(text, ascii_pieces::r50k, r50k::piece_end, f),
-            Self::Cl100k => tile_blocks(
-                text,
-                Rules::CL100K,
-                |w, i| ascii_pieces::cl100k(w, i, 3),
-                cl100k::piece_end,
-                f,
-            ),
-            Self::O200k => {
-                tile_blocks(text, Rules::O200K, ascii_pieces::o200k, o200k::piece_end, f)
-            }
-            Self::Llama3 => tile_blocks(
-                text,
-                Rules::CL100K,
-                |w, i| ascii_pieces::cl100k(w, i, 3),
-                cl100k::llama3_piece_end,
-                f,
-            ),
-            Self::Qwen2 => tile_blocks(
-                text,
-                Rules::QWEN2,
-                |w, i| ascii_pieces::cl100k(w, i, 1),
-                cl100k::qwen2_piece_end,
-                f,
-            ),
+            Self::Cl100k => tile_blocks(text, Rules::CL100K, cl100k::piece_end, f),
+            Self::O200k => tile_blocks(text, Rules::O200K, o200k::piece_end, f),
+            Self::Llama3 => tile_blocks(text, Rules::CL100K, cl100k::llama3_piece_end, f),
+            Self::Qwen2 => tile_blocks(text, Rules::QWEN2, cl100k::qwen2_piece_end, f),
             Self::Regex(re) => {
                 for m in re.find_iter(text) {
                     let m = m.map_err(|e| Error::Pattern(format!("matching failed: {e}")))?;
@@ -149,49 +129,49 @@ fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
 }
 
 /// Calls `f` with each piece of `text`: 64 bytes at a time from [`block_starts`] where the
-/// text is ASCII, else through [`tile`]'s per-piece path up to the last non-ASCII byte of the
-/// block (or for one piece, when no piece ended in the block: a long run or the text's end).
+/// text ahead is ASCII, else one piece at a time from the scalar `piece_end` (non-ASCII text,
+/// runs too long for a block, whitespace at the end of the text).
 #[inline(always)]
 fn tile_blocks(
     text: &str,
     rules: Rules,
-    fast: impl Fn(&Window, usize) -> Option<usize>,
     piece_end: fn(&Scanner, usize) -> usize,
     mut f: impl FnMut(usize, usize),
 ) {
     let bytes = text.as_bytes();
     let scanner = Scanner::new(text);
-    let mut window: Option<Window> = None;
     let mut i = 0;
     while i < bytes.len() {
-        let block = Block::at(bytes, i);
-        let (starts, cap) = block_starts::starts(&block, bytes, i, rules);
-        let mut ends = starts & ((2u64 << cap) - 2);
-        if ends != 0 {
-            let mut start = i;
-            while ends != 0 {
-                let end = i + ends.trailing_zeros() as usize;
-                f(start, end);
-                start = end;
-                ends &= ends - 1;
+        if ascii_ahead(bytes, i) {
+            let (starts, cap) = block_starts::starts(&Block::at(bytes, i), bytes, i, rules);
+            let mut ends = starts & ((2u64 << cap) - 2);
+            if ends != 0 {
+                let mut start = i;
+                while ends != 0 {
+                    let end = i + ends.trailing_zeros() as usize;
+                    f(start, end);
+                    start = end;
+                    ends &= ends - 1;
+                }
+                i = start;
+                continue;
             }
-            i = start;
-            continue;
         }
-        let resume = match block.high {
-            0 => i + 1,
-            high => i + 64 - high.leading_zeros() as usize,
-        };
-        let window = window.get_or_insert_with(|| Window::new(bytes, i));
-        while i < resume.min(bytes.len()) {
-            window.advance_to(i);
-            let end = match fast(window, i) {
-                Some(end) => end,
-                None => piece_end(&scanner, i),
-            };
-            f(i, end);
-            i = end;
+        let end = piece_end(&scanner, i);
+        f(i, end);
+        i = end;
+    }
+}
+
+/// Whether the 8 bytes from `i` (or all up to the end) are ASCII: a block from there is
+/// likely to end some pieces.
+#[inline(always)]
+fn ascii_ahead(bytes: &[u8], i: usize) -> bool {
+    match bytes.get(i..i + 8) {
+        Some(word) => {
+            u64::from_le_bytes(word.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080 == 0
         }
+        None => bytes[i..].is_ascii(),
     }
 }
 
