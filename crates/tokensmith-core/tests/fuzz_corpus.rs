@@ -9,6 +9,9 @@ mod fuzz;
 
 use std::path::{Path, PathBuf};
 
+mod common;
+use common::Rng;
+
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz")
 }
@@ -45,22 +48,6 @@ fn seeds_and_regressions_replay_without_a_panic() {
                 assert!(outcome.is_ok(), "{name} panicked on {}", path.display());
             }
         }
-    }
-}
-
-/// A xorshift generator: the same mutations on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
     }
 }
 

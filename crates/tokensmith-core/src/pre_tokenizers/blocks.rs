@@ -1,8 +1,9 @@
 //! Bit masks of the ASCII character classes over a window of text, for the splitters' fast path.
 //!
 //! Each 64-byte block of text becomes one `u64` per class (bit `j` is byte `j` of the block):
-//! letters, upper-case letters, digits, whitespace, line breaks, slashes, "other" (ASCII that is
-//! none of letter, digit or space) and high bytes (any byte of a non-ASCII char). The end of a
+//! letters, upper-case letters, digits, whitespace, line breaks, slashes, spaces, apostrophes,
+//! "other" (ASCII that is none of letter, digit or space) and high bytes (any byte of a
+//! non-ASCII char). The end of a
 //! run of one class is then one shift and one trailing-zero count instead of a loop over bytes.
 //! A [`Window`] holds two consecutive blocks, so a piece that starts in the first block can be
 //! followed into the second. Bytes past the end of the text count as high bytes, which sends
@@ -65,6 +66,10 @@ pub struct Block {
     pub space: u64,
     pub newline: u64,
     pub slash: u64,
+    /// `' '` (the only whitespace that the patterns' ` ?` prefixes take).
+    pub blank: u64,
+    /// `'`, which may start a contraction.
+    pub quote: u64,
     pub high: u64,
 }
 
@@ -108,6 +113,8 @@ impl Block {
             set(&mut m.space, matches!(b, b'\t'..=b'\r' | b' '));
             set(&mut m.newline, b == b'\r' || b == b'\n');
             set(&mut m.slash, b == b'/');
+            set(&mut m.blank, b == b' ');
+            set(&mut m.quote, b == b'\'');
             set(&mut m.high, b >= 0x80);
         }
         m
@@ -146,13 +153,16 @@ mod sse2 {
             let lanes = unsafe {
                 let v = _mm_loadu_si128(chunk.as_ptr().add(16 * k).cast());
                 let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+                let blank = eq(v, b' ');
                 [
                     in_range(folded, b'a', 25),
                     in_range(v, b'A', 25),
                     in_range(v, b'0', 9),
-                    _mm_or_si128(in_range(v, b'\t', 4), eq(v, b' ')),
+                    _mm_or_si128(in_range(v, b'\t', 4), blank),
                     _mm_or_si128(eq(v, b'\r'), eq(v, b'\n')),
                     eq(v, b'/'),
+                    blank,
+                    eq(v, b'\''),
                     v,
                 ]
             };
@@ -163,7 +173,9 @@ mod sse2 {
             m.space |= bits(lanes[3]) << shift;
             m.newline |= bits(lanes[4]) << shift;
             m.slash |= bits(lanes[5]) << shift;
-            m.high |= bits(lanes[6]) << shift;
+            m.blank |= bits(lanes[6]) << shift;
+            m.quote |= bits(lanes[7]) << shift;
+            m.high |= bits(lanes[8]) << shift;
         }
         m
     }
@@ -243,6 +255,8 @@ impl<'a> Window<'a> {
                 space: hi(self.space),
                 newline: hi(self.newline),
                 slash: hi(self.newline_slash & !self.newline),
+                blank: 0,
+                quote: 0,
                 high: hi(self.high),
             };
             let base = self.base + 64;

@@ -6,6 +6,7 @@
 //! the engine tiktoken uses. A pattern is recognised by its exact text.
 
 pub mod ascii_pieces;
+pub mod block_starts;
 pub mod blocks;
 pub mod char_class;
 pub mod cl100k;
@@ -16,7 +17,8 @@ pub mod scan;
 use crate::error::{Error, Result};
 use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use crate::limits::Limit;
-use blocks::Window;
+use block_starts::Rules;
+use blocks::{Block, Window};
 use scan::Scanner;
 
 /// The pattern of gpt2, r50k_base and p50k_base.
@@ -81,25 +83,10 @@ impl PreTokenizer {
     pub fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, usize)) -> Result<()> {
         match self {
             Self::R50k => tile(text, ascii_pieces::r50k, r50k::piece_end, f),
-            Self::Cl100k => tile(
-                text,
-                |w, i| ascii_pieces::cl100k(w, i, 3),
-                cl100k::piece_end,
-                f,
-            ),
-            Self::O200k => tile(text, ascii_pieces::o200k, o200k::piece_end, f),
-            Self::Llama3 => tile(
-                text,
-                |w, i| ascii_pieces::cl100k(w, i, 3),
-                cl100k::llama3_piece_end,
-                f,
-            ),
-            Self::Qwen2 => tile(
-                text,
-                |w, i| ascii_pieces::cl100k(w, i, 1),
-                cl100k::qwen2_piece_end,
-                f,
-            ),
+            Self::Cl100k => tile_blocks(text, Rules::CL100K, cl100k::piece_end, f),
+            Self::O200k => tile_blocks(text, Rules::O200K, o200k::piece_end, f),
+            Self::Llama3 => tile_blocks(text, Rules::CL100K, cl100k::llama3_piece_end, f),
+            Self::Qwen2 => tile_blocks(text, Rules::QWEN2, cl100k::qwen2_piece_end, f),
             Self::Regex(re) => {
                 for m in re.find_iter(text) {
                     let m = m.map_err(|e| Error::Pattern(format!("matching failed: {e}")))?;
@@ -139,6 +126,53 @@ fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
         .backtrack_limit(Limit::RegexBacktrackLimit.get() as usize)
         .build()
         .map_err(|e| Error::Pattern(format!("{pattern:?} does not compile: {e}")))
+}
+
+/// Calls `f` with each piece of `text`: 64 bytes at a time from [`block_starts`] where the
+/// text ahead is ASCII, else one piece at a time from the scalar `piece_end` (non-ASCII text,
+/// runs too long for a block, whitespace at the end of the text).
+#[inline(always)]
+fn tile_blocks(
+    text: &str,
+    rules: Rules,
+    piece_end: fn(&Scanner, usize) -> usize,
+    mut f: impl FnMut(usize, usize),
+) {
+    let bytes = text.as_bytes();
+    let scanner = Scanner::new(text);
+    let mut i = 0;
+    while i < bytes.len() {
+        if ascii_ahead(bytes, i) {
+            let (starts, cap) = block_starts::starts(&Block::at(bytes, i), bytes, i, rules);
+            let mut ends = starts & ((2u64 << cap) - 2);
+            if ends != 0 {
+                let mut start = i;
+                while ends != 0 {
+                    let end = i + ends.trailing_zeros() as usize;
+                    f(start, end);
+                    start = end;
+                    ends &= ends - 1;
+                }
+                i = start;
+                continue;
+            }
+        }
+        let end = piece_end(&scanner, i);
+        f(i, end);
+        i = end;
+    }
+}
+
+/// Whether the 8 bytes from `i` (or all up to the end) are ASCII: a block from there is
+/// likely to end some pieces.
+#[inline(always)]
+fn ascii_ahead(bytes: &[u8], i: usize) -> bool {
+    match bytes.get(i..i + 8) {
+        Some(word) => {
+            u64::from_le_bytes(word.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080 == 0
+        }
+        None => bytes[i..].is_ascii(),
+    }
 }
 
 /// Calls `f` with each piece of `text`: from `fast` where it answers (ASCII, see
