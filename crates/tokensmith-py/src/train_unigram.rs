@@ -3,7 +3,8 @@
 //!
 //! Texts are pulled from any Python iterable in chunks; each chunk is borrowed while the GIL is
 //! held and counted on the thread pool with the GIL released, while the next chunk is pulled,
-//! then dropped. Training runs on a
+//! then dropped. With `lines=True` the items are `bytes` blocks of whole lines read from text
+//! files, split into sentences in Rust as sentencepiece reads a file's lines. Training runs on a
 //! worker thread while this (the calling, usually main) thread waits with the GIL released,
 //! waking for each progress event and every 100 ms to run Python's signal handlers: Ctrl-C
 //! (or an exception from the progress callback) stops training at the end of the current EM
@@ -42,7 +43,7 @@ use crate::sentencepiece::CoreSentencePiece;
     split_by_whitespace=true, split_by_unicode_script=true, split_by_number=true,
     treat_whitespace_as_suffix=false, add_dummy_prefix=true, remove_extra_whitespaces=true,
     normalization_rule_name="nmt_nfkc", num_threads=0, progress=None, chunk_size=4096,
-    weighted=false, model_type="unigram"
+    weighted=false, model_type="unigram", lines=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_unigram(
@@ -75,6 +76,7 @@ pub fn train_unigram(
     chunk_size: usize,
     weighted: bool,
     model_type: &str,
+    lines: bool,
 ) -> PyResult<CoreSentencePiece> {
     let bpe = match model_type {
         "unigram" => false,
@@ -117,7 +119,14 @@ pub fn train_unigram(
     // Building the charsmap takes seconds; do it once here with the GIL released.
     py.detach(|| config.normalization.precompiled_charsmap())
         .py_err(py)?;
-    let words = count(py, texts, &config, chunk_size, weighted)?;
+    let input = if lines {
+        Input::LineBlocks
+    } else if weighted {
+        Input::Weighted
+    } else {
+        Input::Texts
+    };
+    let words = count(py, texts, &config, chunk_size, input)?;
     report(
         py,
         progress.as_ref(),
@@ -125,6 +134,7 @@ pub fn train_unigram(
         &[
             ("sentences", words.sentences as f64),
             ("skipped", words.skipped as f64),
+            ("replaced", words.replaced as f64),
             ("words", words.words.len() as f64),
         ],
     )?;
@@ -135,15 +145,28 @@ pub fn train_unigram(
     Ok(CoreSentencePiece::from_processor(processor))
 }
 
-/// The word table of every text (or `(text, count)` pair when `weighted`), one chunk at a
-/// time; or, for `texts` = `(word-count buffer, sentences, skipped)`, the table counted
-/// elsewhere.
+/// What the items of `texts` are.
+#[derive(Clone, Copy, PartialEq)]
+enum Input {
+    /// `str` sentences.
+    Texts,
+    /// `(str, count)` pairs: sentencepiece's `input_format=tsv`.
+    Weighted,
+    /// `bytes` blocks of whole lines of text files.
+    LineBlocks,
+}
+
+/// Blocks of lines per chunk (the blocks are about 1 MiB each).
+const BLOCKS_PER_CHUNK: usize = 4;
+
+/// The word table of every item of `texts` (see [`Input`]), one chunk at a time; or, for
+/// `texts` = `(word-count buffer, sentences, skipped)`, the table counted elsewhere.
 fn count(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     config: &UnigramConfig,
     chunk_size: usize,
-    weighted: bool,
+    input: Input,
 ) -> PyResult<WordTable> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.num_threads)
@@ -164,17 +187,27 @@ fn count(
         return Ok(words);
     }
     let mut counter = SentenceCounter::new(config).py_err(py)?;
-    if weighted {
-        let pair = "a (str, int >= 0) pair";
-        for_each_chunk_pipelined(texts, chunk_size, pair, |chunk: &[(PyBackedStr, u64)]| {
-            pool.install(|| counter.add_weighted(chunk));
-            !counter.is_full()
-        })?;
-    } else {
-        for_each_chunk_pipelined(texts, chunk_size, "a str", |chunk: &[PyBackedStr]| {
-            pool.install(|| counter.add_texts(chunk));
-            !counter.is_full()
-        })?;
+    match input {
+        Input::Weighted => {
+            let pair = "a (str, int >= 0) pair";
+            for_each_chunk_pipelined(texts, chunk_size, pair, |chunk: &[(PyBackedStr, u64)]| {
+                pool.install(|| counter.add_weighted(chunk));
+                !counter.is_full()
+            })?;
+        }
+        Input::Texts => {
+            for_each_chunk_pipelined(texts, chunk_size, "a str", |chunk: &[PyBackedStr]| {
+                pool.install(|| counter.add_texts(chunk));
+                !counter.is_full()
+            })?;
+        }
+        Input::LineBlocks => {
+            let size = BLOCKS_PER_CHUNK;
+            for_each_chunk_pipelined(texts, size, "bytes", |chunk: &[PyBackedBytes]| {
+                pool.install(|| counter.add_line_blocks(chunk));
+                !counter.is_full()
+            })?;
+        }
     }
     Ok(py.detach(|| pool.install(|| counter.finish())))
 }
