@@ -33,9 +33,9 @@ const PARALLEL_WORDS: usize = 256;
 /// Words per task when merging on the pool.
 const WORDS_PER_TASK: usize = 64;
 /// Words per task when counting the first pairs.
-const WORDS_PER_PAIR_TASK: usize = 2048;
+const WORDS_PER_PAIR_TASK: usize = 8192;
 /// Tasks counted before their pairs are added (bounds the memory of the lists).
-const PAIR_TASKS_AT_ONCE: usize = 16;
+const PAIR_TASKS_AT_ONCE: usize = 4;
 
 /// Progress reports, in the order they happen.
 #[derive(Debug, Clone, PartialEq)]
