@@ -117,7 +117,7 @@ def extend_bpe_bytes(
     chunk_size: int = 4096,
 ) -> tuple[list[tuple[bytes, int]], list[tuple[str, int]], list[tuple[bytes, bytes]]]: ...
 def train_unigram(
-    texts: Iterable[str] | Iterable[tuple[str, int]] | tuple[bytes, int, int],
+    texts: Iterable[str] | Iterable[tuple[str, int]] | Iterable[bytes] | tuple[bytes, int, int],
     *,
     vocab_size: int,
     character_coverage: float = 0.9995,
@@ -149,6 +149,7 @@ def train_unigram(
     use_all_vocab: bool = False,
     hard_vocab_limit: bool = True,
     seeds_per_distinct_word: bool = False,
+    lines: bool = False,
 ) -> CoreSentencePiece: ...
 def count_unigram_words(
     texts: Iterable[str],

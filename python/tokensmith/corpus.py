@@ -55,6 +55,7 @@ from tokensmith.records import (
     is_hf_dataset,
     read_dataset,
     read_file,
+    read_line_blocks,
     read_text_lines,
 )
 
@@ -166,6 +167,28 @@ class Corpus:
             else:
                 for record in read_file(path, kind, self.options, stats, self._on_disk(done)):
                     yield record.text
+            done += os.path.getsize(path)
+            stats.files += 1
+            if self.on_progress:
+                self.on_progress(done)
+
+    @property
+    def text_files_only(self) -> bool:
+        """True if every source is a text file (plain or compressed), not JSONL, Parquet or a
+        dataset: :meth:`line_blocks` can read it."""
+        if self.dataset is not None:
+            return False
+        kinds = (self.format if self.format != "auto" else file_kind(p) for p in self.files)
+        return all(kind == "text" for kind in kinds)
+
+    def line_blocks(self, max_line: int) -> Iterator[bytes]:
+        """The text files' bytes in blocks of whole lines, undecoded, for a reader that skips
+        lines longer than ``max_line`` bytes (see :func:`~tokensmith.records.read_line_blocks`).
+        ``stats`` counts files, lines and bytes."""
+        self.stats = stats = CorpusStats()
+        done = 0
+        for path in self.files:
+            yield from read_line_blocks(path, max_line, stats, self._on_disk(done))
             done += os.path.getsize(path)
             stats.files += 1
             if self.on_progress:

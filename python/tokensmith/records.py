@@ -51,7 +51,7 @@ from tokensmith.errors import (
     InvalidArgumentError,
     MissingDependencyError,
 )
-from tokensmith.line_blocks import Lines, line_blocks, raw_lines
+from tokensmith.line_blocks import BLOCK_BYTES, Lines, line_blocks, raw_lines
 
 Kind = Literal["text", "jsonl", "parquet"]
 Errors = Literal["replace", "strict"]
@@ -203,6 +203,45 @@ def read_text_lines(
                 else:
                     yield text
             line += n_lines
+            if on_disk is not None and stats.bytes - reported >= _PROGRESS_STEP:
+                reported = stats.bytes
+                on_disk(disk.tell())
+
+
+def read_line_blocks(
+    path: str,
+    max_line: int,
+    stats: ReadStats,
+    on_disk: Callable[[int], None] | None = None,
+    block_bytes: int = BLOCK_BYTES,
+) -> Iterator[bytes]:
+    """The bytes of a text file (decompressed), about ``block_bytes`` at a time in blocks of
+    whole lines, undecoded, for a reader that splits and decodes lines itself and skips every
+    line longer than ``max_line`` bytes. Such a line is given shortened: only its first piece
+    (still longer than ``max_line``, ending in a newline), so it is never held whole.
+    ``stats`` counts the lines and bytes read, not invalid UTF-8.
+
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> _ = open(path, "wb").write(b"ab\\n" + b"x" * 40 + b"\\ncd\\nef")
+    >>> list(read_line_blocks(path, 8, ReadStats(), block_bytes=16))
+    [b'ab\\n', b'xxxxxxxxxxxxxxxx\\n', b'cd\\n', b'ef']
+    """
+    limit = max(max_line + 4, block_bytes)
+    with _opened(path) as (disk, stream):
+        reported = 0
+        in_long_line = False
+        for block, whole in line_blocks(stream, limit, block_bytes):
+            stats.bytes += len(block)
+            if whole:
+                stats.lines += block.count(b"\n") + (not block.endswith(b"\n"))
+                yield block
+            elif not in_long_line:
+                stats.lines += 1
+                # The first piece has at least limit - 3 bytes (cut between characters).
+                yield block if block.endswith(b"\n") else block + b"\n"
+            if not whole:
+                in_long_line = not block.endswith(b"\n")
             if on_disk is not None and stats.bytes - reported >= _PROGRESS_STEP:
                 reported = stats.bytes
                 on_disk(disk.tell())

@@ -3,7 +3,8 @@
 //!
 //! Texts are pulled from any Python iterable in chunks; each chunk is borrowed while the GIL is
 //! held and counted on the thread pool with the GIL released, while the next chunk is pulled,
-//! then dropped. Training runs on a
+//! then dropped. With `lines=True` the items are `bytes` blocks of whole lines read from text
+//! files, split into sentences in Rust as sentencepiece reads a file's lines. Training runs on a
 //! worker thread while this (the calling, usually main) thread waits with the GIL released,
 //! waking for each progress event and every 100 ms to run Python's signal handlers: Ctrl-C
 //! (or an exception from the progress callback) stops training at the end of the current EM
@@ -43,7 +44,7 @@ use crate::sentencepiece::CoreSentencePiece;
     treat_whitespace_as_suffix=false, add_dummy_prefix=true, remove_extra_whitespaces=true,
     normalization_rule_name="nmt_nfkc", num_threads=0, progress=None, chunk_size=4096,
     weighted=false, model_type="unigram", use_all_vocab=false, hard_vocab_limit=true,
-    seeds_per_distinct_word=false
+    seeds_per_distinct_word=false, lines=false
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn train_unigram(
@@ -79,6 +80,7 @@ pub fn train_unigram(
     use_all_vocab: bool,
     hard_vocab_limit: bool,
     seeds_per_distinct_word: bool,
+    lines: bool,
 ) -> PyResult<CoreSentencePiece> {
     let kind = match model_type {
         "unigram" => Kind::Unigram,
@@ -133,7 +135,14 @@ pub fn train_unigram(
         Kind::Word => sp_word::counting_config(&config),
         _ => config.clone(),
     };
-    let words = count(py, texts, &counting, chunk_size, weighted)?;
+    let input = if lines {
+        Input::LineBlocks
+    } else if weighted {
+        Input::Weighted
+    } else {
+        Input::Texts
+    };
+    let words = count(py, texts, &counting, chunk_size, input)?;
     report(
         py,
         progress.as_ref(),
@@ -141,6 +150,7 @@ pub fn train_unigram(
         &[
             ("sentences", words.sentences as f64),
             ("skipped", words.skipped as f64),
+            ("replaced", words.replaced as f64),
             ("words", words.words.len() as f64),
         ],
     )?;
@@ -167,15 +177,28 @@ enum Kind {
     Word,
 }
 
-/// The word table of every text (or `(text, count)` pair when `weighted`), one chunk at a
-/// time; or, for `texts` = `(word-count buffer, sentences, skipped)`, the table counted
-/// elsewhere.
+/// What the items of `texts` are.
+#[derive(Clone, Copy, PartialEq)]
+enum Input {
+    /// `str` sentences.
+    Texts,
+    /// `(str, count)` pairs: sentencepiece's `input_format=tsv`.
+    Weighted,
+    /// `bytes` blocks of whole lines of text files.
+    LineBlocks,
+}
+
+/// Blocks of lines per chunk (the blocks are about 1 MiB each).
+const BLOCKS_PER_CHUNK: usize = 4;
+
+/// The word table of every item of `texts` (see [`Input`]), one chunk at a time; or, for
+/// `texts` = `(word-count buffer, sentences, skipped)`, the table counted elsewhere.
 fn count(
     py: Python<'_>,
     texts: &Bound<'_, PyAny>,
     config: &UnigramConfig,
     chunk_size: usize,
-    weighted: bool,
+    input: Input,
 ) -> PyResult<WordTable> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(config.num_threads)
@@ -196,17 +219,27 @@ fn count(
         return Ok(words);
     }
     let mut counter = SentenceCounter::new(config).py_err(py)?;
-    if weighted {
-        let pair = "a (str, int >= 0) pair";
-        for_each_chunk_pipelined(texts, chunk_size, pair, |chunk: &[(PyBackedStr, u64)]| {
-            pool.install(|| counter.add_weighted(chunk));
-            !counter.is_full()
-        })?;
-    } else {
-        for_each_chunk_pipelined(texts, chunk_size, "a str", |chunk: &[PyBackedStr]| {
-            pool.install(|| counter.add_texts(chunk));
-            !counter.is_full()
-        })?;
+    match input {
+        Input::Weighted => {
+            let pair = "a (str, int >= 0) pair";
+            for_each_chunk_pipelined(texts, chunk_size, pair, |chunk: &[(PyBackedStr, u64)]| {
+                pool.install(|| counter.add_weighted(chunk));
+                !counter.is_full()
+            })?;
+        }
+        Input::Texts => {
+            for_each_chunk_pipelined(texts, chunk_size, "a str", |chunk: &[PyBackedStr]| {
+                pool.install(|| counter.add_texts(chunk));
+                !counter.is_full()
+            })?;
+        }
+        Input::LineBlocks => {
+            let size = BLOCKS_PER_CHUNK;
+            for_each_chunk_pipelined(texts, size, "bytes", |chunk: &[PyBackedBytes]| {
+                pool.install(|| counter.add_line_blocks(chunk));
+                !counter.is_full()
+            })?;
+        }
     }
     Ok(py.detach(|| pool.install(|| counter.finish())))
 }

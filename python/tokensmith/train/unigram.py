@@ -94,6 +94,10 @@ def train_unigram(
             Read once, in chunks; the corpus is never held in memory whole.
         files: Instead of ``texts``: paths or globs of text/JSONL files (plain, gzip, zstd),
             or a :class:`~tokensmith.corpus.Corpus`; one sentence per line (or record).
+            Text files are read as sentencepiece reads ``--input``: in large blocks, each
+            line split off in Rust without its ``\n`` (a ``\r`` stays; ``nmt_nfkc`` makes it
+            a space), each byte of invalid UTF-8 made U+FFFD, and a line over
+            ``max_sentence_length`` skipped without being held whole.
         field: The JSONL field that holds the text.
         errors: Invalid UTF-8 in ``files``: ``"replace"`` or ``"strict"``.
         vocab_size: The exact size of the result, meta pieces (``<unk>``, ``<s>``, ``</s>``),
@@ -206,11 +210,26 @@ def train_unigram(
             normalization=normalization_rule_name,
         )
         texts = count_on_ray(texts, corpus, counting, address)  # type: ignore[assignment]
+    # Text files are read in blocks of lines, split and decoded in Rust as sentencepiece
+    # reads them; other sources go through Python one text at a time.
+    lines = (
+        corpus is not None
+        and engine == "local"
+        and input_format == "text"
+        and corpus.errors == "replace"
+        and corpus.text_files_only
+    )
+    replaced: dict[str, int] = {}
     bar = _ProgressBar() if show_progress else None
-    callback = _chain(progress, bar)
+    callback = _chain(progress, bar, _note_replaced(replaced) if lines else None)
+    source: Iterable[str] | Iterable[tuple[str, int]] | Iterable[bytes] = texts
+    if lines and corpus is not None:
+        source = corpus.line_blocks(max_sentence_length)
+    elif input_format == "tsv":
+        source = tsv_pairs(texts, corpus)
     try:
         core = _train_unigram(
-            tsv_pairs(texts, corpus) if input_format == "tsv" else texts,
+            source,
             vocab_size=vocab_size,
             character_coverage=float(character_coverage),
             required_chars=required_chars,
@@ -239,10 +258,13 @@ def train_unigram(
             model_type=model_type,
             use_all_vocab=use_all_vocab,
             hard_vocab_limit=hard_vocab_limit,
+            lines=lines,
         )
     finally:
         if bar is not None:
             bar.close()
+    if lines and corpus is not None:
+        corpus.stats.replaced = replaced.get("replaced", 0)
     warn_replaced(corpus)
     return SentencePieceProcessor._wrap(core)
 
@@ -252,6 +274,16 @@ def _check_ints(**values: object) -> None:
     for name, value in values.items():
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise InvalidTrainerOptionError(f"{name}={value!r} must be an int >= 0")
+
+
+def _note_replaced(into: dict[str, int]) -> ProgressCallback:
+    """A callback that keeps the count of invalid UTF-8 sequences the reader replaced."""
+
+    def note(kind: str, info: Mapping[str, float]) -> None:
+        if kind == "counted":
+            into["replaced"] = int(info.get("replaced", 0))
+
+    return note
 
 
 def _chain(*callbacks: ProgressCallback | None) -> ProgressCallback | None:

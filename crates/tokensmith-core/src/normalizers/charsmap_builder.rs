@@ -35,7 +35,6 @@
 //! mappings, which may be newer or older than the ICU that built sentencepiece's tables.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
 
 use unicode_normalization::char::decompose_compatible;
 use unicode_normalization::UnicodeNormalization;
@@ -84,19 +83,16 @@ impl Rule {
     }
 }
 
-/// The precompiled charsmap of `rule`, built once per process.
+/// The precompiled charsmap of `rule`: the one [`build_charsmap`] builds, stored with the
+/// crate (building it takes a second or two; see [`super::charsmaps`]).
 pub fn precompiled_charsmap(rule: Rule) -> Result<&'static [u8]> {
-    static CACHE: [OnceLock<std::result::Result<Vec<u8>, String>>; 4] = [
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-        OnceLock::new(),
-    ];
-    let slot = Rule::ALL.iter().position(|&r| r == rule).unwrap_or(0);
-    CACHE[slot]
-        .get_or_init(|| compile(&rule.chars_map()).map_err(|e| e.to_string()))
-        .as_deref()
-        .map_err(|e| Error::InvalidOption(e.clone()))
+    Ok(super::charsmaps::stored(rule))
+}
+
+/// Builds the precompiled charsmap of `rule` from the Unicode tables (steps 1-4, then
+/// [`compile`]).
+pub fn build_charsmap(rule: Rule) -> Result<Vec<u8>> {
+    compile(&rule.chars_map())
 }
 
 fn nfkc(chars: &[char]) -> Vec<char> {

@@ -2,6 +2,7 @@
 
 pub mod case_fold;
 pub mod charsmap_builder;
+pub mod charsmaps;
 pub mod dawg;
 pub mod double_array;
 mod origins;

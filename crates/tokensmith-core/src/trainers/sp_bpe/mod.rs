@@ -7,8 +7,9 @@
 //! ```
 //!
 //! One concept per file: [`symbols`] (every character and pair, in the states of
-//! sentencepiece's symbol cache), [`words`] (merging a pair in one word), [`active`] (the
-//! pairs each step chooses among, and the choice) and the driver [`trainer`].
+//! sentencepiece's symbol cache), [`words`] (merging a pair in one word), [`tally`] (a
+//! merge's changes summed per pair), [`active`] (the pairs each step chooses among, and the
+//! choice) and the driver [`trainer`].
 //! `docs/sp_bpe_trainer.md` gives the algorithm and how it is made fast.
 //!
 //! ```
@@ -32,10 +33,12 @@
 
 pub mod active;
 pub mod symbols;
+pub mod tally;
 pub mod trainer;
 pub mod words;
 
 pub use active::Active;
 pub use symbols::{State, Symbols, NONE};
+pub use tally::{Gain, Loss, Tally};
 pub use trainer::{train, Event};
 pub use words::{merge_word, Change};

@@ -18,7 +18,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::active::Active;
 use super::symbols::{State, Symbols};
-use super::words::{merge_word_into, Change};
+use super::tally::Tally;
+use super::words::merge_word_into;
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType};
 use crate::trainers::unigram::finalize::build_proto_as;
@@ -32,9 +33,9 @@ const PARALLEL_WORDS: usize = 256;
 /// Words per task when merging on the pool.
 const WORDS_PER_TASK: usize = 64;
 /// Words per task when counting the first pairs.
-const WORDS_PER_PAIR_TASK: usize = 2048;
+const WORDS_PER_PAIR_TASK: usize = 8192;
 /// Tasks counted before their pairs are added (bounds the memory of the lists).
-const PAIR_TASKS_AT_ONCE: usize = 16;
+const PAIR_TASKS_AT_ONCE: usize = 4;
 
 /// Progress reports, in the order they happen.
 #[derive(Debug, Clone, PartialEq)]
@@ -216,27 +217,7 @@ impl Merger {
     /// appear (word by word, as sentencepiece makes them), before the lost occurrences are
     /// taken off: a pair made and lost again in one word then ends at count 0, in the cache.
     fn merge(&mut self, best: u32) {
-        let changes = self.merge_words(best);
-        let mut gained: FxHashMap<(u32, u32), usize> = FxHashMap::default();
-        let mut gains: Vec<((u32, u32), u64, Vec<u32>)> = Vec::new();
-        let mut lost: FxHashMap<(u32, u32), u64> = FxHashMap::default();
-        for (wid, change) in changes {
-            let weight = self.counts[wid as usize];
-            match change {
-                Change::Lost(a, b) => *lost.entry((a, b)).or_insert(0) += weight,
-                Change::Gained(a, b) => {
-                    let at = *gained.entry((a, b)).or_insert_with(|| {
-                        gains.push(((a, b), 0, Vec::new()));
-                        gains.len() - 1
-                    });
-                    let (_, total, words) = &mut gains[at];
-                    *total += weight;
-                    if words.last() != Some(&wid) {
-                        words.push(wid);
-                    }
-                }
-            }
-        }
+        let (gains, lost) = self.merge_words(best).into_parts();
         let mut grown: Vec<u32> = Vec::new();
         for ((a, b), weight, words) in gains {
             if let Some(id) = self.symbols.lookup(a, b) {
@@ -248,9 +229,7 @@ impl Merger {
                 grown.push(id);
             }
         }
-        let mut lost: Vec<((u32, u32), u64)> = lost.into_iter().collect();
         // Looking a pair up can bring an erased one back; the order does not change ids.
-        lost.sort_unstable();
         for ((a, b), weight) in lost {
             if let Some(id) = self.symbols.lookup(a, b) {
                 if id != best {
@@ -268,44 +247,44 @@ impl Merger {
         }
     }
 
-    /// Merges the parts of `best` in every word it occurs in; the changes, by word.
-    fn merge_words(&mut self, best: u32) -> Vec<(u32, Change)> {
+    /// Merges the parts of `best` in every word it occurs in; the changes, summed.
+    fn merge_words(&mut self, best: u32) -> Tally {
         let (left, right) = self.symbols.parts_of(best);
         let occurrences = std::mem::take(&mut self.symbols.occurrences[best as usize]);
-        let mut changes: Vec<(u32, Change)> = Vec::new();
-        let mut buf: Vec<Change> = Vec::new();
-        if occurrences.len() < PARALLEL_WORDS {
-            for &wid in &occurrences {
+        let counts = &self.counts;
+        let merge_run = |run: &mut [(u32, Vec<u32>)]| {
+            let mut tally = Tally::default();
+            let mut buf = Vec::new();
+            for (wid, word) in run {
                 buf.clear();
-                merge_word_into(&mut self.words[wid as usize], left, right, best, &mut buf);
-                changes.extend(buf.iter().map(|&c| (wid, c)));
+                merge_word_into(word, left, right, best, &mut buf);
+                for &change in &buf {
+                    tally.add(*wid, counts[*wid as usize], change);
+                }
             }
-            return changes;
-        }
-        // The words are moved out (not copied), merged in chunks on the pool, and put back.
+            tally
+        };
+        // The words are moved out (not copied), merged in runs (on the pool when there are
+        // many), and put back.
         let mut taken: Vec<(u32, Vec<u32>)> = occurrences
             .iter()
             .map(|&wid| (wid, std::mem::take(&mut self.words[wid as usize])))
             .collect();
-        let parts: Vec<Vec<(u32, Change)>> = taken
-            .par_chunks_mut(WORDS_PER_TASK)
-            .map(|chunk| {
-                let mut out = Vec::new();
-                let mut buf = Vec::new();
-                for (wid, word) in chunk {
-                    buf.clear();
-                    merge_word_into(word, left, right, best, &mut buf);
-                    out.extend(buf.iter().map(|&c| (*wid, c)));
-                }
-                out
-            })
-            .collect();
+        let tally = if taken.len() < PARALLEL_WORDS {
+            merge_run(&mut taken)
+        } else {
+            // Runs few enough that adding their tallies costs little, enough to balance.
+            let run = WORDS_PER_TASK.max(taken.len() / (4 * rayon::current_num_threads()));
+            let tallies: Vec<Tally> = taken.par_chunks_mut(run).map(merge_run).collect();
+            let mut total = Tally::default();
+            for t in tallies {
+                total.absorb(t);
+            }
+            total
+        };
         for (wid, word) in taken {
             self.words[wid as usize] = word;
         }
-        for part in parts {
-            changes.extend(part);
-        }
-        changes
+        tally
     }
 }

@@ -34,6 +34,7 @@
 
 pub mod config;
 pub mod em;
+pub mod file_lines;
 pub mod finalize;
 pub mod flat_trie;
 pub mod lattice;

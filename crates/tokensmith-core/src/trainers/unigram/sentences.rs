@@ -26,6 +26,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::config::UnigramConfig;
+use super::file_lines;
 use super::piece_rules::{split_words, UNK_CHAR};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::NormalizerSpec;
@@ -39,6 +40,8 @@ const BOUNDARY_STR: &str = "\t";
 
 /// Sentences per rayon task.
 const SENTENCES_PER_TASK: usize = 512;
+/// Bytes of file lines per rayon task.
+const BYTES_PER_TASK: usize = 1 << 16;
 
 /// The distinct words of a corpus with their counts, ordered by count (descending), then by
 /// word (ascending), as sentencepiece orders them.
@@ -49,6 +52,9 @@ pub struct WordTable {
     pub sentences: u64,
     /// Sentences skipped for being longer than `max_sentence_length` or holding U+2585.
     pub skipped: u64,
+    /// Invalid UTF-8 sequences replaced by U+FFFD in file lines
+    /// ([`SentenceCounter::add_line_blocks`]).
+    pub replaced: u64,
 }
 
 impl WordTable {
@@ -62,6 +68,7 @@ impl WordTable {
             words: sorted(map),
             sentences: 0,
             skipped: 0,
+            replaced: 0,
         }
     }
 
@@ -96,11 +103,13 @@ pub struct SentenceCounter {
     limit: usize,
     shuffle: bool,
     rng: SplitMix64,
-    reservoir: Vec<(String, u64)>,
+    /// Sampled sentences, with their count and mark (see [`Self::normalize_into`]).
+    reservoir: Vec<(String, u64, Option<char>)>,
     seen: u64,
     counts: Shards<String>,
     sentences: u64,
     skipped: u64,
+    replaced: u64,
 }
 
 impl SentenceCounter {
@@ -138,6 +147,7 @@ impl SentenceCounter {
             counts: Shards::default(),
             sentences: 0,
             skipped: 0,
+            replaced: 0,
         })
     }
 
@@ -159,68 +169,157 @@ impl SentenceCounter {
         self.add(pairs, |(t, n)| (t.as_ref(), *n));
     }
 
-    fn add<T: Sync>(&mut self, items: &[T], get: impl Fn(&T) -> (&str, u64) + Sync) {
-        let max_len = self.max_sentence_length;
-        let usable = move |t: &str| t.len() <= max_len && !t.contains(UNK_CHAR);
+    /// Adds blocks of whole lines read from text files, each line a sentence as
+    /// sentencepiece reads a file's lines (see [`super::file_lines`]): the `\n` dropped and
+    /// a `\r` kept, empty lines passed over, each byte of invalid UTF-8 made U+FFFD. A block
+    /// may end without a `\n` only at the end of a file.
+    pub fn add_line_blocks<B: AsRef<[u8]> + Sync>(&mut self, blocks: &[B]) {
         if self.limit == 0 {
-            let skipped = items.iter().filter(|t| !usable(line(get(t).0))).count() as u64;
-            self.skipped += skipped;
-            self.count(items, &get, usable);
+            let pieces: Vec<&[u8]> = blocks
+                .iter()
+                .flat_map(|b| file_lines::pieces(b.as_ref(), BYTES_PER_TASK))
+                .collect();
+            let normalized = self.normalize_tasks(&pieces, 1, |piece, out| {
+                let mut decoded = String::new();
+                for raw in file_lines::lines(piece) {
+                    if let Some((text, mark)) = self.file_line(raw, &mut decoded, out) {
+                        self.push_normalized(text, 1, mark, out);
+                    }
+                }
+            });
+            self.count_normalized(normalized);
             return;
         }
+        let mut tally = Normalized::default();
+        let mut decoded = String::new();
+        for block in blocks {
+            for raw in file_lines::lines(block.as_ref()) {
+                if let Some((text, mark)) = self.file_line(raw, &mut decoded, &mut tally) {
+                    let text = text.to_string();
+                    self.offer(&text, 1, mark);
+                }
+            }
+        }
+        self.skipped += tally.skipped;
+        self.replaced += tally.replaced;
+    }
+
+    /// The text of a file's line `raw` and the mark of its invalid bytes (see
+    /// [`file_lines::decode_lossy`]), or `None` for a line that is empty or skipped (counted
+    /// in `out`). The length limit applies to the bytes as read.
+    fn file_line<'a>(
+        &self,
+        raw: &'a [u8],
+        decoded: &'a mut String,
+        out: &mut Normalized,
+    ) -> Option<(&'a str, Option<char>)> {
+        if raw.is_empty() {
+            return None;
+        }
+        if raw.len() > self.max_sentence_length {
+            out.skipped += 1;
+            return None;
+        }
+        let line = file_lines::decode_lossy(raw, decoded);
+        out.replaced += line.replaced as u64;
+        if line.text.contains(UNK_CHAR) {
+            out.skipped += 1;
+            return None;
+        }
+        Some((line.text, line.mark))
+    }
+
+    fn add<T: Sync>(&mut self, items: &[T], get: impl Fn(&T) -> (&str, u64) + Sync) {
+        if self.limit == 0 {
+            let normalized = self.normalize_tasks(items, SENTENCES_PER_TASK, |item, out| {
+                let (text, n) = get(item);
+                if let Some(text) = self.sentence(text, out) {
+                    self.push_normalized(text, n, None, out);
+                }
+            });
+            self.count_normalized(normalized);
+            return;
+        }
+        let mut tally = Normalized::default();
         for item in items {
             let (text, n) = get(item);
-            let text = line(text);
-            if !usable(text) {
-                self.skipped += 1;
-                continue;
+            if let Some(text) = self.sentence(text, &mut tally) {
+                self.offer(text, n, None);
             }
-            let k = self.seen;
-            self.seen += 1;
-            if (k as usize) < self.limit {
-                self.reservoir.push((text.to_string(), n));
-            } else if self.shuffle {
-                let j = self.rng.below(k + 1) as usize;
-                if j < self.limit {
-                    self.reservoir[j] = (text.to_string(), n);
-                }
+        }
+        self.skipped += tally.skipped;
+    }
+
+    /// `text` without its line ending, or `None` if it is empty or skipped (counted in
+    /// `out`): longer than `max_sentence_length` bytes, or holding U+2585.
+    fn sentence<'a>(&self, text: &'a str, out: &mut Normalized) -> Option<&'a str> {
+        let text = line(text);
+        if text.is_empty() {
+            return None;
+        }
+        if text.len() > self.max_sentence_length || text.contains(UNK_CHAR) {
+            out.skipped += 1;
+            return None;
+        }
+        Some(text)
+    }
+
+    /// Offers a sentence to the `input_sentence_size` sample: the first ones, or a uniform
+    /// sample (a reservoir) with `shuffle_input_sentence`.
+    fn offer(&mut self, text: &str, n: u64, mark: Option<char>) {
+        let k = self.seen;
+        self.seen += 1;
+        if (k as usize) < self.limit {
+            self.reservoir.push((text.to_string(), n, mark));
+        } else if self.shuffle {
+            let j = self.rng.below(k + 1) as usize;
+            if j < self.limit {
+                self.reservoir[j] = (text.to_string(), n, mark);
             }
         }
     }
 
-    fn count<T: Sync>(
-        &mut self,
+    /// `each` on every item, on the pool, `per_task` items per task; each task normalizes
+    /// into one buffer, and the words are slices of it.
+    fn normalize_tasks<T: Sync>(
+        &self,
         items: &[T],
-        get: &(impl Fn(&T) -> (&str, u64) + Sync),
-        usable: impl Fn(&str) -> bool + Sync,
-    ) {
-        let this = &*self;
-        // Each task normalizes its sentences into one buffer; the words are slices of it.
-        let normalized: Vec<Normalized> = crate::parallel::install(|| {
+        per_task: usize,
+        each: impl Fn(&T, &mut Normalized) + Sync,
+    ) -> Vec<Normalized> {
+        crate::parallel::install(|| {
             items
-                .par_chunks(SENTENCES_PER_TASK)
+                .par_chunks(per_task)
                 .map(|chunk| {
                     let mut out = Normalized::default();
-                    let mut buf = String::new();
                     for item in chunk {
-                        let (text, n) = get(item);
-                        let text = line(text);
-                        if !usable(text) || n == 0 {
-                            continue;
-                        }
-                        this.normalize_into(text, &mut buf);
-                        if buf.is_empty() {
-                            continue;
-                        }
-                        out.sentences += n;
-                        let start = out.text.len();
-                        out.text.push_str(&buf);
-                        out.spans.push((start, out.text.len(), n));
+                        each(item, &mut out);
                     }
                     out
                 })
                 .collect()
-        });
+        })
+    }
+
+    /// Normalizes a usable sentence standing for `n` sentences onto the end of `out`
+    /// (`mark`: see [`Self::normalize_into`]).
+    fn push_normalized(&self, text: &str, n: u64, mark: Option<char>, out: &mut Normalized) {
+        if n == 0 {
+            return;
+        }
+        let mut buf = std::mem::take(&mut out.scratch);
+        self.normalize_into(text, mark, &mut buf);
+        if !buf.is_empty() {
+            out.sentences += n;
+            let start = out.text.len();
+            out.text.push_str(&buf);
+            out.spans.push((start, out.text.len(), n));
+        }
+        out.scratch = buf;
+    }
+
+    /// Splits the tasks' sentences into words and adds them to the counts.
+    fn count_normalized(&mut self, normalized: Vec<Normalized>) {
         let (suffix, split) = (self.suffix, self.split_by_whitespace);
         let lists: Vec<Vec<Vec<(&str, u64)>>> = crate::parallel::install(|| {
             normalized
@@ -238,14 +337,22 @@ impl SentenceCounter {
                 })
                 .collect()
         });
-        self.sentences += normalized.iter().map(|t| t.sentences).sum::<u64>();
+        for task in &normalized {
+            self.sentences += task.sentences;
+            self.skipped += task.skipped;
+            self.replaced += task.replaced;
+        }
         crate::parallel::install(|| self.counts.add_sharded(&lists));
     }
 
     /// Normalizes `text` into `out`, then puts [`BOUNDARY`] for each meta piece in it, as
     /// sentencepiece's `LoadSentences` does (after normalizing, so that `＜s＞` is one too).
-    fn normalize_into(&self, text: &str, out: &mut String) {
+    /// Each `mark` (an invalid byte of a file's line) becomes U+FFFD after normalizing.
+    fn normalize_into(&self, text: &str, mark: Option<char>, out: &mut String) {
         self.normalizer.normalize_to(text, out);
+        if let Some(mark) = mark {
+            *out = out.replace(mark, "\u{fffd}");
+        }
         if self.meta.is_match(out.as_str()) {
             let tabs = vec![BOUNDARY_STR; self.meta.patterns_len()];
             *out = self.meta.replace_all(out.as_str(), &tabs);
@@ -255,22 +362,30 @@ impl SentenceCounter {
     /// The word table of everything added.
     pub fn finish(mut self) -> WordTable {
         let kept = std::mem::take(&mut self.reservoir);
-        self.count(&kept, &|(t, n): &(String, u64)| (t.as_str(), *n), |_| true);
+        let normalized = self.normalize_tasks(&kept, SENTENCES_PER_TASK, |(text, n, mark), out| {
+            self.push_normalized(text, *n, *mark, out);
+        });
+        self.count_normalized(normalized);
         WordTable {
             words: crate::parallel::install(|| std::mem::take(&mut self.counts).into_sorted()),
             sentences: self.sentences,
             skipped: self.skipped,
+            replaced: self.replaced,
         }
     }
 }
 
 /// The normalized sentences of one task: their text, end to end, and each one's
-/// `(start, end, count)`.
+/// `(start, end, count)`; and what the task passed over.
 #[derive(Default)]
 struct Normalized {
     text: String,
     spans: Vec<(usize, usize, u64)>,
     sentences: u64,
+    skipped: u64,
+    replaced: u64,
+    /// One sentence being normalized.
+    scratch: String,
 }
 
 /// A text without its line ending (files give lines with `\n`; sentencepiece reads lines).
@@ -353,6 +468,65 @@ mod tests {
         assert_eq!(t.get("▁x\ty\tz"), 1);
         assert_eq!(t.words.len(), 1);
         assert_eq!(t.skipped, 2);
+    }
+
+    #[test]
+    fn file_lines_count_as_the_same_texts() {
+        let config = UnigramConfig {
+            max_sentence_length: 12,
+            ..UnigramConfig::new(100)
+        };
+        let texts = [
+            "the cat",
+            "",
+            "a dog and the cat",
+            "the\u{2585}",
+            "dog  cat",
+        ];
+        let mut counter = SentenceCounter::new(&config).unwrap();
+        counter.add_line_blocks(&[b"the cat\n\n".as_slice(), b"a dog and the cat\n"]);
+        counter.add_line_blocks(&["the\u{2585}\ndog  cat".as_bytes()]);
+        let lines = counter.finish();
+        assert_eq!(lines, table(&config, &texts));
+        assert_eq!((lines.sentences, lines.skipped), (2, 2));
+    }
+
+    #[test]
+    fn file_lines_keep_carriage_returns_and_mark_invalid_bytes() {
+        let config = UnigramConfig {
+            normalization: super::super::Normalization::Identity,
+            ..UnigramConfig::new(100)
+        };
+        let mut counter = SentenceCounter::new(&config).unwrap();
+        // A U+FFFD of the text is a space under nmt_nfkc; an invalid byte is U+FFFD itself.
+        counter.add_line_blocks(&[b"a\r\nb\xffc\n".as_slice()]);
+        let words = counter.finish();
+        assert_eq!(words.get("▁a\r"), 1);
+        assert_eq!(words.get("▁b\u{fffd}c"), 1);
+        assert_eq!(words.replaced, 1);
+        let mut counter = SentenceCounter::new(&UnigramConfig::new(100)).unwrap();
+        counter.add_line_blocks(&[["x\u{fffd}y\n".as_bytes(), b"x\xffy"].concat()]);
+        let words = counter.finish();
+        assert_eq!((words.get("▁x"), words.get("▁x\u{fffd}y")), (1, 1));
+    }
+
+    #[test]
+    fn empty_lines_are_not_sampled() {
+        let config = UnigramConfig {
+            input_sentence_size: 2,
+            shuffle_input_sentence: false,
+            ..UnigramConfig::new(100)
+        };
+        let mut counter = SentenceCounter::new(&config).unwrap();
+        counter.add_line_blocks(&[b"\na\n\n\nb\nc\n".as_slice()]);
+        let words = counter.finish();
+        assert_eq!(
+            (words.get("▁a"), words.get("▁b"), words.get("▁c")),
+            (1, 1, 0)
+        );
+        let mut counter = SentenceCounter::new(&config).unwrap();
+        counter.add_texts(&["", "a", "\n", "b", "c"]);
+        assert_eq!(counter.finish(), words);
     }
 
     #[test]

@@ -292,13 +292,23 @@ pub fn replace_rare_chars(
 ) -> Vec<(String, u64)> {
     let keep: rustc_hash::FxHashSet<char> = required.iter().map(|c| c.0).collect();
     let rare = |w: &String| w.chars().any(|c| !keep.contains(&c));
-    if !crate::parallel::install(|| words.par_iter().any(|(w, _)| rare(w))) {
+    // Looked up on the pool: one set lookup per character of every word.
+    let flags: Vec<bool> =
+        crate::parallel::install(|| words.par_iter().map(|(w, _)| rare(w)).collect());
+    if !flags.contains(&true) {
         return words;
     }
     // Only the words with a rare character change. They hold U+2585 afterwards and the others
     // never do (sentences holding it are skipped), so the two sorted lists just interleave.
-    let (changed, kept): (Vec<_>, Vec<_>) = words.into_iter().partition(|(w, _)| rare(w));
-    let replaced = changed.into_iter().map(|(w, n)| {
+    let (changed, kept): (Vec<_>, Vec<_>) = words
+        .into_iter()
+        .zip(flags)
+        .partition(|(_, is_rare)| *is_rare);
+    let (changed, kept) = (
+        changed.into_iter().map(|(w, _)| w),
+        kept.into_iter().map(|(w, _)| w).collect::<Vec<_>>(),
+    );
+    let replaced = changed.map(|(w, n)| {
         let w: String = w
             .chars()
             .map(|c| if keep.contains(&c) { c } else { UNK_CHAR })
