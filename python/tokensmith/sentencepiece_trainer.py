@@ -238,6 +238,7 @@ def _check(options: dict[str, Any], *, has_sentences: bool, has_writer: bool) ->
 
 
 def _train(options: dict[str, Any], sentences: Iterable[str] | None) -> Any:
+    from tokensmith.corpus import Corpus
     from tokensmith.train.unigram import train_unigram
 
     args: dict[str, Any] = {}
@@ -253,7 +254,10 @@ def _train(options: dict[str, Any], sentences: Iterable[str] | None) -> Any:
     args.setdefault("vocab_size", _FLAGS["vocab_size"][1])
     if sentences is not None:
         return train_unigram(_lines(sentences), **args)
-    return train_unigram(files=[os.fspath(p) for p in options["input"]], **args)
+    # sentencepiece reads every --input file as lines of text, whatever its name: a .jsonl
+    # file is not parsed as JSON here either.
+    files = Corpus([os.fspath(p) for p in options["input"]], format="text")
+    return train_unigram(files=files, **args)
 
 
 def _lines(sentences: Iterable[str]) -> Iterator[str]:

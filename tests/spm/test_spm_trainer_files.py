@@ -141,3 +141,13 @@ def test_several_files_are_read_in_order(tmp_path: Path) -> None:
     assert ours == ref
     together = tokensmith.train_unigram(lines, vocab_size=120, model_type="bpe")
     assert _pieces(together.serialized_model_proto()) == ours
+
+
+def test_a_jsonl_named_input_is_read_as_lines(tmp_path: Path) -> None:
+    # sentencepiece does not look at file names: JSON lines are text lines to it (braces,
+    # quotes and keys included), and tokensmith's SentencePieceTrainer reads them the same.
+    corpus = tmp_path / "records.jsonl"
+    corpus.write_text("".join(f'{{"text": "{line}"}}\n' for line in _lines(7)), encoding="utf-8")
+    ours, ref = _ours_and_sentencepiece(tmp_path, [corpus], vocab_size=150)
+    assert ours == ref
+    assert any('"' in p for p, _ in ref)
