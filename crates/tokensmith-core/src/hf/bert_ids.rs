@@ -7,7 +7,8 @@
 //! and what comes out goes straight to the pre-tokenizer's test: whitespace ends a word, a
 //! punctuation character is a word of its own, anything else grows the current word. A word
 //! that ends goes to the model's ids ([`WordPiece::ids_into`], through its word cache).
-//! ASCII takes a table built from those same steps.
+//! ASCII takes a table built from those same steps, and each other character of the Basic
+//! Multilingual Plane the outcome of those steps, computed the first time it is met.
 //!
 //! ```
 //! use tokensmith_core::hf::bert_ids::BertIds;
@@ -32,6 +33,7 @@ use super::normalizers::{is_bert_control, is_bert_whitespace, is_chinese_char, B
 use super::pre_tokenizers::is_bert_punctuation;
 use super::wordpiece::WordPiece;
 use crate::error::Result;
+use std::sync::atomic::{AtomicU32, Ordering};
 use unicode_normalization_alignments::char::{canonical_combining_class, decompose_canonical};
 
 /// What one ASCII byte becomes in the fused pass.
@@ -49,6 +51,63 @@ enum Ascii {
     Same,
 }
 
+/// What a character of the Basic Multilingual Plane becomes, as [`BmpTable`] stores it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Outcome {
+    Drop,
+    Space,
+    /// A word of its own (punctuation, or a CJK ideograph spaced out).
+    Alone(char),
+    Word(char),
+    /// More than one character, or a mark that stops the pass: the steps run each time.
+    Other,
+}
+
+/// Outcomes of the characters of the Basic Multilingual Plane, filled as they are met: 0 is
+/// "not computed yet", else the tag in the top byte and the character below it. A cell only
+/// ever goes from 0 to its one value, so relaxed loads and stores suffice.
+struct BmpTable(Box<[AtomicU32]>);
+
+impl BmpTable {
+    fn new() -> Self {
+        Self((0..0x10000).map(|_| AtomicU32::new(0)).collect())
+    }
+
+    fn decode(cell: u32) -> Outcome {
+        let c = char::from_u32(cell & 0xff_ffff).unwrap_or('\0');
+        match cell >> 24 {
+            1 => Outcome::Drop,
+            2 => Outcome::Space,
+            3 => Outcome::Alone(c),
+            4 => Outcome::Word(c),
+            _ => Outcome::Other,
+        }
+    }
+
+    fn encode(outcome: Outcome) -> u32 {
+        match outcome {
+            Outcome::Drop => 1 << 24,
+            Outcome::Space => 2 << 24,
+            Outcome::Alone(c) => 3 << 24 | c as u32,
+            Outcome::Word(c) => 4 << 24 | c as u32,
+            Outcome::Other => 5 << 24,
+        }
+    }
+}
+
+impl Clone for BmpTable {
+    /// A copy starts empty: the table is a speed-up, not part of the pass.
+    fn clone(&self) -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for BmpTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BmpTable")
+    }
+}
+
 /// The fused BertNormalizer + BertPreTokenizer pass that feeds a WordPiece model.
 #[derive(Clone, Debug)]
 pub struct BertIds {
@@ -57,6 +116,7 @@ pub struct BertIds {
     strip_accents: bool,
     lowercase: bool,
     ascii: [Ascii; 128],
+    bmp: BmpTable,
 }
 
 /// Where a normalized character goes: the current word, and the ids it ends in.
@@ -107,6 +167,7 @@ impl BertIds {
             strip_accents: n.strip_accents.unwrap_or(n.lowercase),
             lowercase: n.lowercase,
             ascii: [Ascii::Drop; 128],
+            bmp: BmpTable::new(),
         };
         for b in 0..128u8 {
             engine.ascii[b as usize] = engine.ascii_class(b);
@@ -127,6 +188,38 @@ impl BertIds {
             [c] if *c as u32 == b as u32 => Ascii::Same,
             [c] => Ascii::Word(*c as u8),
             _ => unreachable!("an ASCII character normalizes to at most one"),
+        }
+    }
+
+    /// The outcome of the steps for `c`, from the table when `c` is in the Basic
+    /// Multilingual Plane.
+    fn outcome(&self, c: char) -> Outcome {
+        let Some(cell) = self.bmp.0.get(c as usize) else {
+            return Outcome::Other;
+        };
+        match cell.load(Ordering::Relaxed) {
+            0 => {
+                let outcome = self.compute_outcome(c);
+                cell.store(BmpTable::encode(outcome), Ordering::Relaxed);
+                outcome
+            }
+            known => BmpTable::decode(known),
+        }
+    }
+
+    fn compute_outcome(&self, c: char) -> Outcome {
+        let mut normalized = Vec::new();
+        if !self.normalize_char(c, |d| normalized.push(d)) {
+            return Outcome::Other;
+        }
+        let word = |d: char| !d.is_whitespace() && !is_bert_punctuation(d);
+        match normalized.as_slice() {
+            [] => Outcome::Drop,
+            [d] if d.is_whitespace() => Outcome::Space,
+            [d] if is_bert_punctuation(*d) => Outcome::Alone(*d),
+            [d] => Outcome::Word(*d),
+            [' ', d, ' '] if word(*d) => Outcome::Alone(*d),
+            _ => Outcome::Other,
         }
     }
 
@@ -227,6 +320,24 @@ impl BertIds {
                 break;
             };
             i += c.len_utf8();
+            match self.outcome(c) {
+                Outcome::Word(d) => {
+                    words.word.push(d);
+                    continue;
+                }
+                Outcome::Space => {
+                    words.flush()?;
+                    continue;
+                }
+                Outcome::Alone(d) => {
+                    words.flush()?;
+                    words.word.push(d);
+                    words.flush()?;
+                    continue;
+                }
+                Outcome::Drop => continue,
+                Outcome::Other => {}
+            }
             let mut normalized = ['\0'; 8];
             let mut n = 0;
             let mut more = Vec::new();
