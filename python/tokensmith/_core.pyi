@@ -360,8 +360,8 @@ class CoreHfTokenizer:
     ) -> list[EncodingResult]: ...
     @property
     def fast_ids(self) -> bool:
-        """Whether this file's ids come from the byte-level engine (tokens and offsets are
-        then computed when first read)."""
+        """Whether this file's ids come from an ids-only engine, byte-level BPE or BERT-style
+        (tokens and offsets are then computed when first read)."""
     def with_truncation(
         self, max_length: int | None, stride: int, strategy: str, direction: str
     ) -> CoreHfTokenizer:

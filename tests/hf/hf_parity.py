@@ -47,6 +47,29 @@ def assert_texts_same(ours: Any, hf: Any, texts: list[str]) -> None:
         assert bad == [], (add, bad[:3])
 
 
+def assert_tokens_first_same(ours: Any, hf: Any, texts: list[str]) -> None:
+    """Offsets, tokens, word ids and masks read before ids (a result that holds its ids
+    alone computes the rest on that first read) match HF."""
+    for text in texts:
+        a, b = ours.encode(text), hf.encode(text)
+        assert (a.offsets, a.tokens, a.word_ids, a.special_tokens_mask, a.ids) == (
+            [tuple(o) for o in b.offsets],
+            b.tokens,
+            b.word_ids,
+            b.special_tokens_mask,
+            b.ids,
+        ), text
+
+
+def assert_batches_same(ours: Any, hf: Any, texts: list[str], pairs: list[tuple[str, str]]) -> None:
+    """``encode_batch`` on 2 threads, of texts and of pairs, matches HF in every field."""
+    for inputs in (texts, pairs):
+        got = ours.encode_batch(inputs, num_threads=2)
+        want = hf.encode_batch(inputs)
+        assert [e.ids for e in got] == [e.ids for e in want]
+        assert [fields(e) for e in got] == [fields(e) for e in want]
+
+
 def assert_same_as_hf(path: Path, texts: list[str], n_pairs: int = 300) -> None:
     """Encode (single, pairs, with and without special tokens) and decode match HF."""
     from tokenizers import Tokenizer as HfTokenizer

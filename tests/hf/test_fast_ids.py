@@ -22,8 +22,10 @@ import pytest
 import tokensmith
 from family_builders import regex_bpe_style
 from hf_parity import (
+    assert_batches_same,
     assert_same_as_hf,
     assert_texts_same,
+    assert_tokens_first_same,
     fields,
     texts_of,
     with_truncation_and_padding,
@@ -97,26 +99,14 @@ def test_every_field_equals_hf(fast_json: Path, multilingual_lines: list[str]) -
 def test_tokens_read_before_ids(fast_json: Path, multilingual_lines: list[str]) -> None:
     ours = tokensmith.Tokenizer.from_file(fast_json)
     hf = Tokenizer.from_file(str(fast_json))
-    for text in _texts(multilingual_lines)[:100]:
-        a, b = ours.encode(text), hf.encode(text)
-        assert (a.offsets, a.tokens, a.word_ids, a.ids) == (
-            [tuple(o) for o in b.offsets],
-            b.tokens,
-            b.word_ids,
-            b.ids,
-        ), text
+    assert_tokens_first_same(ours, hf, _texts(multilingual_lines)[:100])
 
 
 def test_batch_equals_hf(fast_json: Path, multilingual_lines: list[str]) -> None:
     ours = tokensmith.Tokenizer.from_file(fast_json)
     hf = Tokenizer.from_file(str(fast_json))
     texts = _texts(multilingual_lines)
-    pairs = list(zip(texts[:100], texts[100:200], strict=True))
-    for inputs in (texts, pairs):
-        got = ours.encode_batch(inputs, num_threads=2)  # type: ignore[arg-type]
-        want = hf.encode_batch(inputs)
-        assert [e.ids for e in got] == [e.ids for e in want]
-        assert [fields(e) for e in got] == [fields(e) for e in want]
+    assert_batches_same(ours, hf, texts, list(zip(texts[:100], texts[100:200], strict=True)))
 
 
 def test_truncation_and_padding_equal_hf(

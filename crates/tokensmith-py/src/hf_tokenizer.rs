@@ -113,14 +113,15 @@ impl CoreHfTokenizer {
         Ok(Some((dict, others)))
     }
 
-    /// Whether this file's ids come from the byte-level engine ([`EncodingResult::lazy`]).
+    /// Whether this file's ids come from an ids-only engine (byte-level BPE or BERT-style,
+    /// [`EncodingResult::lazy`]).
     #[getter]
     fn fast_ids(&self) -> bool {
         self.inner.has_fast_ids()
     }
 
-    /// Byte-level BPE files give a result that holds its ids alone until anything else is
-    /// read ([`EncodingResult::lazy`]).
+    /// Byte-level BPE and BERT-style files give a result that holds its ids alone until
+    /// anything else is read ([`EncodingResult::lazy`]).
     #[pyo3(signature = (text, pair, add_special_tokens))]
     fn encode(
         slf: &Bound<'_, Self>,

@@ -1,8 +1,10 @@
-//! Ids without tokens, offsets or word ids, for byte-level BPE `tokenizer.json` files: the
-//! pipeline of [`crate::Encoding`] (a pre-tokenizer over bytes, a BPE with per-thread piece
-//! caches) instead of the character pipeline that tracks every offset.
+//! Ids without tokens, offsets or word ids, for byte-level BPE and BERT-style `tokenizer.json`
+//! files. A byte-level BPE file takes the pipeline of [`crate::Encoding`] (a pre-tokenizer
+//! over bytes, a BPE with per-thread piece caches) instead of the character pipeline that
+//! tracks every offset; a BERT-style file (a BertNormalizer or none, the BertPreTokenizer and
+//! a WordPiece model) takes the fused pass of [`super::bert_ids`].
 //!
-//! A file qualifies when its pipeline is one the engine computes exactly:
+//! A byte-level file qualifies when its pipeline is one the engine computes exactly:
 //! - no normalizer, or NFC (Qwen2): a text that is not NFC already (ASCII, or the quick
 //!   check) is composed first, with the tables the character pipeline's NFC uses;
 //! - a `ByteLevel` pre-tokenizer with GPT-2's regex (`use_regex`) and no prefix space, or a
@@ -15,12 +17,14 @@
 //!
 //! Added tokens are cut out of the text first, as the character pipeline does. An
 //! encoding falls back to that pipeline when truncation or padding is set, or when an added
-//! token is matched after normalization (`normalized: true`).
+//! token is matched after normalization (`normalized: true`), or when the fused BERT pass
+//! meets a text it does not handle.
 //!
 //! What this module does not handle: other `Split` patterns, other normalizers and prefix
 //! spaces; those files take the character pipeline.
 
 use super::added_tokens::AddedMatcher;
+use super::bert_ids::BertIds;
 use super::bpe::Bpe as HfBpe;
 use super::byte_level::{byte_chars, ByteLevel};
 use super::model::Model;
@@ -37,11 +41,16 @@ use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// The engine that gives a qualifying file's ids.
 #[derive(Clone, Debug)]
-pub struct FastIds {
-    engine: Encoding,
-    /// The file's normalizer is NFC (Qwen2): texts not known to be in NFC are composed
-    /// before the engine sees them.
-    nfc: bool,
+pub enum FastIds {
+    /// A byte-level BPE file.
+    ByteLevel {
+        engine: Box<Encoding>,
+        /// The file's normalizer is NFC (Qwen2): texts not known to be in NFC are composed
+        /// before the engine sees them.
+        nfc: bool,
+    },
+    /// A BERT-style file; the model is the tokenizer's own WordPiece.
+    Bert(Box<BertIds>),
 }
 
 impl FastIds {
@@ -52,6 +61,13 @@ impl FastIds {
         pre_tokenizer: Option<&PreTokenizer>,
         model: &Model,
     ) -> Option<Self> {
+        if let (Some(PreTokenizer::Bert), Model::WordPiece(_)) = (pre_tokenizer, model) {
+            return match normalizer {
+                None => Some(Self::Bert(Box::new(BertIds::new(None)))),
+                Some(Normalizer::Bert(n)) => Some(Self::Bert(Box::new(BertIds::new(Some(n))))),
+                Some(_) => None,
+            };
+        }
         let nfc = match normalizer {
             None => false,
             Some(Normalizer::Nfc) => true,
@@ -77,23 +93,34 @@ impl FastIds {
         let engine = Bpe::from_merges(tokens, merges, bpe.ignores_merges()).ok()?;
         Encoding::from_bpe(engine, vec![], pattern)
             .ok()
-            .map(|engine| Self { engine, nfc })
+            .map(|engine| Self::ByteLevel {
+                engine: Box::new(engine),
+                nfc,
+            })
     }
 
-    /// Whether this text reaches the model as it is: always, unless the file normalizes to
-    /// NFC and the text may not be in NFC already.
-    fn takes(&self, text: &str) -> bool {
-        !self.nfc || text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes
-    }
-
-    /// Appends the ids of `text` (no added tokens in it) to `out`. HF normalizes each piece
-    /// between added tokens on its own, as this does.
-    pub fn encode_into(&self, text: &str, out: &mut Vec<u32>) -> Result<()> {
-        if self.takes(text) {
-            return self.engine.encode_ordinary_into(text, out);
+    /// Appends the ids of `text` (no added tokens in it) to `out`, with `model` the model
+    /// the engine was built from, and returns `true`; `false` when this text must take the
+    /// character pipeline. HF normalizes each piece between added tokens on its own, as
+    /// this does.
+    pub fn encode_into(&self, model: &Model, text: &str, out: &mut Vec<u32>) -> Result<bool> {
+        match (self, model) {
+            (Self::ByteLevel { engine, nfc }, _) => {
+                // The text reaches the model as it is unless the file normalizes to NFC and
+                // the text may not be in NFC already.
+                let as_is =
+                    !nfc || text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes;
+                if as_is {
+                    engine.encode_ordinary_into(text, out)?;
+                } else {
+                    let composed: String = text.nfc().collect();
+                    engine.encode_ordinary_into(&composed, out)?;
+                }
+                Ok(true)
+            }
+            (Self::Bert(engine), Model::WordPiece(wp)) => engine.encode_into(wp, text, out),
+            (Self::Bert(_), _) => Ok(false),
         }
-        let composed: String = text.nfc().collect();
-        self.engine.encode_ordinary_into(&composed, out)
     }
 }
 
@@ -213,14 +240,17 @@ impl HfTokenizer {
             return None;
         }
         let guess = (text.len() + pair.map_or(0, str::len)) / 3 + 8;
+        let sequence = |text: &str, out: &mut Vec<u32>| {
+            sequence_ids(fast, &self.model, &self.raw_matcher, text, out)
+        };
         let mut first = Vec::with_capacity(guess);
-        if let Err(e) = sequence_ids(fast, &self.raw_matcher, text, &mut first) {
-            return Some(Err(e));
-        }
         let mut second = Vec::new();
-        if let Some(p) = pair {
-            if let Err(e) = sequence_ids(fast, &self.raw_matcher, p, &mut second) {
-                return Some(Err(e));
+        for (text, out) in std::iter::once((text, &mut first)).chain(pair.map(|p| (p, &mut second)))
+        {
+            match sequence(text, out) {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(e) => return Some(Err(e)),
             }
         }
         let template = match (&self.post_processor, add_special_tokens) {
@@ -250,21 +280,27 @@ impl HfTokenizer {
     }
 }
 
-/// The ids of one sequence: its added tokens, and the engine's ids of the text between them.
+/// The ids of one sequence: its added tokens, and the engine's ids of the text between them
+/// (`false` when a piece must take the character pipeline).
 fn sequence_ids(
     fast: &FastIds,
+    model: &Model,
     added: &AddedMatcher,
     text: &str,
     out: &mut Vec<u32>,
-) -> Result<()> {
+) -> Result<bool> {
     if added.is_empty() {
-        return fast.encode_into(text, out);
+        return fast.encode_into(model, text, out);
     }
     for (id, (start, end)) in added.find_bytes(text) {
         match id {
             Some(id) => out.push(id),
-            None => fast.encode_into(&text[start..end], out)?,
+            None => {
+                if !fast.encode_into(model, &text[start..end], out)? {
+                    return Ok(false);
+                }
+            }
         }
     }
-    Ok(())
+    Ok(true)
 }

@@ -22,6 +22,7 @@
 
 pub mod added_tokens;
 pub mod alignment;
+pub mod bert_ids;
 pub mod bpe;
 pub mod byte_level;
 pub mod char_props;
@@ -39,6 +40,7 @@ pub mod model;
 pub mod normalized;
 pub mod normalizers;
 pub mod padding;
+pub mod piece_trie;
 pub mod post_process;
 pub mod pre_tokenizers;
 pub mod precompiled;

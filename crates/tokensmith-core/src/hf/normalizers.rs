@@ -56,12 +56,12 @@ impl Default for BertNormalizer {
 }
 
 /// `\t`, `\n`, `\r` and Unicode White_Space.
-fn is_bert_whitespace(c: char) -> bool {
+pub(super) fn is_bert_whitespace(c: char) -> bool {
     matches!(c, '\t' | '\n' | '\r') || c.is_whitespace()
 }
 
 /// Categories Cc, Cf, Cn, Co, except the three whitespace controls.
-fn is_bert_control(c: char) -> bool {
+pub(super) fn is_bert_control(c: char) -> bool {
     if c.is_ascii() {
         // The only ASCII characters of category C are the controls.
         return c.is_ascii_control() && !matches!(c, '\t' | '\n' | '\r');

@@ -48,7 +48,7 @@ pub enum PreTokenizer {
     FixedLength(usize),
 }
 
-fn is_bert_punctuation(c: char) -> bool {
+pub(super) fn is_bert_punctuation(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_punctuation();
     }

@@ -84,33 +84,51 @@ impl WordCache {
         KEY.with_borrow_mut(|key| {
             key.clear();
             key.extend(word);
-            if let Some(full) = self.full.get() {
-                match full.get(key.as_str()) {
-                    Some(hit) => out.extend_from_slice(hit),
-                    None => out.extend(tokenize(word)?),
-                }
+            self.try_visit(key, |_| tokenize(word), |hit| out.extend_from_slice(hit))
+        })
+    }
+
+    /// Hands the tokens of `word` (given as text) to `visit`: from the cache, or from
+    /// `tokenize`, whose result is then remembered as [`Self::try_tokenize_into`] does. On an
+    /// error `visit` is not called.
+    pub fn try_visit<E>(
+        &self,
+        word: &str,
+        tokenize: impl FnOnce(&str) -> Result<Tokens, E>,
+        visit: impl FnOnce(&[(u32, usize, usize)]),
+    ) -> Result<(), E> {
+        // Checked on bytes first: a word of at most MAX_CHARS bytes has at most that many
+        // characters.
+        if word.is_empty() || (word.len() > MAX_CHARS && word.chars().count() > MAX_CHARS) {
+            visit(&tokenize(word)?);
+            return Ok(());
+        }
+        if let Some(full) = self.full.get() {
+            match full.get(word) {
+                Some(hit) => visit(hit),
+                None => visit(&tokenize(word)?),
+            }
+            return Ok(());
+        }
+        // A poisoned lock only means another thread panicked mid-insert; skip the cache.
+        if let Ok(cache) = self.filling.read() {
+            if let Some(hit) = cache.get(word) {
+                visit(hit);
                 return Ok(());
             }
-            // A poisoned lock only means another thread panicked mid-insert; skip the cache.
-            if let Ok(cache) = self.filling.read() {
-                if let Some(hit) = cache.get(key.as_str()) {
-                    out.extend_from_slice(hit);
-                    return Ok(());
+        }
+        let tokens = tokenize(word)?;
+        visit(&tokens);
+        if let Ok(mut cache) = self.filling.write() {
+            // Another thread may have filled it since the check above.
+            if self.full.get().is_none() && cache.len() < CAPACITY {
+                cache.insert(word.to_string(), tokens);
+                if cache.len() == CAPACITY {
+                    let _ = self.full.set(std::mem::take(&mut *cache));
                 }
             }
-            let tokens = tokenize(word)?;
-            out.extend_from_slice(&tokens);
-            if let Ok(mut cache) = self.filling.write() {
-                // Another thread may have filled it since the check above.
-                if self.full.get().is_none() && cache.len() < CAPACITY {
-                    cache.insert(key.clone(), tokens);
-                    if cache.len() == CAPACITY {
-                        let _ = self.full.set(std::mem::take(&mut *cache));
-                    }
-                }
-            }
-            Ok(())
-        })
+        }
+        Ok(())
     }
 
     /// The number of words remembered.

@@ -11,8 +11,10 @@
 //! ```
 //!
 //! Words seen before come from a [`WordCache`] (HF's WordPiece keeps none; the tokens are
-//! the same either way): the greedy search tries up to one lookup per candidate piece, and
-//! most words of a text recur.
+//! the same either way), and the greedy search finds each piece in one walk of a
+//! [`PieceTrie`] (of the whole vocabulary for a word's first piece, of the entries that
+//! start with the prefix, without it, for the others) rather than with one lookup per
+//! candidate length.
 //!
 //! Not handled here: training (see issue 5's WordPiece trainer).
 //!
@@ -20,6 +22,7 @@
 //! it fails ([`super::model::missing_unknown`]).
 
 use super::model::missing_unknown;
+use super::piece_trie::PieceTrie;
 use super::word_cache::WordCache;
 use crate::Result;
 use rustc_hash::FxHashMap;
@@ -31,10 +34,10 @@ pub struct WordPiece {
     unk_token: String,
     /// The id of `unk_token`, if the vocabulary has it.
     unk_id: Option<u32>,
-    prefix: String,
     max_input_chars_per_word: usize,
-    /// The most characters a vocabulary entry has: no longer piece can match.
-    max_piece_chars: usize,
+    /// Every entry (a word's first piece), and the entries that start with the prefix,
+    /// without it (the other pieces). Boxed: a [`super::model::Model`] holds the model inline.
+    tries: Box<[PieceTrie; 2]>,
     cache: WordCache,
 }
 
@@ -50,13 +53,17 @@ impl WordPiece {
         max_input_chars_per_word: usize,
     ) -> Result<Self> {
         let unk_id = vocab.get(unk_token).copied();
-        let max_piece_chars = vocab.keys().map(|t| t.chars().count()).max().unwrap_or(0);
+        let firsts = PieceTrie::new(vocab.iter().map(|(t, &id)| (t.as_str(), id)));
+        let continuations = PieceTrie::new(
+            vocab
+                .iter()
+                .filter_map(|(t, &id)| Some((t.strip_prefix(prefix)?, id))),
+        );
         Ok(Self {
             vocab,
-            max_piece_chars,
+            tries: Box::new([firsts, continuations]),
             unk_token: unk_token.to_string(),
             unk_id,
-            prefix: prefix.to_string(),
             max_input_chars_per_word,
             cache: WordCache::default(),
         })
@@ -84,74 +91,53 @@ impl WordPiece {
     /// As [`Self::tokenize`] (then `out` is as it was).
     pub fn tokenize_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
         self.cache.try_tokenize_into(word, out, |w| {
-            let mut pieces = Vec::new();
-            self.search_into(w, &mut pieces)?;
-            Ok(pieces)
+            let text: String = w.iter().collect();
+            self.search(&text, w.len())
         })
     }
 
-    /// The greedy longest-match-first search of one word, appended to `out`.
-    fn search_into(&self, word: &[char], out: &mut Vec<(u32, usize, usize)>) -> Result<()> {
-        thread_local! {
-            // The word's text and a candidate piece, reused from word to word.
-            static BUFFERS: std::cell::RefCell<(String, String)> = const {
-                std::cell::RefCell::new((String::new(), String::new()))
-            };
-        }
-        let unk = || match self.unk_id {
-            Some(id) => Ok((id, 0, word.len())),
-            None => Err(missing_unknown(
-                "unk_token",
-                &format!("{:?}", self.unk_token),
-                word,
-            )),
-        };
-        if word.len() > self.max_input_chars_per_word {
-            out.push(unk()?);
-            return Ok(());
-        }
-        BUFFERS.with_borrow_mut(|(text, candidate)| {
-            text.clear();
-            text.extend(word);
-            let first = out.len();
-            let mut start = 0;
-            let mut start_byte = 0;
-            while start < word.len() {
-                // Longer candidates than any vocabulary entry are not looked up.
-                let mut end = word.len().min(start + self.max_piece_chars);
-                let mut end_byte =
-                    start_byte + word[start..end].iter().map(|c| c.len_utf8()).sum::<usize>();
-                let mut found = None;
-                while start < end {
-                    let piece = &text[start_byte..end_byte];
-                    let id = if start == 0 {
-                        self.vocab.get(piece)
-                    } else {
-                        candidate.clear();
-                        candidate.push_str(&self.prefix);
-                        candidate.push_str(piece);
-                        self.vocab.get(candidate.as_str())
-                    };
-                    if let Some(&id) = id {
-                        found = Some(id);
-                        break;
-                    }
-                    end -= 1;
-                    end_byte -= word[end].len_utf8();
-                }
-                match found {
-                    Some(id) => out.push((id, start, end)),
-                    None => {
-                        out.truncate(first);
-                        out.push(unk()?);
-                        return Ok(());
-                    }
-                }
-                start = end;
-                start_byte = end_byte;
-            }
-            Ok(())
+    /// Appends the ids of one word, given as text, to `out`: the ids of
+    /// [`Self::tokenize`]'s pieces, through the same cache.
+    ///
+    /// # Errors
+    /// As [`Self::tokenize`] (then `out` is as it was).
+    pub fn ids_into(&self, word: &str, out: &mut Vec<u32>) -> Result<()> {
+        let search = |w: &str| self.search(w, w.chars().count());
+        self.cache.try_visit(word, search, |pieces| {
+            out.extend(pieces.iter().map(|p| p.0))
         })
+    }
+
+    /// The greedy longest-match-first search of one word of `chars` characters.
+    fn search(&self, word: &str, chars: usize) -> Result<Vec<(u32, usize, usize)>> {
+        let unk = || match self.unk_id {
+            Some(id) => Ok(vec![(id, 0, chars)]),
+            None => {
+                let word: Vec<char> = word.chars().collect();
+                Err(missing_unknown(
+                    "unk_token",
+                    &format!("{:?}", self.unk_token),
+                    &word,
+                ))
+            }
+        };
+        if chars > self.max_input_chars_per_word {
+            return unk();
+        }
+        let mut pieces = Vec::new();
+        let (mut start, mut start_char) = (0, 0);
+        while start < word.len() {
+            let trie = &self.tries[usize::from(start > 0)];
+            // An entry ends on a character boundary of the word: UTF-8 is self-synchronizing.
+            let Some((id, len)) = trie.longest_prefix(&word.as_bytes()[start..]) else {
+                return unk();
+            };
+            let end_char = start_char + word[start..start + len].chars().count();
+            pieces.push((id, start_char, end_char));
+            start += len;
+            start_char = end_char;
+        }
+        Ok(pieces)
     }
 }
 
