@@ -223,19 +223,25 @@ def test_other_tokenizer_json_runs_on_tokensmith_tokenizer_with_hf_ids(tmp_path:
     assert ours.decode(a.ids[:20].tolist()) == theirs.decode(a.ids[:20].tolist())
 
 
-def test_tokenizer_json_tokensmith_refuses_is_refused_by_eval_too(tmp_path: Path) -> None:
+def test_tokenizer_json_runs_in_eval_as_in_tokensmith_up_to_its_error(tmp_path: Path) -> None:
     from tokenizers import Tokenizer, models, pre_tokenizers
 
-    # A BPE model whose unknown token is not in its vocabulary: HF runs it until an unknown
-    # character comes, tokensmith refuses it up front, and evaluation loads through the same
-    # loader, so it gives the same typed error rather than silently measuring another library.
+    # A BPE model whose unknown token is not in its vocabulary: HF and tokensmith run it until
+    # an unknown character comes, then fail. Evaluation loads through tokensmith's loader, so
+    # it gives the same ids and the same typed error rather than silently measuring HF.
     vocab = {"h": 0, "e": 1, "he": 2}
     hf = Tokenizer(models.BPE(vocab, [("h", "e")], unk_token="[UNK]"))
     hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     path = tmp_path / "no_unk.json"
     hf.save(str(path))
     assert Tokenizer.from_file(str(path)).encode("he eh").ids == [2, 1, 0]
+    with pytest.raises(Exception, match="UNK"):
+        Tokenizer.from_file(str(path)).encode("hx")
+    adapter = ev.load_tokenizer(path)
+    assert isinstance(adapter, ev.HFTokenizerAdapter)
+    assert isinstance(adapter.tokenizer, tokensmith.Tokenizer)
+    assert adapter.encode_batch(["he eh"]).ids.tolist() == [2, 1, 0]
     with pytest.raises(TokensmithError, match="unk_token"):
-        tokensmith.Tokenizer.from_file(path)
+        tokensmith.Tokenizer.from_file(path).encode("hx")
     with pytest.raises(TokensmithError, match="unk_token"):
-        ev.load_tokenizer(path)
+        adapter.encode_batch(["hx"])
