@@ -221,7 +221,8 @@ fn contractions(
     cap: usize,
     rules: Rules,
 ) {
-    let near = (2u64 << cap) - 1;
+    // Bits 0..=cap (`cap` is at most 63; `2 << 63` would overflow).
+    let near = u64::MAX >> (63 - cap.min(63));
     let after = if rules.o200k {
         letter << 1
     } else {

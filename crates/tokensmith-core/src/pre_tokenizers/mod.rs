@@ -144,7 +144,8 @@ fn tile_blocks(
     while i < bytes.len() {
         if ascii_ahead(bytes, i) {
             let (starts, cap) = block_starts::starts(&Block::at(bytes, i), bytes, i, rules);
-            let mut ends = starts & ((2u64 << cap) - 2);
+            // Bits 1..=cap (`cap` is at most 63, where `2 << cap` would overflow).
+            let mut ends = starts & (u64::MAX >> (63 - cap.min(63))) & !1;
             if ends != 0 {
                 let mut start = i;
                 while ends != 0 {
