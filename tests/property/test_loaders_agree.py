@@ -72,19 +72,23 @@ def _both_outcomes_occur() -> Iterator[None]:
         assert seen - {"ok"}, f"no random {suffix} file was refused"
 
 
-def _agree(a: tuple[str, Any], b: tuple[str, Any]) -> None:
+def _agree(a: tuple[str, Any], b: tuple[str, Any], same_ids: bool) -> None:
     assert a[0] == b[0], (a, b)
-    if a[0] == "ok":
+    if a[0] == "ok" and same_ids:
         assert a[1] == b[1]
 
 
-def _both(suffix: str, data: bytes, first: Any, second: Any, encode: Any) -> None:
-    """Writes ``data`` to a temporary ``tok{suffix}`` and checks that the loaders agree."""
+def _both(
+    suffix: str, data: bytes, first: Any, second: Any, encode: Any, same_ids: bool = True
+) -> None:
+    """Writes ``data`` to a temporary ``tok{suffix}`` and checks that the loaders agree: both
+    accept it (with the same ids, unless ``same_ids`` is False: a sampling model) or both
+    refuse it."""
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"tok{suffix}"
         path.write_bytes(data)
         a = _outcome(lambda: first(path), encode)
-        _agree(a, _outcome(lambda: second(path), encode))
+        _agree(a, _outcome(lambda: second(path), encode), same_ids)
         SEEN.setdefault(suffix, set()).add(a[0])
 
 
@@ -251,7 +255,11 @@ def _hf_ids(tok: Any, text: str) -> list[int]:
 @SETTINGS
 @given(tokenizer_json())
 def test_tokenizer_json_loaders_agree(data: bytes) -> None:
-    _both(".json", data, tokensmith.load, tokensmith.Tokenizer.from_file, _hf_ids)
+    # BPE dropout strictly between 0 and 1 samples merges: two runs of one file differ.
+    model = json.loads(data)["model"]
+    dropout = model.get("dropout") if isinstance(model, dict) else None
+    sampling = isinstance(dropout, float) and 0.0 < dropout < 1.0
+    _both(".json", data, tokensmith.load, tokensmith.Tokenizer.from_file, _hf_ids, not sampling)
 
 
 # .tiktoken --------------------------------------------------------------------------------
