@@ -162,13 +162,10 @@ def read_file(
             if text:
                 yield Record(text, path, 1)
             return
-        records = _line_records(stream, path, opts, stats, kind == "jsonl")
-        reported = 0
-        for record in records:
+        progress = _DiskProgress(disk, on_disk)
+        for record in _line_records(stream, path, opts, stats, kind == "jsonl"):
             yield record
-            if on_disk is not None and stats.bytes - reported >= _PROGRESS_STEP:
-                reported = stats.bytes
-                on_disk(disk.tell())
+            progress.after(stats.bytes)
 
 
 def read_text_lines(
@@ -183,7 +180,8 @@ def read_text_lines(
     at a time)."""
     limit = opts.max_line_bytes
     with _opened(path) as (disk, stream):
-        line = offset = reported = 0
+        line = offset = 0
+        progress = _DiskProgress(disk, on_disk)
         for block, whole in line_blocks(stream, limit):
             n_lines = 1 if not whole else block.count(b"\n") + (not block.endswith(b"\n"))
             stats.lines += n_lines
@@ -203,9 +201,7 @@ def read_text_lines(
                 else:
                     yield text
             line += n_lines
-            if on_disk is not None and stats.bytes - reported >= _PROGRESS_STEP:
-                reported = stats.bytes
-                on_disk(disk.tell())
+            progress.after(stats.bytes)
 
 
 def read_line_blocks(
@@ -229,7 +225,7 @@ def read_line_blocks(
     """
     limit = max(max_line + 4, block_bytes)
     with _opened(path) as (disk, stream):
-        reported = 0
+        progress = _DiskProgress(disk, on_disk)
         in_long_line = False
         for block, whole in line_blocks(stream, limit, block_bytes):
             stats.bytes += len(block)
@@ -242,9 +238,20 @@ def read_line_blocks(
                 yield block if block.endswith(b"\n") else block + b"\n"
             if not whole:
                 in_long_line = not block.endswith(b"\n")
-            if on_disk is not None and stats.bytes - reported >= _PROGRESS_STEP:
-                reported = stats.bytes
-                on_disk(disk.tell())
+            progress.after(stats.bytes)
+
+
+class _DiskProgress:
+    """Calls ``on_disk`` with the position in the file on disk (compressed bytes) each time
+    another ``_PROGRESS_STEP`` bytes have been read from its stream."""
+
+    def __init__(self, disk: IO[bytes], on_disk: Callable[[int], None] | None) -> None:
+        self.disk, self.on_disk, self.reported = disk, on_disk, 0
+
+    def after(self, read: int) -> None:
+        if self.on_disk is not None and read - self.reported >= _PROGRESS_STEP:
+            self.reported = read
+            self.on_disk(self.disk.tell())
 
 
 @contextmanager

@@ -11,7 +11,8 @@ use common::Rng;
 
 const PATTERNS: [&str; 4] = [CL100K_PATTERN, O200K_PATTERN, LLAMA3_PATTERN, QWEN2_PATTERN];
 
-/// (block path, scalar path, regex) for each pattern.
+/// (the splitter, the same pattern as a plain regex) for each pattern: `check` compares the
+/// splitter's block path with its scalar path and with the regex.
 fn splitters() -> Vec<(PreTokenizer, PreTokenizer)> {
     PATTERNS
         .iter()
@@ -42,7 +43,8 @@ fn check(all: &[(PreTokenizer, PreTokenizer)], text: &str) {
 
 /// Units that exercise each rule: letters of both cases, contraction letters, every ASCII
 /// whitespace, `\r\n` runs, digits, punctuation with `'` and `/`, and non-ASCII letters,
-/// spaces and `ſ` (which folds to `s` in contractions).
+/// spaces and `ſ` (which folds to `s` in contractions). Spaces and line breaks are listed more
+/// than once so that they are drawn more often.
 const UNITS: &[&str] = &[
     "a",
     "e",
