@@ -121,14 +121,36 @@ def test_required_chars_the_corpus_lacks_score_minus_infinity(tmp_path: Path) ->
     assert ref.get_score(ref.piece_to_id("ꙮ")) == float("-inf")
 
 
-def test_too_many_words_for_a_hard_limit_is_an_error_naming_the_size(tmp_path: Path) -> None:
+def _sentencepiece_on(texts: list[str], **flags: object) -> spm.SentencePieceProcessor:
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(texts), model_writer=model, minloglevel=2, **flags
+    )
+    return spm.SentencePieceProcessor(model_proto=model.getvalue())
+
+
+def test_vocabulary_limits_as_in_sentencepiece() -> None:
     texts = ["the cat", "the dog"] * 5
-    with pytest.raises(tokensmith.errors.InvalidTrainerOptionError, match="at most 6 pieces"):
+    # Too few words for a hard limit: both refuse; tokensmith names the size the text allows,
+    # which is what sentencepiece reaches without the limit.
+    with pytest.raises(RuntimeError, match="Vocabulary size too high"):
+        _sentencepiece_on(texts, vocab_size=50, model_type="word")
+    soft = _sentencepiece_on(texts, vocab_size=50, model_type="word", hard_vocab_limit=False)
+    with pytest.raises(
+        tokensmith.errors.InvalidTrainerOptionError, match=f"at most {soft.piece_size()} pieces"
+    ):
         tokensmith.train_unigram(texts, vocab_size=50, model_type="word")
-    sp = tokensmith.train_unigram(texts, vocab_size=50, model_type="word", hard_vocab_limit=False)
-    assert sp.encode("the dog", out_type=str) == ["▁the", "▁dog"]
-    # A char model is never held to vocab_size: 3 meta pieces and "▁thecadog".
-    assert tokensmith.train_unigram(texts, vocab_size=50, model_type="char").piece_size() == 12
+    ours = tokensmith.train_unigram(texts, vocab_size=50, model_type="word", hard_vocab_limit=False)
+    assert ours.piece_size() == soft.piece_size()
+    assert ours.encode("the dog", out_type=str) == soft.encode("the dog", out_type=str)
+    # A char model is never held to vocab_size.
+    char = _sentencepiece_on(texts, vocab_size=50, model_type="char")
+    assert tokensmith.train_unigram(texts, vocab_size=50, model_type="char").piece_size() == (
+        char.piece_size()
+    )
+    # use_all_vocab is for char and word models only.
+    with pytest.raises(RuntimeError, match="use_all_vocab"):
+        _sentencepiece_on(texts, vocab_size=50, model_type="unigram", use_all_vocab=True)
     with pytest.raises(tokensmith.errors.InvalidTrainerOptionError, match="use_all_vocab"):
         tokensmith.train_unigram(texts, vocab_size=50, model_type="unigram", use_all_vocab=True)
 
