@@ -13,6 +13,7 @@ use tokensmith_core::{parallel, Encoding, SpecialPolicy};
 
 use crate::convert::{ids, ne_bytes, policy, u32_bytes, u64_bytes};
 use crate::errors::IntoPyResult;
+use crate::id_buffer::with_ids;
 use crate::int_cache::IntCache;
 use crate::signal_slices;
 
@@ -65,8 +66,11 @@ impl CoreEncoding {
     }
 
     fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
-        let ids = py.detach(|| self.inner.encode_ordinary(text)).py_err(py)?;
-        self.list(py, &ids)
+        with_ids(|ids| {
+            py.detach(|| self.inner.encode_ordinary_into(text, ids))
+                .py_err(py)?;
+            self.list(py, ids)
+        })
     }
 
     fn encode<'py>(
@@ -77,8 +81,11 @@ impl CoreEncoding {
         disallowed_special: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
-        let ids = py.detach(|| self.inner.encode(text, &policy)).py_err(py)?;
-        self.list(py, &ids)
+        with_ids(|ids| {
+            py.detach(|| self.inner.encode_into(text, &policy, ids))
+                .py_err(py)?;
+            self.list(py, ids)
+        })
     }
 
     /// Ids as native-endian u32 bytes, for `numpy.frombuffer`.
@@ -90,8 +97,11 @@ impl CoreEncoding {
         disallowed_special: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyBytes>> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
-        let ids = py.detach(|| self.inner.encode(text, &policy)).py_err(py)?;
-        Ok(u32_bytes(py, &ids))
+        with_ids(|ids| {
+            py.detach(|| self.inner.encode_into(text, &policy, ids))
+                .py_err(py)?;
+            Ok(u32_bytes(py, ids))
+        })
     }
 
     fn count(

@@ -7,6 +7,7 @@ mod encoding;
 mod errors;
 mod hf_encoding;
 mod hf_tokenizer;
+mod id_buffer;
 mod int_cache;
 mod pipelined;
 mod plain_call;
