@@ -11,10 +11,11 @@ use std::sync::Arc;
 use tokensmith_core::formats::tiktoken_file;
 use tokensmith_core::{parallel, Encoding, SpecialPolicy};
 
-use crate::convert::{ids, ne_bytes, policy, u32_bytes, u64_bytes};
+use crate::convert::{ids, ne_bytes, policy, u64_bytes};
 use crate::errors::IntoPyResult;
 use crate::id_buffer::with_ids;
 use crate::int_cache::IntCache;
+use crate::numpy_array::u32_array;
 use crate::signal_slices;
 
 #[pyclass(frozen, name = "CoreEncoding", module = "tokensmith._core")]
@@ -88,19 +89,19 @@ impl CoreEncoding {
         })
     }
 
-    /// Ids as native-endian u32 bytes, for `numpy.frombuffer`.
-    fn encode_to_bytes<'py>(
+    /// Ids as a new `numpy.uint32` array.
+    fn encode_to_numpy<'py>(
         &self,
         py: Python<'py>,
         text: &str,
         allowed_special: &Bound<'py, PyAny>,
         disallowed_special: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
         with_ids(|ids| {
             py.detach(|| self.inner.encode_into(text, &policy, ids))
                 .py_err(py)?;
-            Ok(u32_bytes(py, ids))
+            u32_array(py, ids)
         })
     }
 
