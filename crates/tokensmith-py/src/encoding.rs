@@ -278,9 +278,15 @@ impl CoreEncoding {
         self.ints.list(py, ids)
     }
 
-    /// Encodes on `num_threads` threads, this one among them: between encoding ranges of
-    /// texts itself, this thread builds the Python lists of the texts the others finished, so
-    /// the serial list building overlaps the parallel encoding.
+    /// Encodes on `num_threads` threads, this one among them: between encoding texts itself,
+    /// this thread builds the Python lists of the texts the others finished, so the serial
+    /// list building overlaps the parallel encoding.
+    ///
+    /// Texts are handed out one at a time. With ranges of texts, this thread began with a
+    /// quarter of the batch before building any list, and was left at the end with the lists
+    /// of every range the others finished meanwhile, with no encoding left to overlap them
+    /// (on 4 KB texts, 2 threads ran 1.3-1.7x one). A claim and a hand-over cost well under a
+    /// microsecond, against some 20 microseconds to encode a 4 KB text.
     fn batch_lists<'py>(
         &self,
         py: Python<'py>,
@@ -310,7 +316,7 @@ impl CoreEncoding {
             // The failure of the first failing text in input order, whichever thread
             // finished first: the same batch always raises the same error.
             let mut failure: Option<(usize, PyErr)> = None;
-            parallel::map_streamed(
+            parallel::map_streamed_each(
                 &texts[range],
                 num_threads,
                 |t| enc.encode(t, policy),
