@@ -29,6 +29,8 @@ pub const BATCH: usize = 16;
 struct Keys {
     keys: [InlineKey; BATCH],
     at: [u64; BATCH],
+    /// Bit `k` is set when the `k`-th piece is longer than a key.
+    long: u32,
 }
 
 impl Keys {
@@ -39,6 +41,7 @@ impl Keys {
         let mut keys = Self {
             keys: [InlineKey::default(); BATCH],
             at: [0; BATCH],
+            long: 0,
         };
         for (k, &(start, end)) in spans.iter().enumerate().take(BATCH) {
             let len = end - start;
@@ -50,6 +53,7 @@ impl Keys {
                 keys.at[k] = set as u64;
             } else {
                 keys.keys[k].len = len.min(u32::MAX as usize) as u32;
+                keys.long |= 1 << k;
                 if len <= LONG_MAX {
                     let hash = LongPieceCache::hash(&text[start..end]);
                     state.long_pieces.prefetch(hash);
@@ -66,30 +70,26 @@ impl Keys {
     #[inline(always)]
     fn hits_from(
         &self,
-        mut k: usize,
+        k: usize,
         n: usize,
         state: &mut ThreadState,
-        mut hit: impl FnMut(CachedRanks),
+        hit: impl FnMut(CachedRanks),
     ) -> usize {
-        let n = n.min(BATCH);
-        while k < n {
-            let key = self.keys[k];
-            if key.len as usize > INLINE {
-                break;
-            }
-            match state.pieces.find_in_set(key, self.at[k] as usize) {
-                Some(ranks) => hit(ranks),
-                None => break,
-            }
-            k += 1;
+        // Up to the next long piece, only a miss stops the loop.
+        let next_long = (self.long >> k << k).trailing_zeros() as usize;
+        let stop = n.min(next_long).min(BATCH);
+        if k >= stop {
+            return k;
         }
-        k
+        k + state
+            .pieces
+            .find_run(&self.keys[k..stop], &self.at[k..stop], hit)
     }
 
     /// Whether the `k`-th piece is longer than a key.
     #[inline(always)]
     fn is_long(&self, k: usize) -> bool {
-        self.keys[k].len as usize > INLINE
+        self.long >> k & 1 == 1
     }
 }
 

@@ -117,6 +117,19 @@ struct Set {
 // SAFETY: integers only; all zero is an empty set.
 unsafe impl Zeroable for Set {}
 
+/// The cached ranks of `key` in `set`, which then lists `key` first.
+#[inline(always)]
+fn find_in(set: &mut Set, key: InlineKey) -> Option<CachedRanks> {
+    if set.ways[0].holds(key) {
+        return Some(CachedRanks(set.ways[0]));
+    }
+    if set.ways[1].holds(key) {
+        set.ways.swap(0, 1);
+        return Some(CachedRanks(set.ways[0]));
+    }
+    None
+}
+
 /// A two-way set-associative cache from inline piece keys to ranks.
 pub struct PieceCache {
     sets: HugeSlice<Set>,
@@ -146,15 +159,27 @@ impl PieceCache {
     /// [`find`](Self::find) in the set at `index` (from [`index`](Self::index)).
     #[inline(always)]
     pub fn find_in_set(&mut self, key: InlineKey, index: usize) -> Option<CachedRanks> {
-        let set = &mut self.sets[index];
-        if set.ways[0].holds(key) {
-            return Some(CachedRanks(set.ways[0]));
+        find_in(&mut self.sets[index], key)
+    }
+
+    /// Hands `hit` the cached ranks of `keys[i]`, whose set is at `indices[i]`, in order while
+    /// they are cached, and returns how many were.
+    #[inline(always)]
+    pub fn find_run(
+        &mut self,
+        keys: &[InlineKey],
+        indices: &[u64],
+        mut hit: impl FnMut(CachedRanks),
+    ) -> usize {
+        // The table's address and length are read once, not once a piece.
+        let sets: &mut [Set] = &mut self.sets;
+        for (found, (&key, &index)) in keys.iter().zip(indices).enumerate() {
+            match find_in(&mut sets[index as usize], key) {
+                Some(ranks) => hit(ranks),
+                None => return found,
+            }
         }
-        if set.ways[1].holds(key) {
-            set.ways.swap(0, 1);
-            return Some(CachedRanks(set.ways[0]));
-        }
-        None
+        keys.len().min(indices.len())
     }
 
     /// Starts loading the set of a key with this hash.

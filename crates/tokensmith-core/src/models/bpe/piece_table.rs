@@ -81,9 +81,9 @@ impl InlineKey {
     pub fn from_text(text: &[u8], start: usize, end: usize) -> Self {
         let len = end - start;
         debug_assert!(len <= INLINE);
-        if start + 16 <= text.len() {
-            let lo = u64::from_le_bytes(text[start..start + 8].try_into().unwrap());
-            let hi = u64::from_le_bytes(text[start + 8..start + 16].try_into().unwrap());
+        if let Some(window) = text.get(start..start.wrapping_add(16)) {
+            let lo = u64::from_le_bytes(window[..8].try_into().unwrap());
+            let hi = u64::from_le_bytes(window[8..].try_into().unwrap());
             let [keep_lo, keep_hi] = KEEP[len];
             Self {
                 lo: lo & keep_lo,
