@@ -4,6 +4,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from os import PathLike
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
+
 R50K_PATTERN: str
 CL100K_PATTERN: str
 O200K_PATTERN: str
@@ -30,9 +33,9 @@ class CoreEncoding:
     def encode(
         self, text: str, allowed_special: _Specials, disallowed_special: _Specials
     ) -> list[int]: ...
-    def encode_to_bytes(
+    def encode_to_numpy(
         self, text: str, allowed_special: _Specials, disallowed_special: _Specials
-    ) -> bytes: ...
+    ) -> npt.NDArray[np.uint32]: ...
     def count(
         self, text: str, allowed_special: _Specials, disallowed_special: _Specials
     ) -> int: ...

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from os import PathLike
-from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from tokensmith._args import check_threads, ids_error, texts_error
 from tokensmith._core import CoreEncoding
@@ -69,24 +69,6 @@ def _decoding(call: Callable[[Any], _T], tokens: Any) -> _T:
         return call(tokens)
     except (TypeError, OverflowError) as e:
         raise ids_error(tokens, e) from None
-
-
-_U32_VIEW: Callable[[bytes], npt.NDArray[np.uint32]] | None = None
-
-
-def _u32_view() -> Callable[[bytes], npt.NDArray[np.uint32]]:
-    """``numpy.frombuffer`` for native uint32 ids, importing numpy on first use (see above)."""
-    global _U32_VIEW
-    import functools
-
-    import numpy as np
-
-    view = cast(
-        "Callable[[bytes], npt.NDArray[np.uint32]]",
-        functools.partial(np.frombuffer, dtype=np.uint32),
-    )
-    _U32_VIEW = view
-    return view
 
 
 class Encoding:
@@ -272,13 +254,18 @@ class Encoding:
         allowed_special: AllowedSpecial = frozenset(),
         disallowed_special: DisallowedSpecial = "all",
     ) -> npt.NDArray[np.uint32]:
-        """Like :meth:`encode`, returning a read-only ``numpy.uint32`` array."""
+        """Like :meth:`encode`, returning a new ``numpy.uint32`` array (numpy is imported on
+        the first call).
+
+        >>> import tokensmith
+        >>> tokensmith.get_encoding("o200k_base").encode_to_numpy("hello world").tolist()
+        [24912, 2375]
+        """
         # The plain call first, inline: on ~4 KB texts a wrapper's call costs a few percent.
         try:
-            raw = self._core.encode_to_bytes(text, allowed_special, disallowed_special)
+            return self._core.encode_to_numpy(text, allowed_special, disallowed_special)
         except (UnicodeEncodeError, TypeError, OverflowError):
-            raw = _scrubbing(self._core.encode_to_bytes, text, allowed_special, disallowed_special)
-        return (_U32_VIEW or _u32_view())(raw)
+            return _scrubbing(self._core.encode_to_numpy, text, allowed_special, disallowed_special)
 
     def count(
         self,

@@ -118,6 +118,18 @@ def test_encode_to_numpy_is_uint32():
     )
 
 
+def test_encode_to_numpy_returns_a_new_array_each_call():
+    enc = tokensmith.get_encoding("cl100k_base")
+    first = enc.encode_to_numpy("hello world")
+    second = enc.encode_to_numpy("goodbye")
+    # Each call's array owns its ids: a later call, or writing to one, leaves the other alone.
+    assert first.flags.owndata and first.flags.c_contiguous and first.ndim == 1
+    second[:] = 0
+    assert first.tolist() == enc.encode("hello world")
+    empty = enc.encode_to_numpy("")
+    assert empty.dtype == np.uint32 and empty.shape == (0,)
+
+
 def test_list_encoding_names():
     names = tokensmith.list_encoding_names()
     assert {"cl100k_base", "o200k_base"} <= set(names)

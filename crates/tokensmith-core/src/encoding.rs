@@ -12,24 +12,9 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::models::bpe::{with_cache, Bpe, Pending, Rank, ThreadState, BATCH};
+use crate::models::bpe::{with_cache, Bpe, Rank, ThreadState, BATCH};
 use crate::pre_tokenizers::PreTokenizer;
 use crate::special_tokens::{SpecialPolicy, SpecialSet, SpecialTokens};
-
-/// The cache keys of the pieces at `spans` of `text`, their cache slots requested from memory.
-#[inline(always)]
-fn prepare_all(
-    bpe: &Bpe,
-    text: &[u8],
-    spans: &[(usize, usize)],
-    state: &ThreadState,
-) -> [Pending; BATCH] {
-    let mut pieces = [Pending::default(); BATCH];
-    for (k, &(a, b)) in spans.iter().enumerate() {
-        pieces[k] = bpe.prepare(text, a, b, state);
-    }
-    pieces
-}
 
 /// Encodes the pieces at `spans` of `text`, appending their ids to `out`.
 #[inline(never)]
@@ -40,8 +25,7 @@ fn encode_batch(
     out: &mut Vec<Rank>,
     state: &mut ThreadState,
 ) -> Result<()> {
-    let pieces = prepare_all(bpe, text, spans, state);
-    bpe.encode_pieces(text, &pieces[..spans.len()], out, state)
+    bpe.encode_spans(text, spans, out, state)
 }
 
 /// The number of ids of the pieces at `spans` of `text`; `scratch` holds the ids of pieces
@@ -54,8 +38,7 @@ fn count_batch(
     scratch: &mut Vec<Rank>,
     state: &mut ThreadState,
 ) -> Result<usize> {
-    let pieces = prepare_all(bpe, text, spans, state);
-    bpe.count_pieces(text, &pieces[..spans.len()], scratch, state)
+    bpe.count_spans(text, spans, scratch, state)
 }
 
 /// A part of a text split at its allowed special tokens.

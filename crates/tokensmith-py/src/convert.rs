@@ -1,13 +1,18 @@
 //! Argument conversion shared by the bindings: special-token policies and id lists.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyFrozenSet, PyList, PySet, PyString, PyTuple};
 use tokensmith_core::{Encoding, SpecialPolicy, SpecialSet};
 
 use crate::errors::{to_py, type_error};
 
 /// `"all"` or an iterable of special-token names.
 fn special_set(enc: &Encoding, arg: &Bound<'_, PyAny>, what: &str) -> PyResult<Option<SpecialSet>> {
+    // The empty set or tuple (the defaults, and `disallowed_special=()`) names no token: no
+    // list to build, and a policy the encoder recognises as "no special tokens".
+    if is_empty_collection(arg) {
+        return Ok(Some(SpecialSet::None));
+    }
     if let Ok(s) = arg.cast::<PyString>() {
         return match s.to_str()? {
             "all" => Ok(None),
@@ -38,6 +43,20 @@ fn special_set(enc: &Encoding, arg: &Bound<'_, PyAny>, what: &str) -> PyResult<O
     Ok(Some(
         enc.specials().set_of(names.iter().map(String::as_str)),
     ))
+}
+
+/// Whether `arg` is an empty `frozenset`, `set`, `tuple` or `list`.
+fn is_empty_collection(arg: &Bound<'_, PyAny>) -> bool {
+    if let Ok(s) = arg.cast::<PyFrozenSet>() {
+        return s.is_empty();
+    }
+    if let Ok(t) = arg.cast::<PyTuple>() {
+        return t.is_empty();
+    }
+    if let Ok(s) = arg.cast::<PySet>() {
+        return s.is_empty();
+    }
+    arg.cast::<PyList>().is_ok_and(|l| l.is_empty())
 }
 
 /// tiktoken's `allowed_special` / `disallowed_special` pair, as one policy.

@@ -11,9 +11,11 @@ use std::sync::Arc;
 use tokensmith_core::formats::tiktoken_file;
 use tokensmith_core::{parallel, Encoding, SpecialPolicy};
 
-use crate::convert::{ids, ne_bytes, policy, u32_bytes, u64_bytes};
+use crate::convert::{ids, ne_bytes, policy, u64_bytes};
 use crate::errors::IntoPyResult;
+use crate::id_buffer::with_ids;
 use crate::int_cache::IntCache;
+use crate::numpy_array::u32_array;
 use crate::signal_slices;
 
 #[pyclass(frozen, name = "CoreEncoding", module = "tokensmith._core")]
@@ -65,8 +67,11 @@ impl CoreEncoding {
     }
 
     fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
-        let ids = py.detach(|| self.inner.encode_ordinary(text)).py_err(py)?;
-        self.list(py, &ids)
+        with_ids(|ids| {
+            py.detach(|| self.inner.encode_ordinary_into(text, ids))
+                .py_err(py)?;
+            self.list(py, ids)
+        })
     }
 
     fn encode<'py>(
@@ -77,21 +82,27 @@ impl CoreEncoding {
         disallowed_special: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
-        let ids = py.detach(|| self.inner.encode(text, &policy)).py_err(py)?;
-        self.list(py, &ids)
+        with_ids(|ids| {
+            py.detach(|| self.inner.encode_into(text, &policy, ids))
+                .py_err(py)?;
+            self.list(py, ids)
+        })
     }
 
-    /// Ids as native-endian u32 bytes, for `numpy.frombuffer`.
-    fn encode_to_bytes<'py>(
+    /// Ids as a new `numpy.uint32` array.
+    fn encode_to_numpy<'py>(
         &self,
         py: Python<'py>,
         text: &str,
         allowed_special: &Bound<'py, PyAny>,
         disallowed_special: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
-        let ids = py.detach(|| self.inner.encode(text, &policy)).py_err(py)?;
-        Ok(u32_bytes(py, &ids))
+        with_ids(|ids| {
+            py.detach(|| self.inner.encode_into(text, &policy, ids))
+                .py_err(py)?;
+            u32_array(py, ids)
+        })
     }
 
     fn count(
@@ -267,9 +278,15 @@ impl CoreEncoding {
         self.ints.list(py, ids)
     }
 
-    /// Encodes on `num_threads` threads, this one among them: between encoding ranges of
-    /// texts itself, this thread builds the Python lists of the texts the others finished, so
-    /// the serial list building overlaps the parallel encoding.
+    /// Encodes on `num_threads` threads, this one among them: between encoding texts itself,
+    /// this thread builds the Python lists of the texts the others finished, so the serial
+    /// list building overlaps the parallel encoding.
+    ///
+    /// Texts are handed out one at a time. With ranges of texts, this thread began with a
+    /// quarter of the batch before building any list, and was left at the end with the lists
+    /// of every range the others finished meanwhile, with no encoding left to overlap them
+    /// (on 4 KB texts, 2 threads ran 1.3-1.7x one). A claim and a hand-over cost well under a
+    /// microsecond, against some 20 microseconds to encode a 4 KB text.
     fn batch_lists<'py>(
         &self,
         py: Python<'py>,
@@ -299,7 +316,7 @@ impl CoreEncoding {
             // The failure of the first failing text in input order, whichever thread
             // finished first: the same batch always raises the same error.
             let mut failure: Option<(usize, PyErr)> = None;
-            parallel::map_streamed(
+            parallel::map_streamed_each(
                 &texts[range],
                 num_threads,
                 |t| enc.encode(t, policy),

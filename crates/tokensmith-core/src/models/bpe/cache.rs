@@ -2,7 +2,7 @@
 //!
 //! Text repeats its words (Zipf's law), so most pieces were seen a moment ago. A table of a
 //! few ten thousand slots answers them without touching the vocabulary's large tables or
-//! merging again. A slot holds one piece of at most 16 bytes and up to [`MAX_TOKENS`] ranks,
+//! merging again. A slot holds one piece of at most 15 bytes and up to [`MAX_TOKENS`] ranks,
 //! packed into 32 bytes (ranks have at most 21 bits). The table is two-way set associative:
 //! the two slots of a set share one 64-byte cache line, so a lookup still costs one line, but
 //! two pieces whose hashes meet no longer evict each other. The most recently used piece of a
@@ -18,6 +18,7 @@ use super::piece_table::InlineKey;
 use super::prefetch::prefetch;
 use crate::thread_tables::table_for;
 use std::cell::{Cell, RefCell};
+use std::mem::MaybeUninit;
 
 /// The most ranks a slot holds; longer results are not cached.
 pub const MAX_TOKENS: usize = 5;
@@ -29,14 +30,12 @@ const SETS: usize = 65536;
 const CACHES_PER_THREAD: usize = 4;
 
 const FIELD: u64 = (1 << RANK_BITS) - 1;
-/// Where `len + 1` (5 bits, 0 = empty) and the number of ranks (3 bits) sit in `Slot::b`,
-/// above its two 21-bit ranks.
-const LEN_SHIFT: u32 = 59;
+/// Where the number of ranks (3 bits) sits in `Slot::b`, above its two 21-bit ranks.
 const COUNT_SHIFT: u32 = 56;
 
-/// One cached piece: its key, and its ranks three and two to a word. `b` also holds the
-/// piece's `len + 1` in its top 5 bits and the number of ranks below them:
-/// `a = r0 | r1 << 21 | r2 << 42`, `b = r3 | r4 << 21 | count << 56 | (len + 1) << 59`.
+/// One cached piece: its key (whose top byte, `len + 1`, is never 0, so an all-zero slot is
+/// empty), and its ranks three and two to a word, with their number:
+/// `a = r0 | r1 << 21 | r2 << 42`, `b = r3 | r4 << 21 | count << 56`.
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
 struct Slot {
@@ -49,7 +48,7 @@ struct Slot {
 impl Slot {
     #[inline(always)]
     fn holds(&self, key: InlineKey) -> bool {
-        self.b >> LEN_SHIFT == (key.len + 1) as u64 && self.lo == key.lo && self.hi == key.hi
+        self.lo == key.lo && self.hi == key.hi
     }
 
     #[inline(always)]
@@ -88,6 +87,24 @@ impl CachedRanks {
     pub fn count(&self) -> usize {
         ((self.0.b >> COUNT_SHIFT) & 7) as usize
     }
+
+    /// Writes the ranks to the front of `out` and returns how many there are.
+    ///
+    /// The first two are written whatever the count (most pieces are one or two tokens), so
+    /// the common case takes no branch on the count; the slots after the last rank get junk.
+    #[inline(always)]
+    pub fn write_to(&self, out: &mut [MaybeUninit<Rank>; MAX_TOKENS]) -> usize {
+        let Slot { a, b, .. } = self.0;
+        out[0].write((a & FIELD) as Rank);
+        out[1].write(((a >> RANK_BITS) & FIELD) as Rank);
+        let count = ((b >> COUNT_SHIFT) & 7) as usize;
+        if count > 2 {
+            out[2].write((a >> (2 * RANK_BITS)) as Rank);
+            out[3].write((b & FIELD) as Rank);
+            out[4].write(((b >> RANK_BITS) & FIELD) as Rank);
+        }
+        count
+    }
 }
 
 /// Two slots in one cache line; `ways[0]` is the more recently used.
@@ -99,6 +116,19 @@ struct Set {
 
 // SAFETY: integers only; all zero is an empty set.
 unsafe impl Zeroable for Set {}
+
+/// The cached ranks of `key` in `set`, which then lists `key` first.
+#[inline(always)]
+fn find_in(set: &mut Set, key: InlineKey) -> Option<CachedRanks> {
+    if set.ways[0].holds(key) {
+        return Some(CachedRanks(set.ways[0]));
+    }
+    if set.ways[1].holds(key) {
+        set.ways.swap(0, 1);
+        return Some(CachedRanks(set.ways[0]));
+    }
+    None
+}
 
 /// A two-way set-associative cache from inline piece keys to ranks.
 pub struct PieceCache {
@@ -114,9 +144,42 @@ impl Default for PieceCache {
 }
 
 impl PieceCache {
+    /// The set where a key with this hash lives.
     #[inline(always)]
-    fn index(hash: usize) -> usize {
+    pub fn index(hash: usize) -> usize {
         (hash >> 7) & (SETS - 1)
+    }
+
+    /// Starts loading the set at `index` (from [`index`](Self::index)).
+    #[inline(always)]
+    pub fn prefetch_set(&self, index: usize) {
+        prefetch(&self.sets[index]);
+    }
+
+    /// [`find`](Self::find) in the set at `index` (from [`index`](Self::index)).
+    #[inline(always)]
+    pub fn find_in_set(&mut self, key: InlineKey, index: usize) -> Option<CachedRanks> {
+        find_in(&mut self.sets[index], key)
+    }
+
+    /// Hands `hit` the cached ranks of `keys[i]`, whose set is at `indices[i]`, in order while
+    /// they are cached, and returns how many were.
+    #[inline(always)]
+    pub fn find_run(
+        &mut self,
+        keys: &[InlineKey],
+        indices: &[u64],
+        mut hit: impl FnMut(CachedRanks),
+    ) -> usize {
+        // The table's address and length are read once, not once a piece.
+        let sets: &mut [Set] = &mut self.sets;
+        for (found, (&key, &index)) in keys.iter().zip(indices).enumerate() {
+            match find_in(&mut sets[index as usize], key) {
+                Some(ranks) => hit(ranks),
+                None => return found,
+            }
+        }
+        keys.len().min(indices.len())
     }
 
     /// Starts loading the set of a key with this hash.
@@ -147,15 +210,7 @@ impl PieceCache {
     /// A copy of the cached ranks of `key`, marked as its set's most recently used.
     #[inline(always)]
     pub fn find(&mut self, key: InlineKey, hash: usize) -> Option<CachedRanks> {
-        let set = &mut self.sets[Self::index(hash)];
-        if set.ways[0].holds(key) {
-            return Some(CachedRanks(set.ways[0]));
-        }
-        if set.ways[1].holds(key) {
-            set.ways.swap(0, 1);
-            return Some(CachedRanks(set.ways[0]));
-        }
-        None
+        self.find_in_set(key, Self::index(hash))
     }
 
     /// Remembers the ranks of `key` if there are at most [`MAX_TOKENS`] of them, as the most
@@ -175,15 +230,12 @@ impl PieceCache {
             lo: key.lo,
             hi: key.hi,
             a: r[0] | r[1] << RANK_BITS | r[2] << (2 * RANK_BITS),
-            b: r[3]
-                | r[4] << RANK_BITS
-                | (ranks.len() as u64) << COUNT_SHIFT
-                | ((key.len + 1) as u64) << LEN_SHIFT,
+            b: r[3] | r[4] << RANK_BITS | (ranks.len() as u64) << COUNT_SHIFT,
         };
     }
 }
 
-/// Pieces longer than 16 bytes (whitespace runs, rules of dashes, long words) up to this
+/// Pieces longer than 15 bytes (whitespace runs, rules of dashes, long words) up to this
 /// length are cached with their bytes; longer ones are rare and not worth the copy.
 pub const LONG_MAX: usize = 256;
 /// A few megabytes of non-Latin text hold some ten thousand distinct long pieces (words of
@@ -344,7 +396,7 @@ mod tests {
         let top = (1 << RANK_BITS) - 2;
         for n in 0..=MAX_TOKENS {
             let ranks: Vec<Rank> = (0..n as Rank).map(|i| top - i * 77_777).collect();
-            let key = InlineKey::new(&b"0123456789abcdef"[..n * 3 + 1]);
+            let key = InlineKey::new(&b"0123456789abcde"[..n * 3]);
             cache.put(key, key.hash(), &ranks);
             assert_eq!(get(&mut cache, key, key.hash()), Some(ranks));
         }

@@ -2,6 +2,7 @@
 //! encoded by repeatedly merging the adjacent pair whose concatenation has the lowest rank
 //! (the leftmost such pair on ties).
 
+mod batch;
 mod cache;
 pub(crate) mod huge;
 mod merge;
@@ -13,9 +14,10 @@ mod prefetch;
 mod runs;
 mod token_table;
 
+pub use batch::BATCH;
 pub use cache::{with_cache, PieceCache, ThreadState};
 pub use merge::MergeScratch;
-pub use model::{Bpe, Pending, Rank, BATCH};
+pub use model::{Bpe, Rank};
 pub use piece_table::{InlineKey, PieceTable};
 pub use prefetch::prefetch;
 pub use token_table::TokenTable;

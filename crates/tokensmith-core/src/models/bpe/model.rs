@@ -1,6 +1,6 @@
 //! The byte-level BPE vocabulary: bytes to rank, rank to bytes, and the merge table.
 
-use super::cache::{CachedRanks, LongPieceCache, ThreadState, LONG_MAX, MAX_TOKENS};
+use super::cache::{LongPieceCache, ThreadState, LONG_MAX};
 use super::merge;
 use super::pair_table::{PairTable, RANK_BITS};
 use super::piece_table::{InlineKey, PieceTable, INLINE};
@@ -11,21 +11,8 @@ use crate::thread_tables::CacheTag;
 use rustc_hash::FxHashMap;
 use std::sync::Arc;
 
-/// A piece between [`Bpe::prepare`] and [`Bpe::encode_pieces`]: its byte range in the text, and
-/// its cache key and hash.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Pending {
-    start: usize,
-    end: usize,
-    key: InlineKey,
-    hash: u64,
-}
-
 /// A token's rank, which is also its id.
 pub type Rank = u32;
-
-/// How many pieces [`Bpe::encode_pieces`] takes at once.
-pub const BATCH: usize = 16;
 
 /// Marks "no rank" in dense tables.
 pub(crate) const NO_RANK: Rank = Rank::MAX;
@@ -235,139 +222,17 @@ impl Bpe {
         self.encode_short_piece(text, start, end, key, key.hash(), out, state)
     }
 
-    /// Describes `text[start..end]` for [`encode_pieces`](Self::encode_pieces): computes its
-    /// cache key and hash and starts loading its cache slot from memory.
-    ///
-    /// The piece cache is larger than L2, so a lookup that starts only when the piece is
-    /// encoded waits for memory. The encoder prepares each piece as soon as the pre-tokenizer
-    /// finds it and encodes pieces [`BATCH`] at a time, so the wait overlaps with splitting the
-    /// rest of the batch.
+    /// Starts loading the vocabulary slot where the lookup of an inline key with this hash
+    /// begins (for a piece that missed the piece cache and is about to be encoded).
     #[inline(always)]
-    pub fn prepare(&self, text: &[u8], start: usize, end: usize, state: &ThreadState) -> Pending {
-        let len = end - start;
-        let (key, hash) = if len <= INLINE {
-            let key = InlineKey::from_text(text, start, end);
-            let hash = key.hash() as u64;
-            state.pieces.prefetch(hash as usize);
-            (key, hash)
-        } else if len <= LONG_MAX {
-            let hash = LongPieceCache::hash(&text[start..end]);
-            state.long_pieces.prefetch(hash);
-            (InlineKey::default(), hash)
-        } else {
-            (InlineKey::default(), 0)
-        };
-        Pending {
-            start,
-            end,
-            key,
-            hash,
-        }
-    }
-
-    /// Appends the ranks of consecutive pieces (at most [`BATCH`] of them, each from
-    /// [`prepare`](Self::prepare) on the same `text` and `state`) to `out`.
-    ///
-    /// The same as calling [`encode_piece_cached`](Self::encode_piece_cached) on each, but
-    /// what the cache lookups need next is requested from memory for all pieces first: the
-    /// vocabulary slots of short pieces that missed, and the stored bytes of long ones, so
-    /// that these misses overlap instead of waiting one after another.
-    #[inline]
-    pub fn encode_pieces(
-        &self,
-        text: &[u8],
-        pieces: &[Pending],
-        out: &mut Vec<Rank>,
-        state: &mut ThreadState,
-    ) -> Result<()> {
-        // While the pieces hit the cache (nearly always, on text like that seen before),
-        // their ranks go straight out, in one pass.
-        out.reserve(pieces.len() * MAX_TOKENS);
-        let first = Self::leading_hits(pieces, state, |hit| hit.append_to(out));
-        self.encode_rest(text, &pieces[first..], out, state)
-    }
-
-    /// The number of ranks of consecutive pieces, as [`encode_pieces`](Self::encode_pieces)
-    /// would append them; `scratch` holds the ranks of the pieces that miss the cache.
-    #[inline]
-    pub fn count_pieces(
-        &self,
-        text: &[u8],
-        pieces: &[Pending],
-        scratch: &mut Vec<Rank>,
-        state: &mut ThreadState,
-    ) -> Result<usize> {
-        let mut total = 0;
-        let first = Self::leading_hits(pieces, state, |hit| total += hit.count());
-        if first < pieces.len() {
-            scratch.clear();
-            self.encode_rest(text, &pieces[first..], scratch, state)?;
-            total += scratch.len();
-        }
-        Ok(total)
-    }
-
-    /// Hands `hit` the cached ranks of the leading pieces that hit the piece cache, and
-    /// returns how many did.
-    #[inline(always)]
-    fn leading_hits(
-        pieces: &[Pending],
-        state: &mut ThreadState,
-        mut hit: impl FnMut(CachedRanks),
-    ) -> usize {
-        let mut first = 0;
-        for p in pieces {
-            if p.end - p.start > INLINE {
-                break;
-            }
-            match state.pieces.find(p.key, p.hash as usize) {
-                Some(ranks) => hit(ranks),
-                None => break,
-            }
-            first += 1;
-        }
-        first
-    }
-
-    /// [`encode_pieces`](Self::encode_pieces) for pieces that may miss the cache.
-    #[inline]
-    fn encode_rest(
-        &self,
-        text: &[u8],
-        pieces: &[Pending],
-        out: &mut Vec<Rank>,
-        state: &mut ThreadState,
-    ) -> Result<()> {
-        // The rest: short pieces are looked up first (nearly all hit); a miss starts loading
-        // the vocabulary slot its merge will need, and a long piece its stored bytes.
-        let mut hits = [None::<CachedRanks>; BATCH];
-        for (k, p) in pieces.iter().enumerate() {
-            let len = p.end - p.start;
-            if len <= INLINE {
-                hits[k] = state.pieces.find(p.key, p.hash as usize);
-                if hits[k].is_none() {
-                    self.lookup.prefetch(p.hash as usize);
-                }
-            } else if len <= LONG_MAX {
-                state.long_pieces.prefetch_entry(p.hash);
-            }
-        }
-        for (k, p) in pieces.iter().enumerate() {
-            if let Some(hit) = &hits[k] {
-                hit.append_to(out);
-            } else if p.end - p.start <= INLINE {
-                self.encode_short_piece(text, p.start, p.end, p.key, p.hash as usize, out, state)?;
-            } else {
-                self.encode_long_hashed(&text[p.start..p.end], p.hash, out, state)?;
-            }
-        }
-        Ok(())
+    pub(super) fn prefetch_token(&self, hash: usize) {
+        self.lookup.prefetch(hash);
     }
 
     /// A piece of at most [`INLINE`] bytes whose key and hash are known.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn encode_short_piece(
+    pub(super) fn encode_short_piece(
         &self,
         text: &[u8],
         start: usize,
@@ -413,7 +278,7 @@ impl Bpe {
     /// A piece of more than [`INLINE`] bytes whose [`LongPieceCache::hash`] is `hash` (any
     /// value if the piece is longer than [`LONG_MAX`]).
     #[inline(always)]
-    fn encode_long_hashed(
+    pub(super) fn encode_long_hashed(
         &self,
         piece: &[u8],
         hash: u64,
@@ -523,52 +388,7 @@ fn find_pairs(encoder: &FxHashMap<Vec<u8>, Rank>) -> Vec<(Rank, Rank, Rank)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::merge::tests::{cl100k, reference};
     use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(300))]
-
-        /// A batch, with repeated pieces, short (inline) and long ones, and cache slots
-        /// overwritten inside the batch, gives each piece's own merge result, cold and warm,
-        /// and counts as many ranks.
-        #[test]
-        fn batches_equal_piece_by_piece_merges(
-            words in prop::collection::vec(
-                prop::collection::vec(prop::sample::select(b"aab eeinst\xe4\xb8\xad-".to_vec()), 1..300),
-                1..8,
-            ),
-            picks in prop::collection::vec(0usize..8, 1..=BATCH),
-        ) {
-            let bpe = cl100k();
-            let mut text = Vec::new();
-            let mut pieces = Vec::new();
-            for &k in &picks {
-                let word = &words[k % words.len()];
-                pieces.push((text.len(), text.len() + word.len()));
-                text.extend_from_slice(word);
-            }
-            let expected: Vec<Rank> = pieces.iter().flat_map(|&(a, b)| reference(bpe, &text[a..b])).collect();
-            let mut state = ThreadState::default();
-            for _ in 0..2 {
-                let mut out = Vec::new();
-                let pending: Vec<Pending> =
-                    pieces.iter().map(|&(a, b)| bpe.prepare(&text, a, b, &state)).collect();
-                bpe.encode_pieces(&text, &pending, &mut out, &mut state).unwrap();
-                prop_assert_eq!(&out, &expected);
-            }
-            // Counting, cold and then warm, gives the number of ranks without keeping them.
-            let mut state = ThreadState::default();
-            for _ in 0..2 {
-                let pending: Vec<Pending> =
-                    pieces.iter().map(|&(a, b)| bpe.prepare(&text, a, b, &state)).collect();
-                let mut scratch = vec![7];
-                let n = bpe.count_pieces(&text, &pending, &mut scratch, &mut state).unwrap();
-                prop_assert_eq!(n, expected.len());
-            }
-        }
-    }
 
     #[test]
     fn the_all_ones_rank_is_refused() {

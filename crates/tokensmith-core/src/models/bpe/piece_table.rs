@@ -1,16 +1,20 @@
 //! A lookup table from a piece's bytes to its rank, built for the encoder's hot path.
 //!
-//! Nearly every piece of real text is at most 16 bytes long. Such keys are stored inline as
-//! two zero-padded `u64` words plus the length, in an open-addressing table, so a lookup is
-//! one hash and usually one cache line: no pointer to follow and no `memcmp`. Longer keys
-//! go to an ordinary hash map.
+//! Nearly every piece of real text is at most 15 bytes long. Such keys are stored inline as
+//! two zero-padded `u64` words whose last byte holds the length (plus one), in an
+//! open-addressing table, so a lookup is one hash and usually one cache line, and a key
+//! compares as two words: no pointer to follow and no `memcmp`. Longer keys go to an
+//! ordinary hash map.
 
 use super::huge::{HugeSlice, Zeroable};
 use super::prefetch::prefetch;
 use rustc_hash::FxHashMap;
 
-/// Keys up to this many bytes are stored inline.
-pub const INLINE: usize = 16;
+/// Keys up to this many bytes are stored inline: the 16th byte of the two words holds the
+/// length.
+pub const INLINE: usize = 15;
+/// Where `len + 1` sits in a key's `hi` word.
+const LEN_SHIFT: u32 = 56;
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
@@ -32,7 +36,8 @@ pub struct PieceTable {
     long: FxHashMap<Vec<u8>, u32>,
 }
 
-/// A key of at most [`INLINE`] bytes, as two little-endian words.
+/// A key of at most [`INLINE`] bytes, as two little-endian words; `hi` also holds `len + 1`
+/// in its top byte, so two keys are equal exactly when their words are.
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
 pub struct InlineKey {
     pub lo: u64,
@@ -47,10 +52,8 @@ const KEEP: [[u64; 2]; INLINE + 1] = {
     while len <= INLINE {
         t[len] = if len <= 8 {
             [u64::MAX >> (64 - 8 * len), 0]
-        } else if len < INLINE {
-            [u64::MAX, u64::MAX >> (64 - 8 * (len - 8))]
         } else {
-            [u64::MAX, u64::MAX]
+            [u64::MAX, u64::MAX >> (64 - 8 * (len - 8))]
         };
         len += 1;
     }
@@ -62,11 +65,12 @@ impl InlineKey {
     #[inline(always)]
     pub fn new(bytes: &[u8]) -> Self {
         debug_assert!(bytes.len() <= INLINE);
-        let mut buf = [0u8; INLINE];
+        let mut buf = [0u8; 16];
         buf[..bytes.len()].copy_from_slice(bytes);
         Self {
             lo: u64::from_le_bytes(buf[..8].try_into().unwrap()),
-            hi: u64::from_le_bytes(buf[8..].try_into().unwrap()),
+            hi: u64::from_le_bytes(buf[8..].try_into().unwrap())
+                | ((bytes.len() as u64 + 1) << LEN_SHIFT),
             len: bytes.len() as u32,
         }
     }
@@ -77,13 +81,13 @@ impl InlineKey {
     pub fn from_text(text: &[u8], start: usize, end: usize) -> Self {
         let len = end - start;
         debug_assert!(len <= INLINE);
-        if start + INLINE <= text.len() {
-            let lo = u64::from_le_bytes(text[start..start + 8].try_into().unwrap());
-            let hi = u64::from_le_bytes(text[start + 8..start + 16].try_into().unwrap());
+        if let Some(window) = text.get(start..start.wrapping_add(16)) {
+            let lo = u64::from_le_bytes(window[..8].try_into().unwrap());
+            let hi = u64::from_le_bytes(window[8..].try_into().unwrap());
             let [keep_lo, keep_hi] = KEEP[len];
             Self {
                 lo: lo & keep_lo,
-                hi: hi & keep_hi,
+                hi: (hi & keep_hi) | ((len as u64 + 1) << LEN_SHIFT),
                 len: len as u32,
             }
         } else {
@@ -93,8 +97,7 @@ impl InlineKey {
 
     #[inline(always)]
     pub fn hash(&self) -> usize {
-        let h = (self.lo ^ self.hi.rotate_left(29) ^ ((self.len as u64) << 58))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let h = (self.lo ^ self.hi.rotate_left(29)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         (h ^ (h >> 29)) as usize
     }
 }
