@@ -5,8 +5,8 @@
 //! a WordPiece model) takes the fused pass of [`super::bert_ids`].
 //!
 //! A byte-level file qualifies when its pipeline is one the engine computes exactly:
-//! - no normalizer, or NFC (Qwen2): a text that is not NFC already (ASCII, or the quick
-//!   check) is composed first, with the tables the character pipeline's NFC uses;
+//! - no normalizer, or NFC (Qwen2): the text is composed first ([`super::nfc_text`]), with
+//!   the Unicode 9 tables of HF's NFC (those of the character pipeline);
 //! - a `ByteLevel` pre-tokenizer with GPT-2's regex (`use_regex`) and no prefix space, or a
 //!   `Split` with the Llama-3 or Qwen2 pattern (isolated) before a `ByteLevel` without regex
 //!   or prefix space (the splitters of [`crate::pre_tokenizers`], equal to the regex);
@@ -28,6 +28,7 @@ use super::bert_ids::BertIds;
 use super::bpe::Bpe as HfBpe;
 use super::byte_level::{byte_chars, ByteLevel};
 use super::model::Model;
+use super::nfc_text;
 use super::normalizers::Normalizer;
 use super::pre_tokenizers::PreTokenizer;
 use super::processors::{Piece, PostProcessor};
@@ -37,7 +38,6 @@ use crate::models::bpe::Bpe;
 use crate::pre_tokenizers::R50K_PATTERN;
 use crate::Encoding;
 use rustc_hash::FxHashMap;
-use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// The engine that gives a qualifying file's ids.
 #[derive(Clone, Debug)]
@@ -106,15 +106,10 @@ impl FastIds {
     pub fn encode_into(&self, model: &Model, text: &str, out: &mut Vec<u32>) -> Result<bool> {
         match (self, model) {
             (Self::ByteLevel { engine, nfc }, _) => {
-                // The text reaches the model as it is unless the file normalizes to NFC and
-                // the text may not be in NFC already.
-                let as_is =
-                    !nfc || text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes;
-                if as_is {
-                    engine.encode_ordinary_into(text, out)?;
+                if *nfc {
+                    engine.encode_ordinary_into(&nfc_text::nfc(text), out)?;
                 } else {
-                    let composed: String = text.nfc().collect();
-                    engine.encode_ordinary_into(&composed, out)?;
+                    engine.encode_ordinary_into(text, out)?;
                 }
                 Ok(true)
             }

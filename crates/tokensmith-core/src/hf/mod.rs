@@ -37,6 +37,7 @@ pub mod json;
 pub mod known_split;
 pub mod metaspace;
 pub mod model;
+pub mod nfc_text;
 pub mod normalized;
 pub mod normalizers;
 pub mod padding;
