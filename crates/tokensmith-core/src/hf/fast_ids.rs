@@ -33,6 +33,7 @@ use super::normalizers::Normalizer;
 use super::pre_tokenizers::PreTokenizer;
 use super::processors::{Piece, PostProcessor};
 use super::tokenizer::HfTokenizer;
+use super::wordpiece::WordPiece;
 use crate::error::Result;
 use crate::models::bpe::Bpe;
 use crate::pre_tokenizers::R50K_PATTERN;
@@ -49,8 +50,9 @@ pub enum FastIds {
         /// before the engine sees them.
         nfc: bool,
     },
-    /// A BERT-style file; the model is the tokenizer's own WordPiece.
-    Bert(Box<BertIds>),
+    /// A BERT-style file: the fused pass, and a copy of the file's WordPiece model (with a
+    /// word cache of its own).
+    Bert(Box<(BertIds, WordPiece)>),
 }
 
 impl FastIds {
@@ -61,12 +63,13 @@ impl FastIds {
         pre_tokenizer: Option<&PreTokenizer>,
         model: &Model,
     ) -> Option<Self> {
-        if let (Some(PreTokenizer::Bert), Model::WordPiece(_)) = (pre_tokenizer, model) {
-            return match normalizer {
-                None => Some(Self::Bert(Box::new(BertIds::new(None)))),
-                Some(Normalizer::Bert(n)) => Some(Self::Bert(Box::new(BertIds::new(Some(n))))),
-                Some(_) => None,
+        if let (Some(PreTokenizer::Bert), Model::WordPiece(wp)) = (pre_tokenizer, model) {
+            let pass = match normalizer {
+                None => BertIds::new(None),
+                Some(Normalizer::Bert(n)) => BertIds::new(Some(n)),
+                Some(_) => return None,
             };
+            return Some(Self::Bert(Box::new((pass, wp.clone()))));
         }
         let nfc = match normalizer {
             None => false,
@@ -99,13 +102,12 @@ impl FastIds {
             })
     }
 
-    /// Appends the ids of `text` (no added tokens in it) to `out`, with `model` the model
-    /// the engine was built from, and returns `true`; `false` when this text must take the
-    /// character pipeline. HF normalizes each piece between added tokens on its own, as
-    /// this does.
-    pub fn encode_into(&self, model: &Model, text: &str, out: &mut Vec<u32>) -> Result<bool> {
-        match (self, model) {
-            (Self::ByteLevel { engine, nfc }, _) => {
+    /// Appends the ids of `text` (no added tokens in it) to `out` and returns `true`; `false`
+    /// when this text must take the character pipeline. HF normalizes each piece between
+    /// added tokens on its own, as this does.
+    pub fn encode_into(&self, text: &str, out: &mut Vec<u32>) -> Result<bool> {
+        match self {
+            Self::ByteLevel { engine, nfc } => {
                 if *nfc {
                     engine.encode_ordinary_into(&nfc_text::nfc(text), out)?;
                 } else {
@@ -113,8 +115,7 @@ impl FastIds {
                 }
                 Ok(true)
             }
-            (Self::Bert(engine), Model::WordPiece(wp)) => engine.encode_into(wp, text, out),
-            (Self::Bert(_), _) => Ok(false),
+            Self::Bert(bert) => bert.0.encode_into(&bert.1, text, out),
         }
     }
 }
@@ -235,9 +236,8 @@ impl HfTokenizer {
             return None;
         }
         let guess = (text.len() + pair.map_or(0, str::len)) / 3 + 8;
-        let sequence = |text: &str, out: &mut Vec<u32>| {
-            sequence_ids(fast, &self.model, &self.raw_matcher, text, out)
-        };
+        let sequence =
+            |text: &str, out: &mut Vec<u32>| sequence_ids(fast, &self.raw_matcher, text, out);
         let mut first = Vec::with_capacity(guess);
         let mut second = Vec::new();
         for (text, out) in std::iter::once((text, &mut first)).chain(pair.map(|p| (p, &mut second)))
@@ -279,19 +279,18 @@ impl HfTokenizer {
 /// (`false` when a piece must take the character pipeline).
 fn sequence_ids(
     fast: &FastIds,
-    model: &Model,
     added: &AddedMatcher,
     text: &str,
     out: &mut Vec<u32>,
 ) -> Result<bool> {
     if added.is_empty() {
-        return fast.encode_into(model, text, out);
+        return fast.encode_into(text, out);
     }
     for (id, (start, end)) in added.find_bytes(text) {
         match id {
             Some(id) => out.push(id),
             None => {
-                if !fast.encode_into(model, &text[start..end], out)? {
+                if !fast.encode_into(&text[start..end], out)? {
                     return Ok(false);
                 }
             }

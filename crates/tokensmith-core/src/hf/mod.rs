@@ -41,7 +41,6 @@ pub mod nfc_text;
 pub mod normalized;
 pub mod normalizers;
 pub mod padding;
-pub mod piece_trie;
 pub mod post_process;
 pub mod pre_tokenizers;
 pub mod precompiled;
