@@ -365,6 +365,11 @@ class CoreHfTokenizer:
     def fast_ids(self) -> bool:
         """Whether this file's ids come from an ids-only engine, byte-level BPE or BERT-style
         (tokens and offsets are then computed when first read)."""
+    def ids_only(
+        self, text: str, pair: str | None, add_special_tokens: bool
+    ) -> list[int] | None:
+        """The ids of this call from the ids-only engine, or None when the call takes the
+        character pipeline (the configuration, or a text the engine does not handle)."""
     def with_truncation(
         self, max_length: int | None, stride: int, strategy: str, direction: str
     ) -> CoreHfTokenizer:

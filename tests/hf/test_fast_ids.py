@@ -209,7 +209,10 @@ def test_texts_not_in_nfc_are_composed_first(tmp_path: Path, multilingual_lines:
     decomposed = [x for x in decomposed if not unicodedata.is_normalized("NFC", x)]
     assert len(decomposed) >= 50
     mixed = [f"{a}<|user|>{b}" for a, b in zip(decomposed, reversed(decomposed), strict=True)]
-    texts = decomposed + mixed + ["e\u0301<|user|>\u1100\u1161\u11a8", "\u0301", "A\u030a\u0327"]
+    # U+1DF9, a mark since Unicode 10, is a starter in the Unicode 9 tables of HF's NFC: it
+    # keeps the acute after it from composing with the "a".
+    odd = ["e\u0301<|user|>\u1100\u1161\u11a8", "\u0301", "A\u030a\u0327", "a\u1df9\u0301 x"]
+    texts = decomposed + mixed + odd
     for add in (True, False):
         got = [ours.encode(t, add_special_tokens=add).ids for t in texts]
         assert got == [hf.encode(t, add_special_tokens=add).ids for t in texts]

@@ -66,6 +66,12 @@ pub enum Error {
     /// A padding option has a value that cannot work; the message names the option.
     #[error("{0}")]
     Padding(String),
+    /// A truncation length or stride below zero; the message names the option.
+    #[error("{0}")]
+    TruncationRange(String),
+    /// A padding length or id below zero or past its type; the message names the option.
+    #[error("{0}")]
+    PaddingRange(String),
     /// A size or id above one of the [`crate::limits`]; the message names the limit and how to
     /// raise it.
     #[error(

@@ -62,6 +62,8 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
         Error::UnsupportedComponent { .. } => "UnsupportedComponentError",
         Error::Truncation(_) => "TruncationError",
         Error::Padding(_) => "PaddingError",
+        Error::TruncationRange(_) => "TruncationRangeError",
+        Error::PaddingRange(_) => "PaddingRangeError",
         Error::Limit { .. } => "LimitError",
     };
     let py_err = new_error(py, class, message);

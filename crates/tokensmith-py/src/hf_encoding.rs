@@ -12,7 +12,7 @@ use pyo3::types::{PyList, PyTuple};
 use std::sync::OnceLock;
 use tokensmith_core::error::Error;
 use tokensmith_core::hf::padding::Padding;
-use tokensmith_core::hf::truncation::{truncate, Direction};
+use tokensmith_core::hf::truncation::{truncate, truncation_number, Direction};
 use tokensmith_core::hf::HfEncoding;
 
 use crate::errors::{new_error, value_error, IntoPyResult};
@@ -423,19 +423,6 @@ impl EncodingResult {
         pad_token: &str,
     ) -> PyResult<()> {
         let direction = parse_direction("pad", direction, Error::Padding).py_err(py)?;
-        for (option, value) in [
-            ("length", length),
-            ("pad_id", pad_id),
-            ("pad_type_id", pad_type_id),
-        ] {
-            if value < 0 {
-                return Err(new_error(
-                    py,
-                    "PaddingRangeError",
-                    format!("padding {option} must not be negative, got {value}"),
-                ));
-            }
-        }
         let pad_token = pad_token.to_string();
         let padding = Padding::to_length(length, direction, pad_id, pad_type_id, pad_token);
         let padding = padding.py_err(py)?;
@@ -453,17 +440,8 @@ impl EncodingResult {
         direction: &str,
     ) -> PyResult<()> {
         let direction = parse_direction("truncate", direction, Error::Truncation).py_err(py)?;
-        let number = |option: &str, value: i64| {
-            usize::try_from(value).map_err(|_| {
-                new_error(
-                    py,
-                    "TruncationRangeError",
-                    format!("truncate: {option} must not be negative, got {value}"),
-                )
-            })
-        };
-        let max_length = number("max_length", max_length)?;
-        let stride = number("stride", stride)?;
+        let max_length = truncation_number("max_length", max_length).py_err(py)?;
+        let stride = truncation_number("stride", stride).py_err(py)?;
         truncate(self.full(py)?, max_length, stride, direction).py_err(py)
     }
 }

@@ -120,6 +120,20 @@ impl CoreHfTokenizer {
         self.inner.has_fast_ids()
     }
 
+    /// The ids of this call from the ids-only engine, or `None` when the call takes the
+    /// character pipeline (the configuration, or a text the engine does not handle).
+    #[pyo3(signature = (text, pair, add_special_tokens))]
+    fn ids_only(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+    ) -> PyResult<Option<Vec<u32>>> {
+        let ids = self.inner.encode_ids(text, pair, add_special_tokens);
+        ids.transpose().py_err(py)
+    }
+
     /// Byte-level BPE and BERT-style files give a result that holds its ids alone until
     /// anything else is read ([`EncodingResult::lazy`]).
     #[pyo3(signature = (text, pair, add_special_tokens))]

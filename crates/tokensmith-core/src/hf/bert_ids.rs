@@ -28,13 +28,11 @@
 //! reorders such marks across characters; [`BertIds::encode_into`] answers `false` and the
 //! text takes that pipeline.
 
-use super::char_props::is_mark_nonspacing;
-use super::normalizers::{is_bert_control, is_bert_whitespace, is_chinese_char, BertNormalizer};
-use super::pre_tokenizers::is_bert_punctuation;
+use super::normalizers::BertNormalizer;
+use super::pre_tokenizers::{bert_role, BertRole};
 use super::wordpiece::WordPiece;
 use crate::error::Result;
 use std::sync::atomic::{AtomicU32, Ordering};
-use unicode_normalization_alignments::char::{canonical_combining_class, decompose_canonical};
 
 /// What one ASCII byte becomes in the fused pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -111,10 +109,7 @@ impl std::fmt::Debug for BmpTable {
 /// The fused BertNormalizer + BertPreTokenizer pass that feeds a WordPiece model.
 #[derive(Clone, Debug)]
 pub struct BertIds {
-    clean_text: bool,
-    handle_chinese_chars: bool,
-    strip_accents: bool,
-    lowercase: bool,
+    normalizer: BertNormalizer,
     ascii: [Ascii; 128],
     bmp: BmpTable,
 }
@@ -127,18 +122,23 @@ struct Words<'a> {
 }
 
 impl Words<'_> {
-    /// The pre-tokenizer's test on one normalized character.
+    /// The pre-tokenizer's rule on one normalized character.
     fn push(&mut self, c: char) -> Result<()> {
-        if c.is_whitespace() {
-            self.flush()
-        } else if is_bert_punctuation(c) {
-            self.flush()?;
-            self.word.push(c);
-            self.flush()
-        } else {
-            self.word.push(c);
-            Ok(())
+        match bert_role(c) {
+            BertRole::Space => self.flush(),
+            BertRole::Alone => self.alone(c),
+            BertRole::Word => {
+                self.word.push(c);
+                Ok(())
+            }
         }
+    }
+
+    /// A character that is a word of its own: the current word ends, then it.
+    fn alone(&mut self, c: char) -> Result<()> {
+        self.flush()?;
+        self.word.push(c);
+        self.flush()
     }
 
     /// Ends the current word: its ids go out.
@@ -160,12 +160,8 @@ impl BertIds {
             strip_accents: Some(false),
             lowercase: false,
         };
-        let n = normalizer.unwrap_or(&off);
         let mut engine = Self {
-            clean_text: n.clean_text,
-            handle_chinese_chars: n.handle_chinese_chars,
-            strip_accents: n.strip_accents.unwrap_or(n.lowercase),
-            lowercase: n.lowercase,
+            normalizer: normalizer.unwrap_or(&off).clone(),
             ascii: [Ascii::Drop; 128],
             bmp: BmpTable::new(),
         };
@@ -178,16 +174,19 @@ impl BertIds {
     /// The table entry of one ASCII byte, from the steps every character takes.
     fn ascii_class(&self, b: u8) -> Ascii {
         let mut normalized = Vec::new();
-        let kept = self.normalize_char(b as char, |c| normalized.push(c));
-        debug_assert!(kept, "ASCII has no marks to reorder");
-        match normalized.as_slice() {
-            [] => Ascii::Drop,
-            [c] if c.is_whitespace() => Ascii::Space,
-            // ASCII normalizes to ASCII: lowercasing and cleaning stay within it.
-            [c] if is_bert_punctuation(*c) => Ascii::Punctuation(*c as u8),
-            [c] if *c as u32 == b as u32 => Ascii::Same,
-            [c] => Ascii::Word(*c as u8),
-            _ => unreachable!("an ASCII character normalizes to at most one"),
+        let kept = self
+            .normalizer
+            .normalize_char(b as char, |c| normalized.push(c));
+        // Cleaning and lowercasing keep ASCII within ASCII, one character at most.
+        debug_assert!(kept && normalized.len() <= 1 && normalized.iter().all(char::is_ascii));
+        let Some(&c) = normalized.first() else {
+            return Ascii::Drop;
+        };
+        match bert_role(c) {
+            BertRole::Space => Ascii::Space,
+            BertRole::Alone => Ascii::Punctuation(c as u8),
+            BertRole::Word if c as u32 == b as u32 => Ascii::Same,
+            BertRole::Word => Ascii::Word(c as u8),
         }
     }
 
@@ -209,61 +208,19 @@ impl BertIds {
 
     fn compute_outcome(&self, c: char) -> Outcome {
         let mut normalized = Vec::new();
-        if !self.normalize_char(c, |d| normalized.push(d)) {
+        if !self.normalizer.normalize_char(c, |d| normalized.push(d)) {
             return Outcome::Other;
         }
-        let word = |d: char| !d.is_whitespace() && !is_bert_punctuation(d);
-        match normalized.as_slice() {
+        match *normalized.as_slice() {
             [] => Outcome::Drop,
-            [d] if d.is_whitespace() => Outcome::Space,
-            [d] if is_bert_punctuation(*d) => Outcome::Alone(*d),
-            [d] => Outcome::Word(*d),
-            [' ', d, ' '] if word(*d) => Outcome::Alone(*d),
+            [d] => match bert_role(d) {
+                BertRole::Space => Outcome::Space,
+                BertRole::Alone => Outcome::Alone(d),
+                BertRole::Word => Outcome::Word(d),
+            },
+            [' ', d, ' '] if bert_role(d) == BertRole::Word => Outcome::Alone(d),
             _ => Outcome::Other,
         }
-    }
-
-    /// Hands the BertNormalizer's output for `c` to `emit`, or returns `false` when `c`
-    /// decomposes to a kept mark of nonzero combining class (see the module's documentation).
-    fn normalize_char(&self, c: char, mut emit: impl FnMut(char)) -> bool {
-        if self.clean_text {
-            if c == '\0' || c == '\u{fffd}' || is_bert_control(c) {
-                return true;
-            }
-            if is_bert_whitespace(c) {
-                emit(' ');
-                return true;
-            }
-        }
-        let spaced = self.handle_chinese_chars && is_chinese_char(c);
-        if spaced {
-            emit(' ');
-        }
-        let mut kept = true;
-        let mut finish = |d: char| {
-            if self.lowercase {
-                d.to_lowercase().for_each(&mut emit);
-            } else {
-                emit(d);
-            }
-        };
-        if self.strip_accents && !c.is_ascii() {
-            decompose_canonical(c, |d| {
-                if is_mark_nonspacing(d) {
-                    return;
-                }
-                if d >= '\u{300}' && canonical_combining_class(d) != 0 {
-                    kept = false;
-                }
-                finish(d);
-            });
-        } else {
-            finish(c);
-        }
-        if spaced {
-            emit(' ');
-        }
-        kept
     }
 
     /// Appends the ids of `text` (no added tokens in it) to `out`, and returns `true`; or
@@ -306,11 +263,7 @@ impl BertIds {
                     }
                     Ascii::Word(w) => words.word.push(w as char),
                     Ascii::Space => words.flush()?,
-                    Ascii::Punctuation(p) => {
-                        words.flush()?;
-                        words.word.push(p as char);
-                        words.flush()?;
-                    }
+                    Ascii::Punctuation(p) => words.alone(p as char)?,
                     Ascii::Drop => {}
                 }
                 i += 1;
@@ -330,9 +283,7 @@ impl BertIds {
                     continue;
                 }
                 Outcome::Alone(d) => {
-                    words.flush()?;
-                    words.word.push(d);
-                    words.flush()?;
+                    words.alone(d)?;
                     continue;
                 }
                 Outcome::Drop => continue,
@@ -341,7 +292,7 @@ impl BertIds {
             let mut normalized = ['\0'; 8];
             let mut n = 0;
             let mut more = Vec::new();
-            let kept = self.normalize_char(c, |d| {
+            let kept = self.normalizer.normalize_char(c, |d| {
                 match normalized.get_mut(n) {
                     Some(slot) => *slot = d,
                     None => more.push(d),

@@ -5,8 +5,8 @@
 //! a WordPiece model) takes the fused pass of [`super::bert_ids`].
 //!
 //! A byte-level file qualifies when its pipeline is one the engine computes exactly:
-//! - no normalizer, or NFC (Qwen2): a text that is not NFC already (ASCII, or the quick
-//!   check) is composed first, with the tables the character pipeline's NFC uses;
+//! - no normalizer, or NFC (Qwen2): the text is composed first ([`super::nfc_text`]), with
+//!   the Unicode 9 tables of HF's NFC (those of the character pipeline);
 //! - a `ByteLevel` pre-tokenizer with GPT-2's regex (`use_regex`) and no prefix space, or a
 //!   `Split` with the Llama-3 or Qwen2 pattern (isolated) before a `ByteLevel` without regex
 //!   or prefix space (the splitters of [`crate::pre_tokenizers`], equal to the regex);
@@ -28,16 +28,17 @@ use super::bert_ids::BertIds;
 use super::bpe::Bpe as HfBpe;
 use super::byte_level::{byte_chars, ByteLevel};
 use super::model::Model;
+use super::nfc_text;
 use super::normalizers::Normalizer;
 use super::pre_tokenizers::PreTokenizer;
 use super::processors::{Piece, PostProcessor};
 use super::tokenizer::HfTokenizer;
+use super::wordpiece::WordPiece;
 use crate::error::Result;
 use crate::models::bpe::Bpe;
 use crate::pre_tokenizers::R50K_PATTERN;
 use crate::Encoding;
 use rustc_hash::FxHashMap;
-use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
 
 /// The engine that gives a qualifying file's ids.
 #[derive(Clone, Debug)]
@@ -49,8 +50,9 @@ pub enum FastIds {
         /// before the engine sees them.
         nfc: bool,
     },
-    /// A BERT-style file; the model is the tokenizer's own WordPiece.
-    Bert(Box<BertIds>),
+    /// A BERT-style file: the fused pass, and a copy of the file's WordPiece model (with a
+    /// word cache of its own).
+    Bert(Box<(BertIds, WordPiece)>),
 }
 
 impl FastIds {
@@ -61,12 +63,13 @@ impl FastIds {
         pre_tokenizer: Option<&PreTokenizer>,
         model: &Model,
     ) -> Option<Self> {
-        if let (Some(PreTokenizer::Bert), Model::WordPiece(_)) = (pre_tokenizer, model) {
-            return match normalizer {
-                None => Some(Self::Bert(Box::new(BertIds::new(None)))),
-                Some(Normalizer::Bert(n)) => Some(Self::Bert(Box::new(BertIds::new(Some(n))))),
-                Some(_) => None,
+        if let (Some(PreTokenizer::Bert), Model::WordPiece(wp)) = (pre_tokenizer, model) {
+            let pass = match normalizer {
+                None => BertIds::new(None),
+                Some(Normalizer::Bert(n)) => BertIds::new(Some(n)),
+                Some(_) => return None,
             };
+            return Some(Self::Bert(Box::new((pass, wp.clone()))));
         }
         let nfc = match normalizer {
             None => false,
@@ -99,27 +102,20 @@ impl FastIds {
             })
     }
 
-    /// Appends the ids of `text` (no added tokens in it) to `out`, with `model` the model
-    /// the engine was built from, and returns `true`; `false` when this text must take the
-    /// character pipeline. HF normalizes each piece between added tokens on its own, as
-    /// this does.
-    pub fn encode_into(&self, model: &Model, text: &str, out: &mut Vec<u32>) -> Result<bool> {
-        match (self, model) {
-            (Self::ByteLevel { engine, nfc }, _) => {
-                // The text reaches the model as it is unless the file normalizes to NFC and
-                // the text may not be in NFC already.
-                let as_is =
-                    !nfc || text.is_ascii() || is_nfc_quick(text.chars()) == IsNormalized::Yes;
-                if as_is {
-                    engine.encode_ordinary_into(text, out)?;
+    /// Appends the ids of `text` (no added tokens in it) to `out` and returns `true`; `false`
+    /// when this text must take the character pipeline. HF normalizes each piece between
+    /// added tokens on its own, as this does.
+    pub fn encode_into(&self, text: &str, out: &mut Vec<u32>) -> Result<bool> {
+        match self {
+            Self::ByteLevel { engine, nfc } => {
+                if *nfc {
+                    engine.encode_ordinary_into(&nfc_text::nfc(text), out)?;
                 } else {
-                    let composed: String = text.nfc().collect();
-                    engine.encode_ordinary_into(&composed, out)?;
+                    engine.encode_ordinary_into(text, out)?;
                 }
                 Ok(true)
             }
-            (Self::Bert(engine), Model::WordPiece(wp)) => engine.encode_into(wp, text, out),
-            (Self::Bert(_), _) => Ok(false),
+            Self::Bert(bert) => bert.0.encode_into(&bert.1, text, out),
         }
     }
 }
@@ -240,9 +236,8 @@ impl HfTokenizer {
             return None;
         }
         let guess = (text.len() + pair.map_or(0, str::len)) / 3 + 8;
-        let sequence = |text: &str, out: &mut Vec<u32>| {
-            sequence_ids(fast, &self.model, &self.raw_matcher, text, out)
-        };
+        let sequence =
+            |text: &str, out: &mut Vec<u32>| sequence_ids(fast, &self.raw_matcher, text, out);
         let mut first = Vec::with_capacity(guess);
         let mut second = Vec::new();
         for (text, out) in std::iter::once((text, &mut first)).chain(pair.map(|p| (p, &mut second)))
@@ -284,19 +279,18 @@ impl HfTokenizer {
 /// (`false` when a piece must take the character pipeline).
 fn sequence_ids(
     fast: &FastIds,
-    model: &Model,
     added: &AddedMatcher,
     text: &str,
     out: &mut Vec<u32>,
 ) -> Result<bool> {
     if added.is_empty() {
-        return fast.encode_into(model, text, out);
+        return fast.encode_into(text, out);
     }
     for (id, (start, end)) in added.find_bytes(text) {
         match id {
             Some(id) => out.push(id),
             None => {
-                if !fast.encode_into(model, &text[start..end], out)? {
+                if !fast.encode_into(&text[start..end], out)? {
                     return Ok(false);
                 }
             }

@@ -29,6 +29,7 @@ use super::transform::{compose, replace_ranges};
 use super::NormalizedString;
 use crate::error::{Error, Result};
 use crate::limits::{self, Limit, NORMALIZED_SLACK};
+use unicode_normalization_alignments::char::{canonical_combining_class, decompose_canonical};
 
 /// BERT's cleaning, CJK spacing, accent stripping and lowercasing.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,10 +84,68 @@ pub fn is_chinese_char(c: char) -> bool {
 }
 
 impl BertNormalizer {
+    /// Whether accents are stripped: `strip_accents`, or `lowercase` when it is `None`.
+    pub fn strips_accents(&self) -> bool {
+        self.strip_accents.unwrap_or(self.lowercase)
+    }
+
+    /// What `clean_text` makes of `c`: nothing, a space, or `c` itself.
+    fn cleaned(&self, c: char) -> Option<char> {
+        if !self.clean_text {
+            Some(c)
+        } else if c == '\0' || c == '\u{fffd}' || is_bert_control(c) {
+            None
+        } else if is_bert_whitespace(c) {
+            Some(' ')
+        } else {
+            Some(c)
+        }
+    }
+
+    /// Hands `emit` what the normalizer makes of `c` on its own (cleaned, spaced out as a
+    /// CJK ideograph, decomposed without its nonspacing marks, lowercased), as
+    /// [`Normalizer::normalize`] makes it in a text; or returns `false` when `c` decomposes
+    /// to a kept mark of nonzero combining class, which the whole-text step may reorder
+    /// across characters (then what was emitted is not the answer).
+    pub(super) fn normalize_char(&self, c: char, mut emit: impl FnMut(char)) -> bool {
+        let Some(c) = self.cleaned(c) else {
+            return true;
+        };
+        let spaced = self.handle_chinese_chars && is_chinese_char(c);
+        if spaced {
+            emit(' ');
+        }
+        let mut kept = true;
+        let mut finish = |d: char| {
+            if self.lowercase {
+                d.to_lowercase().for_each(&mut emit);
+            } else {
+                emit(d);
+            }
+        };
+        if self.strips_accents() && !c.is_ascii() {
+            decompose_canonical(c, |d| {
+                if is_mark_nonspacing(d) {
+                    return;
+                }
+                if d >= '\u{300}' && canonical_combining_class(d) != 0 {
+                    kept = false;
+                }
+                finish(d);
+            });
+        } else {
+            finish(c);
+        }
+        if spaced {
+            emit(' ');
+        }
+        kept
+    }
+
     fn normalize(&self, s: &mut NormalizedString) {
         if self.clean_text {
-            s.filter(|c| !(c == '\0' || c == '\u{fffd}' || is_bert_control(c)));
-            s.map_each(|c| if is_bert_whitespace(c) { ' ' } else { c });
+            s.filter(|c| self.cleaned(c).is_some());
+            s.map_each(|c| self.cleaned(c).unwrap_or(c));
         }
         // ASCII text has no CJK ideographs, nothing to decompose and no marks.
         let ascii = s.is_ascii();
@@ -99,7 +158,7 @@ impl BertNormalizer {
                 }
             });
         }
-        if self.strip_accents.unwrap_or(self.lowercase) && !ascii {
+        if self.strips_accents() && !ascii {
             strip_accents(s);
         }
         if self.lowercase {
@@ -114,7 +173,7 @@ impl BertNormalizer {
 
 fn decompose(s: &mut NormalizedString, compatible: bool) {
     use unicode_normalization::{is_nfd_quick, is_nfkd_quick, IsNormalized};
-    use unicode_normalization_alignments::char::{decompose_canonical, decompose_compatible};
+    use unicode_normalization_alignments::char::decompose_compatible;
     // Text the quick check finds decomposed is left as it is. The check's tables are newer
     // than HF's, but Unicode never takes a decomposition or a combining class back, so a
     // text with nothing to decompose or reorder today had nothing under the older tables.

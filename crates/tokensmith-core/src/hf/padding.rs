@@ -26,7 +26,7 @@ use crate::limits::{self, Limit};
 /// [`Limit::MaxPaddedLength`].
 pub fn padding_number(option: &str, value: i64) -> Result<usize> {
     let n = u64::try_from(value).map_err(|_| {
-        Error::Padding(format!(
+        Error::PaddingRange(format!(
             "padding {option} must not be negative, got {value}"
         ))
     })?;
@@ -43,7 +43,7 @@ pub fn padding_length(option: &str, value: u64) -> Result<usize> {
 /// A padding id as a `u32`, or an error naming `option` when it is out of range.
 pub fn padding_id(option: &str, value: i64) -> Result<u32> {
     u32::try_from(value).map_err(|_| {
-        Error::Padding(format!(
+        Error::PaddingRange(format!(
             "padding {option} must be between 0 and {}, got {value}",
             u32::MAX
         ))

@@ -48,6 +48,28 @@ pub enum PreTokenizer {
     FixedLength(usize),
 }
 
+/// What the BertPreTokenizer does with one character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum BertRole {
+    /// Whitespace: ends the current word and is dropped.
+    Space,
+    /// Punctuation: a word of its own.
+    Alone,
+    /// Anything else: grows the current word.
+    Word,
+}
+
+/// The BertPreTokenizer's rule for `c` (see [`BertRole`]).
+pub(super) fn bert_role(c: char) -> BertRole {
+    if c.is_whitespace() {
+        BertRole::Space
+    } else if is_bert_punctuation(c) {
+        BertRole::Alone
+    } else {
+        BertRole::Word
+    }
+}
+
 pub(super) fn is_bert_punctuation(c: char) -> bool {
     if c.is_ascii() {
         return c.is_ascii_punctuation();
@@ -252,15 +274,16 @@ fn split_bert(chars: &[char]) -> Vec<(usize, usize)> {
     let mut words = Vec::new();
     let mut start = None;
     for (i, &c) in chars.iter().enumerate() {
-        if c.is_whitespace() || is_bert_punctuation(c) {
-            if let Some(s) = start.take() {
-                words.push((s, i));
-            }
-            if !c.is_whitespace() {
-                words.push((i, i + 1));
-            }
-        } else if start.is_none() {
-            start = Some(i);
+        let role = bert_role(c);
+        if role == BertRole::Word {
+            start.get_or_insert(i);
+            continue;
+        }
+        if let Some(s) = start.take() {
+            words.push((s, i));
+        }
+        if role == BertRole::Alone {
+            words.push((i, i + 1));
         }
     }
     if let Some(s) = start {

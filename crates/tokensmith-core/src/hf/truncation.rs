@@ -122,6 +122,16 @@ impl Truncation {
     }
 }
 
+/// A truncation length or stride as a `usize`, or an error naming `option` when it is
+/// negative.
+pub fn truncation_number(option: &str, value: i64) -> Result<usize> {
+    usize::try_from(value).map_err(|_| {
+        Error::TruncationRange(format!(
+            "truncation {option} must not be negative, got {value}"
+        ))
+    })
+}
+
 /// Truncates an encoding to `max_length` tokens as HF's `Encoding::truncate` does: nothing
 /// when it is not longer; else the tokens cut off become its `overflowing` windows of
 /// `max_length` tokens, each repeating `stride` tokens of the one before, and the overflowing

@@ -22,8 +22,8 @@
 //! it fails ([`super::model::missing_unknown`]).
 
 use super::model::missing_unknown;
-use super::piece_trie::PieceTrie;
 use super::word_cache::WordCache;
+use crate::models::unigram::PieceTrie;
 use crate::Result;
 use rustc_hash::FxHashMap;
 
@@ -53,8 +53,8 @@ impl WordPiece {
         max_input_chars_per_word: usize,
     ) -> Result<Self> {
         let unk_id = vocab.get(unk_token).copied();
-        let firsts = PieceTrie::new(vocab.iter().map(|(t, &id)| (t.as_str(), id)));
-        let continuations = PieceTrie::new(
+        let firsts = trie_of(vocab.iter().map(|(t, &id)| (t.as_str(), id)));
+        let continuations = trie_of(
             vocab
                 .iter()
                 .filter_map(|(t, &id)| Some((t.strip_prefix(prefix)?, id))),
@@ -129,7 +129,7 @@ impl WordPiece {
         while start < word.len() {
             let trie = &self.tries[usize::from(start > 0)];
             // An entry ends on a character boundary of the word: UTF-8 is self-synchronizing.
-            let Some((id, len)) = trie.longest_prefix(&word.as_bytes()[start..]) else {
+            let Some((id, len)) = longest_entry(trie, &word.as_bytes()[start..]) else {
                 return unk();
             };
             let end_char = start_char + word[start..start + len].chars().count();
@@ -139,6 +139,25 @@ impl WordPiece {
         }
         Ok(pieces)
     }
+}
+
+/// The trie of `(entry, id)` pairs (each entry once), compiled now rather than on the first
+/// word; an empty entry is left out (it never starts a piece).
+fn trie_of<'a>(entries: impl Iterator<Item = (&'a str, u32)>) -> PieceTrie {
+    let mut trie = PieceTrie::new();
+    for (entry, id) in entries.filter(|e| !e.0.is_empty()) {
+        trie.insert(entry.as_bytes(), id);
+    }
+    trie.matcher();
+    trie
+}
+
+/// The id and byte length of the longest entry of `trie` that `text` starts with.
+#[inline]
+fn longest_entry(trie: &PieceTrie, text: &[u8]) -> Option<(u32, usize)> {
+    let mut found = None;
+    trie.common_prefixes(text, |len, id| found = Some((id, len)));
+    found
 }
 
 #[cfg(test)]
