@@ -94,8 +94,11 @@ fn main() {
     let mut tokens = 0;
     if cold {
         for _ in 0..rounds {
-            tokens =
-                std::thread::scope(|s| s.spawn(|| measured(&enc, &docs, 1, Mode::Encode)).join().unwrap());
+            tokens = std::thread::scope(|s| {
+                s.spawn(|| measured(&enc, &docs, 1, Mode::Encode))
+                    .join()
+                    .unwrap()
+            });
         }
     } else {
         encode_all(&enc, &docs, mode);

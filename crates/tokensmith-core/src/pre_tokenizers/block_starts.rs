@@ -1,5 +1,5 @@
 //! Every piece start of 64 bytes of ASCII text at once, from the [`Block`] class masks, for
-//! the cl100k family (cl100k, Llama-3, Qwen2) and o200k.
+//! the cl100k family (cl100k, Llama-3, Qwen2), o200k and GPT-2 (r50k, p50k).
 //!
 //! The splitter calls [`starts`] on the 64 bytes from a position `i` where a piece is known to
 //! start. Bit `j` of the answer is set when a piece starts at `i + j`; each rule of the
@@ -19,12 +19,15 @@
 //!   appends it to the letters before it; o200k also starts a piece where a lower-case
 //!   letter is followed by an upper-case one.
 //!
+//! GPT-2's rules are simpler (see [`Family::R50k`]): only a space prefixes a run, and a
+//! whitespace run starts pieces at its first and last bytes.
+//!
 //! A start is certain when the bytes it depends on are ASCII text: those up to two bytes
 //! after it, and for a whitespace run, the whole run and the byte after it. [`starts`]
 //! returns how far that holds (`cap`); the caller takes the pieces that end at or before it
 //! and hands the rest (non-ASCII text, long runs, the end of the text) to the scalar
 //! splitter. Equality with the scalar splitters and the regex is tested in
-//! `tests/splitters.rs` and `tests/block_splitter.rs`.
+//! `tests/splitters.rs`.
 //!
 //! ```
 //! use tokensmith_core::pre_tokenizers::block_starts::{starts, Rules};
@@ -48,30 +51,47 @@
 //! ```
 
 use super::blocks::Block;
+use super::scan::contraction_len;
+
+/// Which pattern family [`starts`] follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// cl100k, Llama-3 and Qwen2: any one non-letter prefixes a letter run, `P` runs take the
+    /// line breaks after them, contractions in either case.
+    Cl100k,
+    /// o200k: contractions end the letters before them, a lower-case letter followed by an
+    /// upper-case one ends a piece, and `/` joins the line breaks after a `P` run.
+    O200k,
+    /// GPT-2 (r50k, p50k): only a space prefixes a run of letters, digits or `P`, digit runs
+    /// are unbounded, contractions are lower-case, whitespace has no line-break rule.
+    R50k,
+}
 
 /// Which pattern's rules [`starts`] applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
-    /// o200k: contractions end the letters before them, a lower-case letter followed by an
-    /// upper-case one ends a piece, and `/` joins the line breaks after a `P` run.
-    pub o200k: bool,
-    /// The most digits in one piece (3, or 1 for Qwen2).
+    pub family: Family,
+    /// The most digits in one piece (3, 1 for Qwen2; unbounded for GPT-2).
     pub max_digits: u32,
 }
 
 impl Rules {
     pub const CL100K: Self = Self {
-        o200k: false,
+        family: Family::Cl100k,
         max_digits: 3,
     };
     /// Qwen2's pattern: cl100k's with one digit a piece.
     pub const QWEN2: Self = Self {
-        o200k: false,
+        family: Family::Cl100k,
         max_digits: 1,
     };
     pub const O200K: Self = Self {
-        o200k: true,
+        family: Family::O200k,
         max_digits: 3,
+    };
+    pub const R50K: Self = Self {
+        family: Family::R50k,
+        max_digits: u32::MAX,
     };
 }
 
@@ -97,21 +117,21 @@ pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
         (cap(m.space, trusted, trusted - 3), 0)
     };
     let (letter, digit, space, newline) = (m.letter, m.digit, m.space, m.newline);
-    let inline_space = space & !newline;
     let other = !(letter | digit | space | m.high);
+    if rules.family == Family::R50k {
+        return (gpt2_starts(m, other, end, bytes, i, cap), cap);
+    }
+    let inline_space = space & !newline;
 
     // The line breaks (o200k: and slashes) that follow a `P` run belong to its piece; the
     // byte after them starts the next one. A seed is the first line break after a `P`; a run
     // has one seed in cl100k, and o200k's later seeds (after an eaten `/`) are dropped: they
     // are the bits the carry leaves set.
-    let tail = if rules.o200k {
-        newline | m.slash
-    } else {
-        newline
-    };
+    let o200k = rules.family == Family::O200k;
+    let tail = if o200k { newline | m.slash } else { newline };
     let mut seeds = newline & (other << 1);
     let mut carried = tail.wrapping_add(seeds);
-    if rules.o200k {
+    if o200k {
         seeds &= !(carried & seeds);
         carried = tail.wrapping_add(seeds);
     }
@@ -131,12 +151,29 @@ pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
     let ends = inline_space.wrapping_add(after_break) & !inline_space;
     s |= after_break & !runs_ending_in(after_break, ends & newline);
 
-    if rules.o200k {
+    if o200k {
         let upper = m.upper;
         s |= upper & ((letter & !upper) << 1);
     }
-    contractions(&mut s, m.quote, letter, other_start, bytes, i, cap, rules);
+    let after = if o200k { letter << 1 } else { other_start };
+    contractions(&mut s, m.quote & after, bytes, i, cap, rules.family);
     (s, cap)
+}
+
+/// The starts under the GPT-2 pattern: a run of letters, digits or `P` starts a piece unless
+/// a space prefixes it; a whitespace run starts one at its first byte and at its last (which
+/// is then alone, or the prefix of the run after it); a `'` that starts a `P` run may start
+/// a contraction instead.
+#[inline(always)]
+fn gpt2_starts(m: &Block, other: u64, end: u64, bytes: &[u8], i: usize, cap: usize) -> u64 {
+    let (letter, digit, space) = (m.letter, m.digit, m.space);
+    let run_start = |class: u64| class & !(class << 1) & !(m.blank << 1);
+    let other_start = run_start(other);
+    let mut s = 1 | end | run_start(letter) | run_start(digit) | other_start;
+    s |= space & !(space << 1);
+    s |= space & !(space >> 1);
+    contractions(&mut s, m.quote & other_start, bytes, i, cap, Family::R50k);
+    s
 }
 
 /// How far the starts are certain: `cap` (two bytes before the first untrusted one, or the
@@ -195,40 +232,15 @@ fn runs_ending_in(starts: u64, mut bad: u64) -> u64 {
     out
 }
 
-/// The end of the contraction (`'s 't 're 've 'm 'll 'd`, either case) whose `'` is at `p`.
+/// Applies the contractions whose `'` is at or before `cap`, among `candidates` (the `'`s
+/// where one may start): in cl100k a contraction is a piece of its own; in GPT-2 too, and
+/// the letters inside it start nothing; in o200k a contraction after a letter ends that
+/// letter's piece (unless the letter ends a contraction itself).
 #[inline(always)]
-fn contraction_len(bytes: &[u8], p: usize) -> Option<usize> {
-    let fold = |k: usize| bytes.get(p + k).map_or(0, |&c| c | 0x20);
-    match (fold(1), fold(2)) {
-        (b's' | b'd' | b'm' | b't', _) => Some(2),
-        (b'l', b'l') | (b'v' | b'r', b'e') => Some(3),
-        _ => None,
-    }
-}
-
-/// Applies the contractions whose `'` is at or before `cap`: in cl100k a `'` that starts a
-/// piece and a contraction form a piece of their own; in o200k a contraction after a letter
-/// ends that letter's piece (unless the letter ends a contraction itself).
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn contractions(
-    s: &mut u64,
-    quote: u64,
-    letter: u64,
-    other_start: u64,
-    bytes: &[u8],
-    i: usize,
-    cap: usize,
-    rules: Rules,
-) {
+fn contractions(s: &mut u64, candidates: u64, bytes: &[u8], i: usize, cap: usize, family: Family) {
     // Bits 0..=cap (`cap` is at most 63; `2 << 63` would overflow).
     let near = u64::MAX >> (63 - cap.min(63));
-    let after = if rules.o200k {
-        letter << 1
-    } else {
-        other_start
-    };
-    let mut candidates = quote & near & after;
+    let mut candidates = candidates & near;
     let mut skip_at = usize::MAX;
     while candidates != 0 {
         let a = candidates.trailing_zeros() as usize;
@@ -236,13 +248,17 @@ fn contractions(
         if a == skip_at {
             continue;
         }
-        let Some(len) = contraction_len(bytes, i + a) else {
+        let Some(len) = contraction_len(bytes, i + a, family != Family::R50k) else {
             continue;
         };
         let end = a + len;
-        if rules.o200k {
-            *s &= !(((1u64 << len) - 1) << a);
-            skip_at = end;
+        match family {
+            Family::O200k => {
+                *s &= !(((1u64 << len) - 1) << a);
+                skip_at = end;
+            }
+            Family::R50k => *s &= !(((1u64 << (len - 1)) - 1) << (a + 1)),
+            Family::Cl100k => {}
         }
         // `a` is at most 61, so `end` may be 64: past the block, and past `cap` anyway.
         *s |= 1u64.checked_shl(end as u32).unwrap_or(0);
