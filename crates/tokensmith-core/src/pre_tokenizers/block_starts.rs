@@ -1,4 +1,4 @@
-//! Every piece start of 64 bytes of ASCII text at once, from the [`Block`] class masks, for
+//! Every piece start of 64 bytes of text at once, from the [`Block`] class masks, for
 //! the cl100k family (cl100k, Llama-3, Qwen2), o200k and GPT-2 (r50k, p50k).
 //!
 //! The splitter calls [`starts`] on the 64 bytes from a position `i` where a piece is known to
@@ -22,8 +22,12 @@
 //! GPT-2's rules are simpler (see [`Family::R50k`]): only a space prefixes a run, and a
 //! whitespace run starts pieces at its first and last bytes.
 //!
-//! A start is certain when the bytes it depends on are ASCII text: those up to two bytes
-//! after it, and for a whitespace run, the whole run and the byte after it. [`starts`]
+//! For cl100k's family and GPT-2, [`add_classes`] first adds the classes of non-ASCII chars
+//! to the masks, on every byte of each char, so that the rules above read "the char before"
+//! where they shift by one byte (o200k, whose letter classes backtrack, stays on ASCII).
+//!
+//! A start is certain when the chars it depends on are decided: those up to two chars
+//! after it, and for a whitespace run, the whole run and the char after it. [`starts`]
 //! returns how far that holds (`cap`); the caller takes the pieces that end at or before it
 //! and hands the rest (non-ASCII text, long runs, the end of the text) to the scalar
 //! splitter. Equality with the scalar splitters and the regex is tested in
@@ -32,11 +36,13 @@
 //! ```
 //! use tokensmith_core::pre_tokenizers::block_starts::{starts, Rules};
 //! use tokensmith_core::pre_tokenizers::blocks::Block;
+//! use tokensmith_core::pre_tokenizers::char_class::Classes;
 //! let text = b"I'm at home,  she said.\n\n  Then 12345 left";
 //! let mut padded = [b' '; 64];
 //! padded[..text.len()].copy_from_slice(text);
 //! padded[text.len()..].fill(b'x');
-//! let (bits, cap) = starts(&Block::at(&padded, 0), &padded, 0, Rules::CL100K);
+//! let classes = Classes::new();
+//! let (bits, cap) = starts(&Block::at(&padded, 0), &padded, 0, Rules::CL100K, classes);
 //! let pieces: Vec<&str> = (0..=cap)
 //!     .filter(|&j| bits >> j & 1 == 1)
 //!     .collect::<Vec<_>>()
@@ -50,7 +56,9 @@
 //! // " leftxxx…" has not ended within the block: the next call starts there.
 //! ```
 
+use super::block_chars::{add_classes, below, first_to_all, last_to_first};
 use super::blocks::Block;
+use super::char_class::Classes;
 use super::scan::contraction_len;
 
 /// Which pattern family [`starts`] follows.
@@ -99,12 +107,27 @@ impl Rules {
 /// and `cap`: every set bit up to and including `cap` is a start and every clear bit up to
 /// `cap` is not. `cap` is 0 when nothing is certain past `i`.
 #[inline(always)]
-pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
+pub fn starts(
+    block: &Block,
+    bytes: &[u8],
+    i: usize,
+    rules: Rules,
+    classes: Classes,
+) -> (u64, usize) {
+    let mut m = *block;
     // Bytes past the text count as high bytes, so `trusted` also stops at the end.
-    let trusted = m.high.trailing_zeros() as usize;
+    let trusted = if m.high == 0 || rules.family == Family::O200k {
+        m.high.trailing_zeros() as usize
+    } else {
+        add_classes(&mut m, bytes, i, classes, rules.family == Family::R50k)
+    };
     if trusted < 4 {
         return (1, 0);
     }
+    let m = &m;
+    // The first bytes of the trusted chars: a start may depend on the two chars after it.
+    let firsts = !m.cont & below(trusted);
+    let last = highest(firsts);
     // At the end of the text every start is certain, and the end closes the last piece,
     // unless the text ends in whitespace (`\s++$`), which the scalar splitter takes.
     let at_end = trusted < 64 && i + trusted == bytes.len();
@@ -112,9 +135,14 @@ pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
     let (cap, end) = if at_end && !last_space {
         (trusted, 1u64 << trusted)
     } else if at_end {
-        (cap(m.space, trusted, trusted - 1), 0)
+        (cap(m.space, trusted, last), 0)
     } else {
-        (cap(m.space, trusted, trusted - 3), 0)
+        let two_before = firsts & !(1 << last);
+        let two_before = two_before & !(1 << highest(two_before));
+        if two_before == 0 {
+            return (1, 0);
+        }
+        (cap(m.space, trusted, highest(two_before)), 0)
     };
     let (letter, digit, space, newline) = (m.letter, m.digit, m.space, m.newline);
     let other = !(letter | digit | space | m.high);
@@ -140,13 +168,14 @@ pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
 
     let own_other = other & !eaten;
     let other_start = own_other & !(own_other << 1) & !(m.blank << 1);
-    let letter_start = letter & !(letter << 1) & !(inline_space << 1) & !(other_start << 1);
+    let prefix = inline_space | first_to_all(other_start, m.cont);
+    let letter_start = letter & !(letter << 1) & !(prefix << 1);
     let mut s = 1 | end | letter_start | other_start | after_eaten | digit_starts(digit, rules);
 
     // Whitespace: run starts that no `P` run took, the last byte of a run unless it is a
     // line break, and the byte after a line break if no line break follows in its run.
     s |= space & !(space << 1) & !eaten;
-    s |= inline_space & !(space >> 1);
+    s |= last_to_first(inline_space & !(space >> 1), m.cont);
     let after_break = inline_space & (newline << 1);
     let ends = inline_space.wrapping_add(after_break) & !inline_space;
     s |= after_break & !runs_ending_in(after_break, ends & newline);
@@ -171,9 +200,15 @@ fn gpt2_starts(m: &Block, other: u64, end: u64, bytes: &[u8], i: usize, cap: usi
     let other_start = run_start(other);
     let mut s = 1 | end | run_start(letter) | run_start(digit) | other_start;
     s |= space & !(space << 1);
-    s |= space & !(space >> 1);
+    s |= last_to_first(space & !(space >> 1), m.cont);
     contractions(&mut s, m.quote & other_start, bytes, i, cap, Family::R50k);
     s
+}
+
+/// The highest set bit of `x` (0 when there is none).
+#[inline(always)]
+fn highest(x: u64) -> usize {
+    63 - (x | 1).leading_zeros() as usize
 }
 
 /// How far the starts are certain: `cap` (two bytes before the first untrusted one, or the

@@ -2,9 +2,11 @@
 //! block path ([`super::block_starts`]).
 //!
 //! Each block becomes one `u64` per class (bit `j` is byte `j` of the block): letters,
-//! upper-case letters, digits, whitespace, line breaks, slashes, spaces, apostrophes and
-//! high bytes (any byte of a non-ASCII char). Bytes past the end of the text count as high
-//! bytes, which sends every decision that looks at them to the scalar splitter.
+//! upper-case letters, digits, whitespace, line breaks, slashes, spaces, apostrophes, high
+//! bytes (any byte of a non-ASCII char) and continuation bytes (a non-ASCII char's bytes after
+//! its first). Bytes past the end of the text count as high bytes, which sends every decision
+//! that looks at them to the scalar splitter. [`super::block_chars`] adds the classes of the
+//! non-ASCII chars.
 //!
 //! On x86-64 the masks come from SSE2 compares (part of the base instruction set), elsewhere
 //! from a byte loop; both give the same masks (tested).
@@ -31,6 +33,8 @@ pub struct Block {
     /// `'`, which may start a contraction.
     pub quote: u64,
     pub high: u64,
+    /// `0x80..=0xBF`: the bytes of a non-ASCII char after its first.
+    pub cont: u64,
 }
 
 impl Block {
@@ -76,6 +80,7 @@ impl Block {
             set(&mut m.blank, b == b' ');
             set(&mut m.quote, b == b'\'');
             set(&mut m.high, b >= 0x80);
+            set(&mut m.cont, b & 0xC0 == 0x80);
         }
         m
     }
@@ -124,6 +129,7 @@ mod sse2 {
                     blank,
                     eq(v, b'\''),
                     v,
+                    _mm_cmplt_epi8(v, _mm_set1_epi8(-64)),
                 ]
             };
             let shift = 16 * k;
@@ -136,6 +142,7 @@ mod sse2 {
             m.blank |= bits(lanes[6]) << shift;
             m.quote |= bits(lanes[7]) << shift;
             m.high |= bits(lanes[8]) << shift;
+            m.cont |= bits(lanes[9]) << shift;
         }
         m
     }

@@ -5,6 +5,7 @@
 //! and linear on every input; any other pattern runs on `fancy-regex`,
 //! the engine tiktoken uses. A pattern is recognised by its exact text.
 
+pub mod block_chars;
 pub mod block_starts;
 pub mod blocks;
 pub mod char_class;
@@ -16,7 +17,7 @@ pub mod scan;
 use crate::error::{Error, Result};
 use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use crate::limits::Limit;
-use block_starts::Rules;
+use block_starts::{Family, Rules};
 use blocks::Block;
 use scan::Scanner;
 
@@ -133,9 +134,9 @@ fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
         .map_err(|e| Error::Pattern(format!("{pattern:?} does not compile: {e}")))
 }
 
-/// Calls `f` with each piece of `text`: 64 bytes at a time from [`block_starts`] where the
-/// text ahead is ASCII, else one piece at a time from the scalar `piece_end` (non-ASCII text,
-/// runs too long for a block, whitespace at the end of the text).
+/// Calls `f` with each piece of `text`: 64 bytes at a time from [`block_starts`] where it
+/// answers, else one piece at a time from the scalar `piece_end` (runs too long for a block,
+/// whitespace at the end of the text, non-ASCII numbers; for o200k, any non-ASCII text).
 #[inline(always)]
 fn tile_blocks(
     text: &str,
@@ -147,8 +148,9 @@ fn tile_blocks(
     let scanner = Scanner::new(text);
     let mut i = 0;
     while i < bytes.len() {
-        if ascii_ahead(bytes, i) {
-            let (starts, cap) = block_starts::starts(&Block::at(bytes, i), bytes, i, rules);
+        if rules.family != Family::O200k || ascii_ahead(bytes, i) {
+            let block = Block::at(bytes, i);
+            let (starts, cap) = block_starts::starts(&block, bytes, i, rules, scanner.classes);
             // Bits 1..=cap (`cap` is at most 63, where `2 << cap` would overflow).
             let mut ends = starts & (u64::MAX >> (63 - cap.min(63))) & !1;
             if ends != 0 {
