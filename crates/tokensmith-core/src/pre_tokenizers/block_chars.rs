@@ -19,7 +19,8 @@
 //! use tokensmith_core::pre_tokenizers::char_class::Classes;
 //! let text = "é a\u{a0}½".as_bytes(); // 2 + 1 + 1 + 2 + 2 bytes
 //! let mut m = Block::at(text, 0);
-//! let decided = add_classes(&mut m, text, 0, Classes::new(), false);
+//! let cont = Block::cont_at(text, 0);
+//! let decided = add_classes(&mut m, cont, text, 0, Classes::new(), false);
 //! assert_eq!(decided, 6, "stops at the number");
 //! assert_eq!(m.letter & 0b111111, 0b001011);
 //! assert_eq!(m.space & 0b111111, 0b110100);
@@ -28,20 +29,22 @@
 use super::blocks::Block;
 use super::char_class::{Classes, LETTER, NUMBER, SPACE};
 
-/// Adds the classes of the non-ASCII chars of the block `m` of `bytes[i..]`, and returns how
+/// Adds the classes of the non-ASCII chars of the block `m` of `bytes[i..]` (whose
+/// continuation bytes are `cont`, see [`Block::cont_at`]), and returns how
 /// many bytes from `i` are decided: up to the end of the text, the first char that crosses
 /// the block's end, or (unless `numbers`) the first non-ASCII number. Bytes from there on
 /// become high bytes in `m`.
 #[inline(always)]
 pub fn add_classes(
     m: &mut Block,
+    cont: u64,
     bytes: &[u8],
     i: usize,
     classes: Classes,
     numbers: bool,
 ) -> usize {
     let mut decided = (bytes.len() - i).min(64);
-    let mut firsts = m.high & !m.cont & below(decided);
+    let mut firsts = m.high & !cont & below(decided);
     while firsts != 0 {
         let p = firsts.trailing_zeros() as usize;
         firsts &= firsts - 1;
@@ -82,9 +85,13 @@ pub fn below(n: usize) -> u64 {
 }
 
 /// Moves each bit set on the last byte of a char to the char's first byte (`cont` marks the
-/// bytes of a char after its first; a char has at most three of them).
+/// bytes of a char after its first; a char has at most three of them). Pure ASCII, where
+/// `cont` is 0, returns at once.
 #[inline(always)]
 pub fn last_to_first(bits: u64, cont: u64) -> u64 {
+    if cont == 0 {
+        return bits;
+    }
     let mut b = bits;
     for _ in 0..3 {
         b |= (b & cont) >> 1;
@@ -95,6 +102,9 @@ pub fn last_to_first(bits: u64, cont: u64) -> u64 {
 /// Sets each bit set on the first byte of a char on the rest of the char's bytes too.
 #[inline(always)]
 pub fn first_to_all(bits: u64, cont: u64) -> u64 {
+    if cont == 0 {
+        return bits;
+    }
     let mut b = bits;
     for _ in 0..3 {
         b |= (b << 1) & cont;

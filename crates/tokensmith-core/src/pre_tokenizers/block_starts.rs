@@ -116,18 +116,25 @@ pub fn starts(
 ) -> (u64, usize) {
     let mut m = *block;
     // Bytes past the text count as high bytes, so `trusted` also stops at the end.
-    let trusted = if m.high == 0 || rules.family == Family::O200k {
-        m.high.trailing_zeros() as usize
+    let (trusted, cont) = if m.high == 0 || rules.family == Family::O200k {
+        (m.high.trailing_zeros() as usize, 0)
     } else {
-        add_classes(&mut m, bytes, i, classes, rules.family == Family::R50k)
+        let cont = Block::cont_at(bytes, i);
+        let numbers = rules.family == Family::R50k;
+        let trusted = add_classes(&mut m, cont, bytes, i, classes, numbers);
+        (trusted, cont & below(trusted))
     };
     if trusted < 4 {
         return (1, 0);
     }
     let m = &m;
     // The first bytes of the trusted chars: a start may depend on the two chars after it.
-    let firsts = !m.cont & below(trusted);
-    let last = highest(firsts);
+    let firsts = !cont & below(trusted);
+    let last = if cont == 0 {
+        trusted - 1
+    } else {
+        highest(firsts)
+    };
     // At the end of the text every start is certain, and the end closes the last piece,
     // unless the text ends in whitespace (`\s++$`), which the scalar splitter takes.
     let at_end = trusted < 64 && i + trusted == bytes.len();
@@ -136,6 +143,8 @@ pub fn starts(
         (trusted, 1u64 << trusted)
     } else if at_end {
         (cap(m.space, trusted, last), 0)
+    } else if cont == 0 {
+        (cap(m.space, trusted, trusted - 3), 0)
     } else {
         let two_before = firsts & !(1 << last);
         let two_before = two_before & !(1 << highest(two_before));
@@ -147,7 +156,7 @@ pub fn starts(
     let (letter, digit, space, newline) = (m.letter, m.digit, m.space, m.newline);
     let other = !(letter | digit | space | m.high);
     if rules.family == Family::R50k {
-        return (gpt2_starts(m, other, end, bytes, i, cap), cap);
+        return (gpt2_starts(m, other, cont, end, bytes, i, cap), cap);
     }
     let inline_space = space & !newline;
 
@@ -168,14 +177,14 @@ pub fn starts(
 
     let own_other = other & !eaten;
     let other_start = own_other & !(own_other << 1) & !(m.blank << 1);
-    let prefix = inline_space | first_to_all(other_start, m.cont);
+    let prefix = inline_space | first_to_all(other_start, cont);
     let letter_start = letter & !(letter << 1) & !(prefix << 1);
     let mut s = 1 | end | letter_start | other_start | after_eaten | digit_starts(digit, rules);
 
     // Whitespace: run starts that no `P` run took, the last byte of a run unless it is a
     // line break, and the byte after a line break if no line break follows in its run.
     s |= space & !(space << 1) & !eaten;
-    s |= last_to_first(inline_space & !(space >> 1), m.cont);
+    s |= last_to_first(inline_space & !(space >> 1), cont);
     let after_break = inline_space & (newline << 1);
     let ends = inline_space.wrapping_add(after_break) & !inline_space;
     s |= after_break & !runs_ending_in(after_break, ends & newline);
@@ -194,13 +203,21 @@ pub fn starts(
 /// is then alone, or the prefix of the run after it); a `'` that starts a `P` run may start
 /// a contraction instead.
 #[inline(always)]
-fn gpt2_starts(m: &Block, other: u64, end: u64, bytes: &[u8], i: usize, cap: usize) -> u64 {
+fn gpt2_starts(
+    m: &Block,
+    other: u64,
+    cont: u64,
+    end: u64,
+    bytes: &[u8],
+    i: usize,
+    cap: usize,
+) -> u64 {
     let (letter, digit, space) = (m.letter, m.digit, m.space);
     let run_start = |class: u64| class & !(class << 1) & !(m.blank << 1);
     let other_start = run_start(other);
     let mut s = 1 | end | run_start(letter) | run_start(digit) | other_start;
     s |= space & !(space << 1);
-    s |= last_to_first(space & !(space >> 1), m.cont);
+    s |= last_to_first(space & !(space >> 1), cont);
     contractions(&mut s, m.quote & other_start, bytes, i, cap, Family::R50k);
     s
 }

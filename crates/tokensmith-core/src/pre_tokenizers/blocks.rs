@@ -2,9 +2,9 @@
 //! block path ([`super::block_starts`]).
 //!
 //! Each block becomes one `u64` per class (bit `j` is byte `j` of the block): letters,
-//! upper-case letters, digits, whitespace, line breaks, slashes, spaces, apostrophes, high
-//! bytes (any byte of a non-ASCII char) and continuation bytes (a non-ASCII char's bytes after
-//! its first). Bytes past the end of the text count as high bytes, which sends every decision
+//! upper-case letters, digits, whitespace, line breaks, slashes, spaces, apostrophes and high
+//! bytes (any byte of a non-ASCII char); [`Block::cont_at`] gives the continuation bytes (a
+//! non-ASCII char's bytes after its first) where a block has high bytes. Bytes past the end of the text count as high bytes, which sends every decision
 //! that looks at them to the scalar splitter. [`super::block_chars`] adds the classes of the
 //! non-ASCII chars.
 //!
@@ -33,8 +33,6 @@ pub struct Block {
     /// `'`, which may start a contraction.
     pub quote: u64,
     pub high: u64,
-    /// `0x80..=0xBF`: the bytes of a non-ASCII char after its first.
-    pub cont: u64,
 }
 
 impl Block {
@@ -51,6 +49,21 @@ impl Block {
             padded[..rest.len()].copy_from_slice(rest);
         }
         Self::of(&padded)
+    }
+
+    /// The continuation bytes (`0x80..=0xBF`, a non-ASCII char's bytes after its first) of
+    /// `bytes[start..start + 64]`, bytes past the end counting as continuation bytes.
+    #[inline(always)]
+    pub fn cont_at(bytes: &[u8], start: usize) -> u64 {
+        if let Some(chunk) = bytes.get(start..start + 64) {
+            return cont_of(chunk.try_into().expect("64 bytes"));
+        }
+        let mut padded = [0x80u8; 64];
+        if start < bytes.len() {
+            let rest = &bytes[start..];
+            padded[..rest.len()].copy_from_slice(rest);
+        }
+        cont_of(&padded)
     }
 
     #[inline(always)]
@@ -80,10 +93,28 @@ impl Block {
             set(&mut m.blank, b == b' ');
             set(&mut m.quote, b == b'\'');
             set(&mut m.high, b >= 0x80);
-            set(&mut m.cont, b & 0xC0 == 0x80);
         }
         m
     }
+}
+
+/// The continuation bytes of `chunk`, as a mask.
+#[inline(always)]
+fn cont_of(chunk: &[u8; 64]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::cont(chunk)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        cont_of_scalar(chunk)
+    }
+}
+
+/// [`cont_of`] by a byte loop: the reference for the vector code, and its fallback.
+pub fn cont_of_scalar(chunk: &[u8; 64]) -> u64 {
+    let bits = chunk.iter().rev().map(|b| u64::from(b & 0xC0 == 0x80));
+    bits.fold(0, |m, bit| m << 1 | bit)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -109,6 +140,21 @@ mod sse2 {
         unsafe { _mm_movemask_epi8(m) as u32 as u64 }
     }
 
+    /// Bytes `0x80..=0xBF` (below -64 as signed bytes).
+    #[inline(always)]
+    pub fn cont(chunk: &[u8; 64]) -> u64 {
+        let mut m = 0;
+        for k in 0..4 {
+            // SAFETY: as in `block`.
+            let lane = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().add(16 * k).cast());
+                _mm_cmplt_epi8(v, _mm_set1_epi8(-64))
+            };
+            m |= bits(lane) << (16 * k);
+        }
+        m
+    }
+
     #[inline(always)]
     pub fn block(chunk: &[u8; 64]) -> Block {
         let mut m = Block::default();
@@ -129,7 +175,6 @@ mod sse2 {
                     blank,
                     eq(v, b'\''),
                     v,
-                    _mm_cmplt_epi8(v, _mm_set1_epi8(-64)),
                 ]
             };
             let shift = 16 * k;
@@ -142,7 +187,6 @@ mod sse2 {
             m.blank |= bits(lanes[6]) << shift;
             m.quote |= bits(lanes[7]) << shift;
             m.high |= bits(lanes[8]) << shift;
-            m.cont |= bits(lanes[9]) << shift;
         }
         m
     }
@@ -172,10 +216,14 @@ mod tests {
                 *c = (start + j) as u8;
             }
             assert_eq!(Block::at(&chunk, 0), Block::of_scalar(&chunk));
+            assert_eq!(Block::cont_at(&chunk, 0), cont_of_scalar(&chunk));
         }
         let text = b"The 3 quick/brown\r\nfox's \t jumps. \xC3\xA9t\xC3\xA9 ok";
         let mut padded = [0x80u8; 64];
         padded[..text.len()].copy_from_slice(text);
         assert_eq!(Block::at(text, 0), Block::of_scalar(&padded));
+        assert_eq!(Block::cont_at(text, 0), cont_of_scalar(&padded));
+        // "é" at bytes 34 and 37; bytes 42 on are past the text.
+        assert_eq!(Block::cont_at(text, 0), 1 << 35 | 1 << 38 | u64::MAX << 42);
     }
 }
