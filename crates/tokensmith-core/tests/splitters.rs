@@ -1,18 +1,30 @@
-//! The hand-written splitters must cut text exactly where the reference regex does.
+//! The hand-written splitters must cut text exactly where the reference regex does, and their
+//! block path (`pre_tokenizers::block_starts`) exactly where their scalar path does.
 //!
-//! The reference is the published pattern run on fancy-regex, the engine tiktoken uses.
+//! The reference is the published pattern run on fancy-regex, the engine tiktoken uses. Every
+//! check runs all five known patterns and compares three splits of the same text: the
+//! splitter as used (block path with scalar fallback), its scalar path alone, and the regex.
 
 use proptest::prelude::*;
 use std::sync::OnceLock;
 use tokensmith_core::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use tokensmith_core::pre_tokenizers::{PreTokenizer, CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN};
 
-const PATTERNS: [&str; 3] = [R50K_PATTERN, CL100K_PATTERN, O200K_PATTERN];
+mod common;
+use common::Rng;
+
+const PATTERNS: [&str; 5] = [
+    R50K_PATTERN,
+    CL100K_PATTERN,
+    O200K_PATTERN,
+    LLAMA3_PATTERN,
+    QWEN2_PATTERN,
+];
 
 /// (hand-written, regex) pre-tokenizers for each pattern, compiled once.
-fn pair(pattern: &str) -> &'static (PreTokenizer, PreTokenizer) {
+fn pairs() -> &'static [(PreTokenizer, PreTokenizer)] {
     static PAIRS: OnceLock<Vec<(PreTokenizer, PreTokenizer)>> = OnceLock::new();
-    let pairs = PAIRS.get_or_init(|| {
+    PAIRS.get_or_init(|| {
         PATTERNS
             .iter()
             .map(|p| {
@@ -24,17 +36,24 @@ fn pair(pattern: &str) -> &'static (PreTokenizer, PreTokenizer) {
                 (fast, PreTokenizer::regex(p).unwrap())
             })
             .collect()
-    });
-    &pairs[PATTERNS.iter().position(|p| *p == pattern).unwrap()]
+    })
 }
 
-fn assert_same(pattern: &str, text: &str) {
-    let (fast, slow) = pair(pattern);
-    assert_eq!(
-        fast.pieces(text).unwrap(),
-        slow.pieces(text).unwrap(),
-        "pattern {pattern:?} on {text:?}"
-    );
+/// The block path, the scalar path and the regex cut `text` alike, for every pattern.
+fn check(text: &str) {
+    for (fast, regex) in pairs() {
+        let pieces = fast.pieces(text).unwrap();
+        assert_eq!(
+            pieces,
+            fast.scalar_pieces(text).unwrap(),
+            "{fast:?} against its scalar path on {text:?}"
+        );
+        assert_eq!(
+            pieces,
+            regex.pieces(text).unwrap(),
+            "{fast:?} against the regex on {text:?}"
+        );
+    }
 }
 
 /// Characters chosen to hit every branch: each letter class (Lu Ll Lt Lm Lo), marks (Mn Mc),
@@ -53,21 +72,154 @@ fn text_strategy() -> impl Strategy<Value = String> {
         .prop_map(|v| v.into_iter().collect())
 }
 
+/// Units that exercise each rule: letters of both cases, contraction letters, every ASCII
+/// whitespace, `\r\n` runs, digits, punctuation with `'` and `/`, and non-ASCII letters,
+/// marks, spaces and `ſ` (which folds to `s` in contractions). Spaces and line breaks are
+/// listed more than once so that they are drawn more often.
+const UNITS: &[&str] = &[
+    "a",
+    "e",
+    "s",
+    "t",
+    "l",
+    "v",
+    "r",
+    "d",
+    "m",
+    "Z",
+    "S",
+    "L",
+    "E",
+    "R",
+    "D",
+    "M",
+    "Hello",
+    "wORLD",
+    "camelCase",
+    "HTTPServer",
+    "'",
+    "'s",
+    "'S",
+    "'ll",
+    "'lL",
+    "'Ve",
+    "'re",
+    "'d",
+    "'t",
+    "'m",
+    "'x",
+    "'ss",
+    " ",
+    " ",
+    " ",
+    "  ",
+    "    ",
+    "\t",
+    "\n",
+    "\n",
+    "\r\n",
+    "\r",
+    " \n",
+    "\n ",
+    "\n\n",
+    "\u{b}",
+    "\u{c}",
+    "0",
+    "7",
+    "12",
+    "1234",
+    "1234567",
+    ".",
+    ",",
+    "/",
+    "//",
+    "!",
+    "!?",
+    "-",
+    "(",
+    "_",
+    "\"",
+    "\u{0}",
+    "\u{7f}",
+    "é",
+    "É",
+    "中",
+    "ſ",
+    "\u{a0}",
+    "\u{85}",
+    "\u{3000}",
+    "\u{301}",
+    "’",
+    "😀",
+    "Я",
+    "ж",
+    "٣",
+    "ʰ",
+    "ǅ",
+];
+
+/// Random text of `units` units drawn from `pool`.
+fn random_text(rng: &mut Rng, pool: &[&str], units: usize) -> String {
+    (0..units).map(|_| pool[rng.below(pool.len())]).collect()
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(4000))]
+    #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]
     fn same_pieces_on_tricky_alphabet(text in text_strategy()) {
-        for p in PATTERNS {
-            assert_same(p, &text);
-        }
+        check(&text);
     }
 
     #[test]
     fn same_pieces_on_any_unicode(text in "\\PC{0,30}") {
-        for p in PATTERNS {
-            assert_same(p, &text);
+        check(&text);
+    }
+
+    #[test]
+    fn same_pieces_on_random_ascii(text in "[\\x00-\\x7f]{0,300}") {
+        check(&text);
+    }
+}
+
+#[test]
+fn same_pieces_on_random_unit_text() {
+    // Mostly ASCII (where the block path answers alone), a quarter with non-ASCII units.
+    let ascii: Vec<&str> = UNITS.iter().copied().filter(|u| u.is_ascii()).collect();
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    for round in 0..3000 {
+        let pool = if round % 4 == 0 { UNITS } else { &ascii[..] };
+        let units = rng.below(160);
+        check(&random_text(&mut rng, pool, units));
+    }
+}
+
+#[test]
+fn every_unit_pair_across_every_block_edge() {
+    // A lead-in of each class pushes the pair onto and around the block path's limits
+    // (bytes 58 to 66 of a block, and the end of the text).
+    for lead in ["a", " ", "1", ".", "\n", "é", "中"] {
+        for pad in 56..=68 {
+            let head = lead.repeat(pad);
+            for first in UNITS {
+                for second in ["s", " ", "\n", "x", "1", "'", "/", "é", "A", "\u{301}"] {
+                    check(&format!("{head}{first}{second}"));
+                    check(&format!("{head}{first}{second} tail"));
+                }
+            }
         }
+    }
+}
+
+#[test]
+fn whitespace_runs_with_line_breaks_inside_and_across_blocks() {
+    let mut rng = Rng(0x0123_4567_89ab_cdef);
+    let pool = [
+        " ", "\t", "\n", "\r", "\r\n", "  \n", "\n  ", "x", ".", "/", "'s", "\u{a0}", "é",
+    ];
+    for _ in 0..2000 {
+        let units = rng.below(120);
+        check(&random_text(&mut rng, &pool, units));
     }
 }
 
@@ -76,97 +228,25 @@ fn same_pieces_on_committed_test_text() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/");
     for file in ["multilingual.txt", "code.txt"] {
         let text = std::fs::read_to_string(format!("{root}{file}")).unwrap();
-        for p in PATTERNS {
-            // Line by line gives many starts and ends; the whole file checks long-range state.
-            for line in text.split_inclusive('\n') {
-                assert_same(p, line);
-            }
-            assert_same(p, &text[..text.len().min(200_000)]);
+        // Line by line gives many starts and ends; the whole file checks long-range state.
+        for line in text.split_inclusive('\n') {
+            check(line);
         }
+        check(&text[..text.len().min(200_000)]);
     }
 }
 
 #[test]
 fn long_runs_are_split_like_the_regex() {
-    for p in PATTERNS {
-        for unit in ["a", " ", "\n", "中", "A", "1", "!", " a", "\u{301}", "Aa中"] {
-            assert_same(p, &unit.repeat(500));
-            assert_same(p, &format!("{}x", unit.repeat(500)));
-        }
-    }
-}
-
-/// Every hand-written splitter, for comparing its block fast path with its scalar path.
-fn all_splitters() -> Vec<PreTokenizer> {
-    [
-        R50K_PATTERN,
-        CL100K_PATTERN,
-        O200K_PATTERN,
-        LLAMA3_PATTERN,
-        QWEN2_PATTERN,
-    ]
-    .iter()
-    .map(|p| PreTokenizer::new(p).unwrap())
-    .collect()
-}
-
-fn assert_block_path_is_scalar(text: &str) {
-    for pre in all_splitters() {
-        assert_eq!(
-            pre.pieces(text).unwrap(),
-            pre.scalar_pieces(text).unwrap(),
-            "{pre:?} on {text:?}"
-        );
-    }
-}
-
-/// Mostly ASCII, with every ASCII class, the pattern quirks (contractions in both cases,
-/// `\r\n` runs, whitespace before words and punctuation, digit runs) and a few non-ASCII chars
-/// that must send the decision to the scalar splitter (letters, marks, `ſ`, no-break and
-/// other Unicode spaces).
-const ASCII_HEAVY: &[&str] = &[
-    "a", "b", "Z", "Hello", "WORLD", "x", "'s", "'S", "'ll", "'LL", "'ve", "'Re", "'d", "'t", "'m",
-    "'", "'x", " ", "  ", "    ", "\t", "\n", "\r\n", "\r", "\n\n", " \n", "\u{b}", "\u{c}", "0",
-    "12", "12345", ".", ",", "/", "//", "!?", "-", "(", "_", "\u{0}", "\u{7f}", "ſ", "é", "中",
-    "\u{301}", "\u{a0}", "\u{85}", "\u{3000}", "’", "😀",
-];
-
-fn ascii_heavy_text() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(ASCII_HEAVY), 0..200).prop_map(|v| v.concat())
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
-
-    #[test]
-    fn block_path_equals_scalar_on_ascii_heavy_text(text in ascii_heavy_text()) {
-        assert_block_path_is_scalar(&text);
-    }
-
-    #[test]
-    fn block_path_equals_scalar_on_random_ascii(text in "[\\x00-\\x7f]{0,300}") {
-        assert_block_path_is_scalar(&text);
-    }
-}
-
-#[test]
-fn block_path_equals_scalar_on_committed_text_and_long_runs() {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/");
-    for file in ["multilingual.txt", "code.txt"] {
-        let text = std::fs::read_to_string(format!("{root}{file}")).unwrap();
-        assert_block_path_is_scalar(&text);
-        for line in text.split_inclusive('\n').take(2000) {
-            assert_block_path_is_scalar(line);
-        }
-    }
     for unit in [
-        "a", "A", "aA", " ", "\n", "\r\n", " \n", "1", "!", " a", "'s", "é",
+        "a", "A", "aA", " ", "\n", "\r\n", " \n", "中", "1", "!", " a", "'s", "é", "\u{301}",
+        "Aa中",
     ] {
         for n in [63, 64, 65, 127, 128, 129, 500] {
             let run = unit.repeat(n);
-            assert_block_path_is_scalar(&run);
-            assert_block_path_is_scalar(&format!("{run}x"));
-            assert_block_path_is_scalar(&format!("x{run} y"));
+            check(&run);
+            check(&format!("{run}x"));
+            check(&format!("x{run} y"));
         }
     }
 }

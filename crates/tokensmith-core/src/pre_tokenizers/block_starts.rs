@@ -1,5 +1,5 @@
-//! Every piece start of 64 bytes of ASCII text at once, from the [`Block`] class masks, for
-//! the cl100k family (cl100k, Llama-3, Qwen2) and o200k.
+//! Every piece start of 64 bytes of text at once, from the [`Block`] class masks, for
+//! the cl100k family (cl100k, Llama-3, Qwen2), o200k and GPT-2 (r50k, p50k).
 //!
 //! The splitter calls [`starts`] on the 64 bytes from a position `i` where a piece is known to
 //! start. Bit `j` of the answer is set when a piece starts at `i + j`; each rule of the
@@ -19,21 +19,30 @@
 //!   appends it to the letters before it; o200k also starts a piece where a lower-case
 //!   letter is followed by an upper-case one.
 //!
-//! A start is certain when the bytes it depends on are ASCII text: those up to two bytes
-//! after it, and for a whitespace run, the whole run and the byte after it. [`starts`]
+//! GPT-2's rules are simpler (see [`Family::R50k`]): only a space prefixes a run, and a
+//! whitespace run starts pieces at its first and last bytes.
+//!
+//! For cl100k's family and GPT-2, [`add_classes`] first adds the classes of non-ASCII chars
+//! to the masks, on every byte of each char, so that the rules above read "the char before"
+//! where they shift by one byte (o200k, whose letter classes backtrack, stays on ASCII).
+//!
+//! A start is certain when the chars it depends on are decided: those up to two chars
+//! after it, and for a whitespace run, the whole run and the char after it. [`starts`]
 //! returns how far that holds (`cap`); the caller takes the pieces that end at or before it
 //! and hands the rest (non-ASCII text, long runs, the end of the text) to the scalar
 //! splitter. Equality with the scalar splitters and the regex is tested in
-//! `tests/splitters.rs` and `tests/block_splitter.rs`.
+//! `tests/splitters.rs`.
 //!
 //! ```
 //! use tokensmith_core::pre_tokenizers::block_starts::{starts, Rules};
 //! use tokensmith_core::pre_tokenizers::blocks::Block;
+//! use tokensmith_core::pre_tokenizers::char_class::Classes;
 //! let text = b"I'm at home,  she said.\n\n  Then 12345 left";
 //! let mut padded = [b' '; 64];
 //! padded[..text.len()].copy_from_slice(text);
 //! padded[text.len()..].fill(b'x');
-//! let (bits, cap) = starts(&Block::at(&padded, 0), &padded, 0, Rules::CL100K);
+//! let classes = Classes::new();
+//! let (bits, cap) = starts(&Block::at(&padded, 0), &padded, 0, Rules::CL100K, classes);
 //! let pieces: Vec<&str> = (0..=cap)
 //!     .filter(|&j| bits >> j & 1 == 1)
 //!     .collect::<Vec<_>>()
@@ -47,31 +56,50 @@
 //! // " leftxxx…" has not ended within the block: the next call starts there.
 //! ```
 
+use super::block_chars::{add_classes, below, first_to_all, last_to_first};
 use super::blocks::Block;
+use super::char_class::Classes;
+use super::scan::contraction_len;
+
+/// Which pattern family [`starts`] follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// cl100k, Llama-3 and Qwen2: any one non-letter prefixes a letter run, `P` runs take the
+    /// line breaks after them, contractions in either case.
+    Cl100k,
+    /// o200k: contractions end the letters before them, a lower-case letter followed by an
+    /// upper-case one ends a piece, and `/` joins the line breaks after a `P` run.
+    O200k,
+    /// GPT-2 (r50k, p50k): only a space prefixes a run of letters, digits or `P`, digit runs
+    /// are unbounded, contractions are lower-case, whitespace has no line-break rule.
+    R50k,
+}
 
 /// Which pattern's rules [`starts`] applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
-    /// o200k: contractions end the letters before them, a lower-case letter followed by an
-    /// upper-case one ends a piece, and `/` joins the line breaks after a `P` run.
-    pub o200k: bool,
-    /// The most digits in one piece (3, or 1 for Qwen2).
+    pub family: Family,
+    /// The most digits in one piece (3, 1 for Qwen2; unbounded for GPT-2).
     pub max_digits: u32,
 }
 
 impl Rules {
     pub const CL100K: Self = Self {
-        o200k: false,
+        family: Family::Cl100k,
         max_digits: 3,
     };
     /// Qwen2's pattern: cl100k's with one digit a piece.
     pub const QWEN2: Self = Self {
-        o200k: false,
+        family: Family::Cl100k,
         max_digits: 1,
     };
     pub const O200K: Self = Self {
-        o200k: true,
+        family: Family::O200k,
         max_digits: 3,
+    };
+    pub const R50K: Self = Self {
+        family: Family::R50k,
+        max_digits: u32::MAX,
     };
 }
 
@@ -79,12 +107,34 @@ impl Rules {
 /// and `cap`: every set bit up to and including `cap` is a start and every clear bit up to
 /// `cap` is not. `cap` is 0 when nothing is certain past `i`.
 #[inline(always)]
-pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
+pub fn starts(
+    block: &Block,
+    bytes: &[u8],
+    i: usize,
+    rules: Rules,
+    classes: Classes,
+) -> (u64, usize) {
+    let mut m = *block;
     // Bytes past the text count as high bytes, so `trusted` also stops at the end.
-    let trusted = m.high.trailing_zeros() as usize;
+    let (trusted, cont) = if m.high == 0 || rules.family == Family::O200k {
+        (m.high.trailing_zeros() as usize, 0)
+    } else {
+        let cont = Block::cont_at(bytes, i);
+        let numbers = rules.family == Family::R50k;
+        let trusted = add_classes(&mut m, cont, bytes, i, classes, numbers);
+        (trusted, cont & below(trusted))
+    };
     if trusted < 4 {
         return (1, 0);
     }
+    let m = &m;
+    // The first bytes of the trusted chars: a start may depend on the two chars after it.
+    let firsts = !cont & below(trusted);
+    let last = if cont == 0 {
+        trusted - 1
+    } else {
+        highest(firsts)
+    };
     // At the end of the text every start is certain, and the end closes the last piece,
     // unless the text ends in whitespace (`\s++$`), which the scalar splitter takes.
     let at_end = trusted < 64 && i + trusted == bytes.len();
@@ -92,26 +142,33 @@ pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
     let (cap, end) = if at_end && !last_space {
         (trusted, 1u64 << trusted)
     } else if at_end {
-        (cap(m.space, trusted, trusted - 1), 0)
-    } else {
+        (cap(m.space, trusted, last), 0)
+    } else if cont == 0 {
         (cap(m.space, trusted, trusted - 3), 0)
+    } else {
+        let two_before = firsts & !(1 << last);
+        let two_before = two_before & !(1 << highest(two_before));
+        if two_before == 0 {
+            return (1, 0);
+        }
+        (cap(m.space, trusted, highest(two_before)), 0)
     };
     let (letter, digit, space, newline) = (m.letter, m.digit, m.space, m.newline);
-    let inline_space = space & !newline;
     let other = !(letter | digit | space | m.high);
+    if rules.family == Family::R50k {
+        return (gpt2_starts(m, other, cont, end, bytes, i, cap), cap);
+    }
+    let inline_space = space & !newline;
 
     // The line breaks (o200k: and slashes) that follow a `P` run belong to its piece; the
     // byte after them starts the next one. A seed is the first line break after a `P`; a run
     // has one seed in cl100k, and o200k's later seeds (after an eaten `/`) are dropped: they
     // are the bits the carry leaves set.
-    let tail = if rules.o200k {
-        newline | m.slash
-    } else {
-        newline
-    };
+    let o200k = rules.family == Family::O200k;
+    let tail = if o200k { newline | m.slash } else { newline };
     let mut seeds = newline & (other << 1);
     let mut carried = tail.wrapping_add(seeds);
-    if rules.o200k {
+    if o200k {
         seeds &= !(carried & seeds);
         carried = tail.wrapping_add(seeds);
     }
@@ -120,23 +177,55 @@ pub fn starts(m: &Block, bytes: &[u8], i: usize, rules: Rules) -> (u64, usize) {
 
     let own_other = other & !eaten;
     let other_start = own_other & !(own_other << 1) & !(m.blank << 1);
-    let letter_start = letter & !(letter << 1) & !(inline_space << 1) & !(other_start << 1);
+    let prefix = inline_space | first_to_all(other_start, cont);
+    let letter_start = letter & !(letter << 1) & !(prefix << 1);
     let mut s = 1 | end | letter_start | other_start | after_eaten | digit_starts(digit, rules);
 
     // Whitespace: run starts that no `P` run took, the last byte of a run unless it is a
     // line break, and the byte after a line break if no line break follows in its run.
     s |= space & !(space << 1) & !eaten;
-    s |= inline_space & !(space >> 1);
+    s |= last_to_first(inline_space & !(space >> 1), cont);
     let after_break = inline_space & (newline << 1);
     let ends = inline_space.wrapping_add(after_break) & !inline_space;
     s |= after_break & !runs_ending_in(after_break, ends & newline);
 
-    if rules.o200k {
+    if o200k {
         let upper = m.upper;
         s |= upper & ((letter & !upper) << 1);
     }
-    contractions(&mut s, m.quote, letter, other_start, bytes, i, cap, rules);
+    let after = if o200k { letter << 1 } else { other_start };
+    contractions(&mut s, m.quote & after, bytes, i, cap, rules.family);
     (s, cap)
+}
+
+/// The starts under the GPT-2 pattern: a run of letters, digits or `P` starts a piece unless
+/// a space prefixes it; a whitespace run starts one at its first byte and at its last (which
+/// is then alone, or the prefix of the run after it); a `'` that starts a `P` run may start
+/// a contraction instead.
+#[inline(always)]
+fn gpt2_starts(
+    m: &Block,
+    other: u64,
+    cont: u64,
+    end: u64,
+    bytes: &[u8],
+    i: usize,
+    cap: usize,
+) -> u64 {
+    let (letter, digit, space) = (m.letter, m.digit, m.space);
+    let run_start = |class: u64| class & !(class << 1) & !(m.blank << 1);
+    let other_start = run_start(other);
+    let mut s = 1 | end | run_start(letter) | run_start(digit) | other_start;
+    s |= space & !(space << 1);
+    s |= last_to_first(space & !(space >> 1), cont);
+    contractions(&mut s, m.quote & other_start, bytes, i, cap, Family::R50k);
+    s
+}
+
+/// The highest set bit of `x` (0 when there is none).
+#[inline(always)]
+fn highest(x: u64) -> usize {
+    63 - (x | 1).leading_zeros() as usize
 }
 
 /// How far the starts are certain: `cap` (two bytes before the first untrusted one, or the
@@ -195,40 +284,15 @@ fn runs_ending_in(starts: u64, mut bad: u64) -> u64 {
     out
 }
 
-/// The end of the contraction (`'s 't 're 've 'm 'll 'd`, either case) whose `'` is at `p`.
+/// Applies the contractions whose `'` is at or before `cap`, among `candidates` (the `'`s
+/// where one may start): in cl100k a contraction is a piece of its own; in GPT-2 too, and
+/// the letters inside it start nothing; in o200k a contraction after a letter ends that
+/// letter's piece (unless the letter ends a contraction itself).
 #[inline(always)]
-fn contraction_len(bytes: &[u8], p: usize) -> Option<usize> {
-    let fold = |k: usize| bytes.get(p + k).map_or(0, |&c| c | 0x20);
-    match (fold(1), fold(2)) {
-        (b's' | b'd' | b'm' | b't', _) => Some(2),
-        (b'l', b'l') | (b'v' | b'r', b'e') => Some(3),
-        _ => None,
-    }
-}
-
-/// Applies the contractions whose `'` is at or before `cap`: in cl100k a `'` that starts a
-/// piece and a contraction form a piece of their own; in o200k a contraction after a letter
-/// ends that letter's piece (unless the letter ends a contraction itself).
-#[allow(clippy::too_many_arguments)]
-#[inline(always)]
-fn contractions(
-    s: &mut u64,
-    quote: u64,
-    letter: u64,
-    other_start: u64,
-    bytes: &[u8],
-    i: usize,
-    cap: usize,
-    rules: Rules,
-) {
+fn contractions(s: &mut u64, candidates: u64, bytes: &[u8], i: usize, cap: usize, family: Family) {
     // Bits 0..=cap (`cap` is at most 63; `2 << 63` would overflow).
     let near = u64::MAX >> (63 - cap.min(63));
-    let after = if rules.o200k {
-        letter << 1
-    } else {
-        other_start
-    };
-    let mut candidates = quote & near & after;
+    let mut candidates = candidates & near;
     let mut skip_at = usize::MAX;
     while candidates != 0 {
         let a = candidates.trailing_zeros() as usize;
@@ -236,13 +300,17 @@ fn contractions(
         if a == skip_at {
             continue;
         }
-        let Some(len) = contraction_len(bytes, i + a) else {
+        let Some(len) = contraction_len(bytes, i + a, family != Family::R50k) else {
             continue;
         };
         let end = a + len;
-        if rules.o200k {
-            *s &= !(((1u64 << len) - 1) << a);
-            skip_at = end;
+        match family {
+            Family::O200k => {
+                *s &= !(((1u64 << len) - 1) << a);
+                skip_at = end;
+            }
+            Family::R50k => *s &= !(((1u64 << (len - 1)) - 1) << (a + 1)),
+            Family::Cl100k => {}
         }
         // `a` is at most 61, so `end` may be 64: past the block, and past `cap` anyway.
         *s |= 1u64.checked_shl(end as u32).unwrap_or(0);

@@ -1,61 +1,23 @@
-//! Bit masks of the ASCII character classes over a window of text, for the splitters' fast path.
+//! Bit masks of the ASCII character classes of a 64-byte block of text, for the splitters'
+//! block path ([`super::block_starts`]).
 //!
-//! Each 64-byte block of text becomes one `u64` per class (bit `j` is byte `j` of the block):
-//! letters, upper-case letters, digits, whitespace, line breaks, slashes, spaces, apostrophes,
-//! "other" (ASCII that is none of letter, digit or space) and high bytes (any byte of a
-//! non-ASCII char). The end of a
-//! run of one class is then one shift and one trailing-zero count instead of a loop over bytes.
-//! A [`Window`] holds two consecutive blocks, so a piece that starts in the first block can be
-//! followed into the second. Bytes past the end of the text count as high bytes, which sends
-//! every decision that looks at them to the scalar splitter.
+//! Each block becomes one `u64` per class (bit `j` is byte `j` of the block): letters,
+//! upper-case letters, digits, whitespace, line breaks, slashes, spaces, apostrophes and high
+//! bytes (any byte of a non-ASCII char); [`Block::cont_at`] gives the continuation bytes (a
+//! non-ASCII char's bytes after its first) where a block has high bytes. Bytes past the end of the text count as high bytes, which sends every decision
+//! that looks at them to the scalar splitter. [`super::block_chars`] adds the classes of the
+//! non-ASCII chars.
 //!
 //! On x86-64 the masks come from SSE2 compares (part of the base instruction set), elsewhere
 //! from a byte loop; both give the same masks (tested).
 //!
 //! ```
-//! use tokensmith_core::pre_tokenizers::blocks::Window;
-//! let w = Window::new(b"Hi 42!", 0);
-//! assert_eq!(w.letter & 0b111111, 0b000011);
-//! assert_eq!(w.digit & 0b111111, 0b011000);
-//! assert_eq!(w.run_end(w.letter, 0), Some(2));
+//! use tokensmith_core::pre_tokenizers::blocks::Block;
+//! let m = Block::at(b"Hi 42!", 0);
+//! assert_eq!(m.letter & 0b111111, 0b000011);
+//! assert_eq!(m.digit & 0b111111, 0b011000);
+//! assert_eq!(m.high >> 6, u64::MAX >> 6, "past the text");
 //! ```
-
-/// Bits of [`CLASS`], the class of one byte.
-pub mod class {
-    pub const LETTER: u8 = 1;
-    pub const DIGIT: u8 = 2;
-    pub const SPACE: u8 = 4;
-    /// `\r` or `\n`.
-    pub const NEWLINE: u8 = 8;
-    /// ASCII that is not a letter, digit or whitespace.
-    pub const OTHER: u8 = 16;
-    /// A byte of a non-ASCII char.
-    pub const HIGH: u8 = 32;
-}
-
-/// The [`class`] of each byte value, for tests of one position (the masks serve runs).
-pub static CLASS: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        t[b] = if c >= 0x80 {
-            class::HIGH
-        } else if c.is_ascii_alphabetic() {
-            class::LETTER
-        } else if c.is_ascii_digit() {
-            class::DIGIT
-        } else if c == b'\r' || c == b'\n' {
-            class::SPACE | class::NEWLINE
-        } else if matches!(c, b'\t'..=b'\r' | b' ') {
-            class::SPACE
-        } else {
-            class::OTHER
-        };
-        b += 1;
-    }
-    t
-};
 
 /// The class masks of one 64-byte block.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -87,6 +49,21 @@ impl Block {
             padded[..rest.len()].copy_from_slice(rest);
         }
         Self::of(&padded)
+    }
+
+    /// The continuation bytes (`0x80..=0xBF`, a non-ASCII char's bytes after its first) of
+    /// `bytes[start..start + 64]`, bytes past the end counting as continuation bytes.
+    #[inline(always)]
+    pub fn cont_at(bytes: &[u8], start: usize) -> u64 {
+        if let Some(chunk) = bytes.get(start..start + 64) {
+            return cont_of(chunk.try_into().expect("64 bytes"));
+        }
+        let mut padded = [0x80u8; 64];
+        if start < bytes.len() {
+            let rest = &bytes[start..];
+            padded[..rest.len()].copy_from_slice(rest);
+        }
+        cont_of(&padded)
     }
 
     #[inline(always)]
@@ -121,6 +98,25 @@ impl Block {
     }
 }
 
+/// The continuation bytes of `chunk`, as a mask.
+#[inline(always)]
+fn cont_of(chunk: &[u8; 64]) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        sse2::cont(chunk)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        cont_of_scalar(chunk)
+    }
+}
+
+/// [`cont_of`] by a byte loop: the reference for the vector code, and its fallback.
+pub fn cont_of_scalar(chunk: &[u8; 64]) -> u64 {
+    let bits = chunk.iter().rev().map(|b| u64::from(b & 0xC0 == 0x80));
+    bits.fold(0, |m, bit| m << 1 | bit)
+}
+
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
     use super::Block;
@@ -142,6 +138,21 @@ mod sse2 {
     fn bits(m: __m128i) -> u64 {
         // SAFETY: SSE2 is part of every x86-64 CPU.
         unsafe { _mm_movemask_epi8(m) as u32 as u64 }
+    }
+
+    /// Bytes `0x80..=0xBF` (below -64 as signed bytes).
+    #[inline(always)]
+    pub fn cont(chunk: &[u8; 64]) -> u64 {
+        let mut m = 0;
+        for k in 0..4 {
+            // SAFETY: as in `block`.
+            let lane = unsafe {
+                let v = _mm_loadu_si128(chunk.as_ptr().add(16 * k).cast());
+                _mm_cmplt_epi8(v, _mm_set1_epi8(-64))
+            };
+            m |= bits(lane) << (16 * k);
+        }
+        m
     }
 
     #[inline(always)]
@@ -181,135 +192,6 @@ mod sse2 {
     }
 }
 
-/// The masks of two consecutive blocks, `[base, base + 128)`, as `u128`s.
-#[derive(Clone, Copy, Debug)]
-pub struct Window<'a> {
-    pub bytes: &'a [u8],
-    pub base: usize,
-    pub letter: u128,
-    pub upper: u128,
-    pub digit: u128,
-    pub space: u128,
-    pub newline: u128,
-    /// Line breaks and slashes (o200k's `[\r\n/]`).
-    pub newline_slash: u128,
-    /// ASCII that is not a letter, digit or whitespace (`[^\s\p{L}\p{N}]` within ASCII).
-    pub other: u128,
-    pub high: u128,
-}
-
-#[inline(always)]
-fn join(lo: u64, hi: u64) -> u128 {
-    lo as u128 | (hi as u128) << 64
-}
-
-impl<'a> Window<'a> {
-    /// The window whose first block starts at `base`.
-    #[inline]
-    pub fn new(bytes: &'a [u8], base: usize) -> Self {
-        Self::from_blocks(
-            bytes,
-            base,
-            Block::at(bytes, base),
-            Block::at(bytes, base + 64),
-        )
-    }
-
-    #[inline(always)]
-    fn from_blocks(bytes: &'a [u8], base: usize, a: Block, b: Block) -> Self {
-        let letter = join(a.letter, b.letter);
-        let digit = join(a.digit, b.digit);
-        let space = join(a.space, b.space);
-        let newline = join(a.newline, b.newline);
-        let high = join(a.high, b.high);
-        Self {
-            bytes,
-            base,
-            letter,
-            upper: join(a.upper, b.upper),
-            digit,
-            space,
-            newline,
-            newline_slash: newline | join(a.slash, b.slash),
-            other: !(letter | digit | space | high),
-            high,
-        }
-    }
-
-    /// Moves the window so that its first block holds `i` (which is at or after `base`).
-    #[inline(always)]
-    pub fn advance_to(&mut self, i: usize) {
-        if i >= self.base + 64 {
-            self.slide(i);
-        }
-    }
-
-    #[inline(never)]
-    fn slide(&mut self, i: usize) {
-        if i < self.base + 128 {
-            let hi = |m: u128| (m >> 64) as u64;
-            let a = Block {
-                letter: hi(self.letter),
-                upper: hi(self.upper),
-                digit: hi(self.digit),
-                space: hi(self.space),
-                newline: hi(self.newline),
-                slash: hi(self.newline_slash & !self.newline),
-                blank: 0,
-                quote: 0,
-                high: hi(self.high),
-            };
-            let base = self.base + 64;
-            *self = Self::from_blocks(self.bytes, base, a, Block::at(self.bytes, base + 64));
-        } else {
-            *self = Self::new(self.bytes, self.base + ((i - self.base) & !63));
-        }
-    }
-
-    /// The [`class`] bits of byte `p` (a high byte past the text).
-    #[inline(always)]
-    pub fn class(&self, p: usize) -> u8 {
-        CLASS[self.byte(p) as usize]
-    }
-
-    /// The end of the run of `mask` bytes from `p`, or `None` if it is 64 bytes or longer or
-    /// reaches the window's end.
-    #[inline(always)]
-    pub fn run_end(&self, mask: u128, p: usize) -> Option<usize> {
-        let off = p - self.base;
-        if off >= 128 {
-            return None;
-        }
-        // The 64 bytes from `p`; past the window, the shift brings in "no stop".
-        let stops = (!mask >> off) as u64;
-        (stops != 0).then(|| p + stops.trailing_zeros() as usize)
-    }
-
-    /// The last byte of `mask` in `[from, to)` (`to` at most the window's end).
-    #[inline(always)]
-    pub fn last_in(&self, mask: u128, from: usize, to: usize) -> Option<usize> {
-        let width = to - from;
-        let bits = (mask >> (from - self.base)) & (u128::MAX >> (128 - width.max(1)));
-        let bits = if width == 0 { 0 } else { bits };
-        (bits != 0).then(|| from + 127 - bits.leading_zeros() as usize)
-    }
-
-    /// Whether every byte of `[from, to)` is ASCII text inside the window: then a decision
-    /// that looked only at these bytes is the scalar splitter's too.
-    #[inline(always)]
-    pub fn ascii(&self, from: usize, to: usize) -> bool {
-        let (a, b) = (from - self.base, to - self.base);
-        b <= 128
-            && (self.high == 0 || (self.high >> a) & (u128::MAX >> (128 - (b - a).max(1))) == 0)
-    }
-
-    /// The byte at `p`, or a high byte past the text.
-    #[inline(always)]
-    pub fn byte(&self, p: usize) -> u8 {
-        self.bytes.get(p).copied().unwrap_or(0x80)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,15 +205,6 @@ mod tests {
             assert_eq!(m.letter == u64::MAX, f & LETTER != 0, "byte {b}");
             assert_eq!(m.digit == u64::MAX, f & NUMBER != 0, "byte {b}");
             assert_eq!(m.space == u64::MAX, f & SPACE != 0, "byte {b}");
-            let c = CLASS[b as usize];
-            assert_eq!(c & class::LETTER != 0, f & LETTER != 0, "byte {b}");
-            assert_eq!(c & class::DIGIT != 0, f & NUMBER != 0, "byte {b}");
-            assert_eq!(c & class::SPACE != 0, f & SPACE != 0, "byte {b}");
-            assert_eq!(
-                c & class::OTHER != 0,
-                f & (LETTER | NUMBER | SPACE) == 0,
-                "byte {b}"
-            );
         }
     }
 
@@ -343,38 +216,14 @@ mod tests {
                 *c = (start + j) as u8;
             }
             assert_eq!(Block::at(&chunk, 0), Block::of_scalar(&chunk));
+            assert_eq!(Block::cont_at(&chunk, 0), cont_of_scalar(&chunk));
         }
         let text = b"The 3 quick/brown\r\nfox's \t jumps. \xC3\xA9t\xC3\xA9 ok";
         let mut padded = [0x80u8; 64];
         padded[..text.len()].copy_from_slice(text);
         assert_eq!(Block::at(text, 0), Block::of_scalar(&padded));
-    }
-
-    #[test]
-    fn runs_cross_blocks_and_stop_at_the_window_end() {
-        let text = format!("{}b", "a".repeat(100));
-        let mut w = Window::new(text.as_bytes(), 0);
-        assert_eq!(w.run_end(w.letter, 40), Some(101), "past the text is high");
-        assert_eq!(
-            w.run_end(w.letter, 37),
-            None,
-            "runs of 64 or more are left to the caller"
-        );
-        let long = "a".repeat(300);
-        w = Window::new(long.as_bytes(), 0);
-        assert_eq!(w.run_end(w.letter, 3), None);
-        assert_eq!(w.run_end(w.digit, 3), Some(3));
-        w.advance_to(70);
-        assert_eq!(w.base, 64);
-        w.advance_to(260);
-        assert_eq!(w.base, 256);
-        assert_eq!(w.run_end(w.letter, 260), Some(300));
-        assert_eq!(
-            w.run_end(w.letter, 256 + 127),
-            Some(256 + 127),
-            "no letters past the text"
-        );
-        assert_eq!(w.last_in(w.letter, 260, 270), Some(269));
-        assert!(w.ascii(256, 300) && !w.ascii(256, 301));
+        assert_eq!(Block::cont_at(text, 0), cont_of_scalar(&padded));
+        // "é" at bytes 34 and 37; bytes 42 on are past the text.
+        assert_eq!(Block::cont_at(text, 0), 1 << 35 | 1 << 38 | u64::MAX << 42);
     }
 }

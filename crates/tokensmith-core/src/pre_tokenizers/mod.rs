@@ -5,7 +5,7 @@
 //! and linear on every input; any other pattern runs on `fancy-regex`,
 //! the engine tiktoken uses. A pattern is recognised by its exact text.
 
-pub mod ascii_pieces;
+pub mod block_chars;
 pub mod block_starts;
 pub mod blocks;
 pub mod char_class;
@@ -17,8 +17,8 @@ pub mod scan;
 use crate::error::{Error, Result};
 use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use crate::limits::Limit;
-use block_starts::Rules;
-use blocks::{Block, Window};
+use block_starts::{Family, Rules};
+use blocks::Block;
 use scan::Scanner;
 
 /// The pattern of gpt2, r50k_base and p50k_base.
@@ -82,7 +82,7 @@ impl PreTokenizer {
     #[inline]
     pub fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, usize)) -> Result<()> {
         match self {
-            Self::R50k => tile(text, ascii_pieces::r50k, r50k::piece_end, f),
+            Self::R50k => tile_blocks(text, Rules::R50K, r50k::piece_end, f),
             Self::Cl100k => tile_blocks(text, Rules::CL100K, cl100k::piece_end, f),
             Self::O200k => tile_blocks(text, Rules::O200K, o200k::piece_end, f),
             Self::Llama3 => tile_blocks(text, Rules::CL100K, cl100k::llama3_piece_end, f),
@@ -108,8 +108,14 @@ impl PreTokenizer {
             Self::Qwen2 => cl100k::qwen2_piece_end,
             Self::Regex(_) => return self.pieces(text),
         };
+        let scanner = Scanner::new(text);
         let mut out = Vec::new();
-        tile(text, |_, _| None, piece_end, |a, b| out.push(&text[a..b]));
+        let mut i = 0;
+        while i < text.len() {
+            let end = piece_end(&scanner, i);
+            out.push(&text[i..end]);
+            i = end;
+        }
         Ok(out)
     }
 
@@ -128,9 +134,9 @@ fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
         .map_err(|e| Error::Pattern(format!("{pattern:?} does not compile: {e}")))
 }
 
-/// Calls `f` with each piece of `text`: 64 bytes at a time from [`block_starts`] where the
-/// text ahead is ASCII, else one piece at a time from the scalar `piece_end` (non-ASCII text,
-/// runs too long for a block, whitespace at the end of the text).
+/// Calls `f` with each piece of `text`: 64 bytes at a time from [`block_starts`] where it
+/// answers, else one piece at a time from the scalar `piece_end` (runs too long for a block,
+/// whitespace at the end of the text, non-ASCII numbers; for o200k, any non-ASCII text).
 #[inline(always)]
 fn tile_blocks(
     text: &str,
@@ -142,8 +148,9 @@ fn tile_blocks(
     let scanner = Scanner::new(text);
     let mut i = 0;
     while i < bytes.len() {
-        if ascii_ahead(bytes, i) {
-            let (starts, cap) = block_starts::starts(&Block::at(bytes, i), bytes, i, rules);
+        if rules.family != Family::O200k || ascii_ahead(bytes, i) {
+            let block = Block::at(bytes, i);
+            let (starts, cap) = block_starts::starts(&block, bytes, i, rules, scanner.classes);
             // Bits 1..=cap (`cap` is at most 63, where `2 << cap` would overflow).
             let mut ends = starts & (u64::MAX >> (63 - cap.min(63))) & !1;
             if ends != 0 {
@@ -173,29 +180,5 @@ fn ascii_ahead(bytes: &[u8], i: usize) -> bool {
             u64::from_le_bytes(word.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080 == 0
         }
         None => bytes[i..].is_ascii(),
-    }
-}
-
-/// Calls `f` with each piece of `text`: from `fast` where it answers (ASCII, see
-/// [`ascii_pieces`]), else from the scalar `piece_end`.
-#[inline(always)]
-fn tile(
-    text: &str,
-    fast: impl Fn(&Window, usize) -> Option<usize>,
-    piece_end: fn(&Scanner, usize) -> usize,
-    mut f: impl FnMut(usize, usize),
-) {
-    let bytes = text.as_bytes();
-    let scanner = Scanner::new(text);
-    let mut window = Window::new(bytes, 0);
-    let mut i = 0;
-    while i < bytes.len() {
-        window.advance_to(i);
-        let end = match fast(&window, i) {
-            Some(end) => end,
-            None => piece_end(&scanner, i),
-        };
-        f(i, end);
-        i = end;
     }
 }

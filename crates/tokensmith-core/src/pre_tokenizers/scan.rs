@@ -124,32 +124,43 @@ impl<'a> Scanner<'a> {
         i
     }
 
-    /// Matches an apostrophe contraction at `i`: `'s 't 're 've 'm 'll 'd`, returning its end.
-    ///
-    /// With `ignore_case`, letters match in either case and `s` also matches `ſ` (U+017F),
-    /// which is how the regex engines fold case under `(?i)`.
+    /// Matches an apostrophe contraction at `i` (see [`contraction_len`]), returning its end.
     #[inline(always)]
     pub fn contraction_end(&self, i: usize, ignore_case: bool) -> Option<usize> {
-        let b = self.bytes;
-        if b.get(i) != Some(&b'\'') {
-            return None;
+        contraction_len(self.bytes, i, ignore_case).map(|len| i + len)
+    }
+}
+
+/// The length of the apostrophe contraction at `bytes[i]`: `'s 't 're 've 'm 'll 'd`.
+///
+/// With `ignore_case`, letters match in either case and `s` also matches `ſ` (U+017F),
+/// which is how the regex engines fold case under `(?i)`.
+///
+/// ```
+/// use tokensmith_core::pre_tokenizers::scan::contraction_len;
+/// assert_eq!(contraction_len(b"'LL", 0, true), Some(3));
+/// assert_eq!(contraction_len(b"'LL", 0, false), None);
+/// ```
+#[inline(always)]
+pub fn contraction_len(bytes: &[u8], i: usize, ignore_case: bool) -> Option<usize> {
+    if bytes.get(i) != Some(&b'\'') {
+        return None;
+    }
+    let fold = |k: usize| {
+        let c = bytes.get(i + k).copied().unwrap_or(0);
+        if ignore_case {
+            c.to_ascii_lowercase()
+        } else {
+            c
         }
-        let fold = |c: u8| {
-            if ignore_case {
-                c.to_ascii_lowercase()
-            } else {
-                c
-            }
-        };
-        let c1 = b.get(i + 1).map(|&c| fold(c));
-        let c2 = b.get(i + 2).map(|&c| fold(c));
-        match (c1, c2) {
-            (Some(b's' | b'd' | b'm' | b't'), _) => Some(i + 2),
-            (Some(b'l'), Some(b'l')) | (Some(b'v' | b'r'), Some(b'e')) => Some(i + 3),
-            // U+017F LATIN SMALL LETTER LONG S is "\xC5\xBF" and folds to 's'.
-            (Some(0xC5), Some(0xBF)) if ignore_case => Some(i + 3),
-            _ => None,
-        }
+    };
+    let (c1, c2) = (fold(1), fold(2));
+    match (c1, c2) {
+        (b's' | b'd' | b'm' | b't', _) => Some(2),
+        (b'l', b'l') | (b'v' | b'r', b'e') => Some(3),
+        // U+017F LATIN SMALL LETTER LONG S is "\xC5\xBF" and folds to 's'.
+        (0xC5, 0xBF) if ignore_case => Some(3),
+        _ => None,
     }
 }
 
