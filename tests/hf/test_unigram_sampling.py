@@ -159,11 +159,7 @@ def test_without_unk_id_a_word_fails_only_when_no_piece_covers_it(
     ours.pre_tokenizer = tokensmith.pre_tokenizers.Metaspace()
     known = {p for p, _ in pieces}
     # Lines that hold a character without a one-character piece yet encode on the best path.
-    lines = [
-        line
-        for line in LINES[800:1200]
-        if dropped & set(line) and _encodes(plain, line)
-    ]
+    lines = [line for line in LINES[800:1200] if dropped & set(line) and _encodes(plain, line)]
     assert lines
     for line in lines[:20]:
         spelled = "".join(plain.encode(line).tokens)
