@@ -7,17 +7,19 @@
 //!   order, which changes from run to run, so its own sums differ in the last bits between
 //!   runs; the pieces it keeps did not on the committed text.
 //! - M-step: the unknown piece (id 0) is kept, scored NaN; every other piece expected fewer
-//!   than 0.5 times is dropped; the rest are scored `digamma(count) - digamma(total)`.
+//!   than 0.5 times is dropped; the rest are scored `digamma(count) - digamma(total)`
+//!   ([`super::em::digamma`], which rounds as HF does).
 //!
 //! ```
-//! use tokensmith_core::trainers::unigram::hf_em::{hf_digamma, hf_m_step};
+//! use tokensmith_core::trainers::unigram::{digamma, hf_em::hf_m_step};
 //! let pieces = vec![("<UNK>".to_string(), f64::NAN), ("a".into(), -1.0), ("b".into(), -1.0)];
 //! let next = hf_m_step(&pieces, &[0.0, 3.0, 0.25]);
 //! assert_eq!(next.len(), 2); // "b" is expected fewer than 0.5 times
 //! assert!(next[0].1.is_nan());
-//! assert_eq!(next[1].1, hf_digamma(3.0) - hf_digamma(3.0));
+//! assert_eq!(next[1].1, digamma(3.0) - digamma(3.0));
 //! ```
 
+use super::em::digamma;
 use super::hf_lattice::{HfLattice, HfModel};
 use crate::error::{Error, Result};
 
@@ -53,39 +55,15 @@ pub fn hf_m_step(pieces: &[(String, f64)], expected: &[f64]) -> Vec<(String, f64
         kept.push((piece.clone(), freq));
         sum += freq;
     }
-    let log_sum = hf_digamma(sum);
+    let log_sum = digamma(sum);
     kept.into_iter()
-        .map(|(p, c)| (p, hf_digamma(c) - log_sum))
+        .map(|(p, c)| (p, digamma(c) - log_sum))
         .collect()
-}
-
-/// The digamma function as HF rounds it: the recurrence up to 7, then the asymptotic series
-/// summed on its own before it is added (the order of the additions changes the last bits;
-/// [`super::em::digamma`] adds them in another order).
-pub fn hf_digamma(mut x: f64) -> f64 {
-    let mut result = 0.0;
-    while x < 7.0 {
-        result -= 1.0 / x;
-        x += 1.0;
-    }
-    x -= 1.0 / 2.0;
-    let xx = 1.0 / x;
-    let xx2 = xx * xx;
-    let xx4 = xx2 * xx2;
-    result += x.ln() + (1.0 / 24.0) * xx2 - 7.0 / 960.0 * xx4 + (31.0 / 8064.0) * xx4 * xx2
-        - (127.0 / 30720.0) * xx4 * xx4;
-    result
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn digamma_known_values() {
-        assert!((hf_digamma(1.0) + 0.577_215_664_901_532_9).abs() < 1e-9);
-        assert!((hf_digamma(10.5) - hf_digamma(9.5) - 1.0 / 9.5).abs() < 1e-9);
-    }
 
     #[test]
     fn e_step_counts_the_words() {
