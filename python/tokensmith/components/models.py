@@ -238,7 +238,7 @@ class Unigram(Model):
         self._init(
             unk_id=0 if vocab is None else unk_id, vocab=pieces, byte_fallback=bool(byte_fallback)
         )
-        object.__setattr__(self, "_options", (_alpha(alpha), _nbest_size(nbest_size)))
+        self._set_sampling(alpha, nbest_size)
 
     def _sampling(self) -> tuple[float | None, int | None]:
         try:
@@ -248,6 +248,7 @@ class Unigram(Model):
         return options
 
     def _set_sampling(self, alpha: float | None, nbest_size: int | None) -> None:
+        """Checks and keeps HF's sampling options (not part of the JSON state)."""
         object.__setattr__(self, "_options", (_alpha(alpha), _nbest_size(nbest_size)))
 
     @property

@@ -152,6 +152,33 @@ mod tests {
             .collect()
     }
 
+    fn found(words: &[&str], max: usize) -> Vec<(u64, String)> {
+        let mut text = Vec::new();
+        for w in words {
+            text.extend_from_slice(w.as_bytes());
+            text.push(0);
+        }
+        let mut got: Vec<(u64, String)> = candidates(&text, max)
+            .into_iter()
+            .map(|(s, p)| (s, String::from_utf8(p.to_vec()).unwrap()))
+            .collect();
+        got.sort();
+        got
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn random_words_give_the_brute_force_nodes(
+            words in proptest::collection::btree_set("[abé\u{915}\u{941}]{1,6}", 1..12),
+            max in 2usize..6,
+        ) {
+            let words: Vec<&str> = words.iter().map(String::as_str).collect();
+            let mut want = brute(&words, max);
+            want.sort();
+            proptest::prop_assert_eq!(found(&words, max), want);
+        }
+    }
+
     #[test]
     fn candidates_are_the_suffix_tree_nodes() {
         let cases: &[&[&str]] = &[
@@ -163,20 +190,9 @@ mod tests {
         ];
         for words in cases {
             for max in [2, 3, 16] {
-                let pairs: Vec<(String, u64)> = words.iter().map(|w| (w.to_string(), 1)).collect();
-                let mut text = Vec::new();
-                for (w, _) in &pairs {
-                    text.extend_from_slice(w.as_bytes());
-                    text.push(0);
-                }
-                let mut got: Vec<(u64, String)> = candidates(&text, max)
-                    .into_iter()
-                    .map(|(s, p)| (s, String::from_utf8(p.to_vec()).unwrap()))
-                    .collect();
-                got.sort();
                 let mut want = brute(words, max);
                 want.sort();
-                assert_eq!(got, want, "{words:?} max {max}");
+                assert_eq!(found(words, max), want, "{words:?} max {max}");
             }
         }
     }
