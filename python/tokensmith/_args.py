@@ -24,7 +24,14 @@ from tokensmith.errors import (
     TokensmithError,
 )
 
-__all__ = ["check_count", "check_threads", "ids_error", "texts_error"]
+__all__ = [
+    "check_count",
+    "check_threads",
+    "ids_error",
+    "texts_error",
+    "text",
+    "text_or_none",
+]
 
 _MAX_ID = 2**32 - 1
 
@@ -82,6 +89,22 @@ def check_count(name: str, value: Any, error: type[ValueError]) -> None:
         raise ArgumentTypeError(f"{name} must be an int, not {_name(value)}")
     if not 0 <= value < 2**63:
         raise error(f"{name} must be an int from 0 to {2**63 - 1}, not {value}")
+
+
+def text(name: str, value: Any) -> str:
+    """``value`` when it is a str; else the ``TypeError`` HF raises (``None`` included).
+
+    >>> text("continuing_subword_prefix", "##")
+    '##'
+    """
+    if not isinstance(value, str):
+        raise ArgumentTypeError(f"{name} must be a str, not {type(value).__name__}")
+    return value
+
+
+def text_or_none(name: str, value: Any) -> str | None:
+    """``value`` when it is a str or None; else HF's ``TypeError``."""
+    return None if value is None else text(name, value)
 
 
 def _name(value: Any) -> str:

@@ -119,6 +119,17 @@ def extend_bpe_bytes(
     min_frequency: int = 0,
     chunk_size: int = 4096,
 ) -> tuple[list[tuple[bytes, int]], list[tuple[str, int]], list[tuple[bytes, bytes]]]: ...
+def train_unigram_hf(
+    words: Sequence[tuple[str, int]],
+    *,
+    vocab_size: int,
+    keep: int,
+    required: str = "",
+    n_sub_iterations: int = 2,
+    shrinking_factor: float = 0.75,
+    max_piece_length: int = 16,
+    seed_size: int = 1_000_000,
+) -> list[tuple[str, float]]: ...
 def train_unigram(
     texts: Iterable[str] | Iterable[tuple[str, int]] | Iterable[bytes] | tuple[bytes, int, int],
     *,

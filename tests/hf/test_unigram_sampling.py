@@ -138,3 +138,42 @@ def test_bad_options_raise_hfs_error_type(
     with pytest.raises(error) as raised:
         tokensmith.models.Unigram(vocab, 0, False, **options)
     assert isinstance(raised.value, tokensmith.TokensmithError)
+
+
+@pytest.mark.parametrize("nbest_size", [None, 3])
+def test_without_unk_id_a_word_fails_only_when_no_piece_covers_it(
+    vocab: list[tuple[str, float]], nbest_size: int | None
+) -> None:
+    """The vocabulary without its ``<unk>``: HF itself then fails every sampled word (its
+    sampler needs ``unk_id`` to fuse unknowns, and panics on a character no piece covers),
+    so tokensmith follows its best path instead. Without the one-character pieces of a few
+    letters, the best path still encodes some lines (longer pieces cover those letters), and
+    so does every draw; only a character no piece covers fails."""
+    dropped = set("kvwyz")
+    pieces = [(p, s) for p, s in vocab[1:] if p not in dropped]
+    plain = tokensmith.Tokenizer(tokensmith.models.Unigram(pieces, None, False))
+    plain.pre_tokenizer = tokensmith.pre_tokenizers.Metaspace()
+    ours = tokensmith.Tokenizer(
+        tokensmith.models.Unigram(pieces, None, False, alpha=0.5, nbest_size=nbest_size)
+    )
+    ours.pre_tokenizer = tokensmith.pre_tokenizers.Metaspace()
+    known = {p for p, _ in pieces}
+    # Lines that hold a character without a one-character piece yet encode on the best path.
+    lines = [line for line in LINES[800:1200] if dropped & set(line) and _encodes(plain, line)]
+    assert lines
+    for line in lines[:20]:
+        spelled = "".join(plain.encode(line).tokens)
+        for _ in range(5):
+            enc = ours.encode(line)
+            assert "".join(enc.tokens) == spelled
+            assert all(t in known for t in enc.tokens)
+    with pytest.raises(tokensmith.TokensmithError, match="unk_id"):
+        ours.encode("\u2603")
+
+
+def _encodes(tok: Any, line: str) -> bool:
+    try:
+        tok.encode(line)
+    except tokensmith.TokensmithError:
+        return False
+    return True

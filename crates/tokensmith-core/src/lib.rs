@@ -8,6 +8,7 @@ pub mod error;
 pub mod formats;
 pub mod hf;
 pub mod limits;
+pub mod log_space;
 pub mod models;
 pub mod normalizers;
 pub mod parallel;

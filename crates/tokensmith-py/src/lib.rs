@@ -19,6 +19,7 @@ mod spm_normalizer;
 mod train;
 mod train_chars;
 mod train_unigram;
+mod train_unigram_hf;
 mod unigram_counts;
 
 use pyo3::prelude::*;
@@ -85,6 +86,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bounded::count_words_bounded, m)?)?;
     m.add_function(wrap_pyfunction!(train_chars::train_bpe_chars, m)?)?;
     m.add_function(wrap_pyfunction!(train_unigram::train_unigram, m)?)?;
+    m.add_function(wrap_pyfunction!(train_unigram_hf::train_unigram_hf, m)?)?;
     m.add_function(wrap_pyfunction!(unigram_counts::count_unigram_words, m)?)?;
     m.add(
         "R50K_PATTERN",

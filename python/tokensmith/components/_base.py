@@ -22,25 +22,7 @@ import json
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-__all__ = ["Component", "Regex", "dumps", "pattern_json", "text", "text_or_none"]
-
-
-def text(name: str, value: Any) -> str:
-    """``value`` when it is a str; else the ``TypeError`` HF raises (``None`` included).
-
-    >>> text("continuing_subword_prefix", "##")
-    '##'
-    """
-    from tokensmith.errors import ArgumentTypeError
-
-    if not isinstance(value, str):
-        raise ArgumentTypeError(f"{name} must be a str, not {type(value).__name__}")
-    return value
-
-
-def text_or_none(name: str, value: Any) -> str | None:
-    """``value`` when it is a str or None; else HF's ``TypeError``."""
-    return None if value is None else text(name, value)
+__all__ = ["Component", "Regex", "dumps", "pattern_json"]
 
 
 def dumps(value: Any) -> str:

@@ -14,8 +14,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from tokensmith._args import text, text_or_none
 from tokensmith.components import _run
-from tokensmith.components._base import Component, dumps, text, text_or_none
+from tokensmith.components._base import Component, dumps
 
 __all__ = ["BPE", "Model", "Token", "Unigram", "WordLevel", "WordPiece"]
 
@@ -204,15 +205,13 @@ def _alpha(value: Any) -> float | None:
 
 
 def _nbest_size(value: Any) -> int | None:
-    from tokensmith.errors import ArgumentTypeError, IndexRangeError
+    from tokensmith._args import check_count
+    from tokensmith.errors import IndexRangeError
 
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ArgumentTypeError(f"nbest_size must be an int or None, not {type(value).__name__}")
-    if value < 0:
-        raise IndexRangeError(f"nbest_size must not be negative, got {value}")
-    return value
+    check_count("nbest_size", value, IndexRangeError)
+    return int(value)
 
 
 class Unigram(Model):
@@ -239,7 +238,7 @@ class Unigram(Model):
         self._init(
             unk_id=0 if vocab is None else unk_id, vocab=pieces, byte_fallback=bool(byte_fallback)
         )
-        object.__setattr__(self, "_options", (_alpha(alpha), _nbest_size(nbest_size)))
+        self._set_sampling(alpha, nbest_size)
 
     def _sampling(self) -> tuple[float | None, int | None]:
         try:
@@ -249,6 +248,7 @@ class Unigram(Model):
         return options
 
     def _set_sampling(self, alpha: float | None, nbest_size: int | None) -> None:
+        """Checks and keeps HF's sampling options (not part of the JSON state)."""
         object.__setattr__(self, "_options", (_alpha(alpha), _nbest_size(nbest_size)))
 
     @property

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tokensmith._args import text, text_or_none
 from tokensmith.added_token import AddedToken
-from tokensmith.components._base import Component, dumps, text, text_or_none
+from tokensmith.components._base import Component, dumps
 
 __all__ = [
     "BpeTrainer",

@@ -21,9 +21,9 @@ the trainer for the ids of the ``##x`` tokens, which HF leaves to a hash map's o
 >>> tok.encode("lower").tokens
 ['lower']
 
-A :class:`~tokensmith.trainers.UnigramTrainer` on a ``Unigram`` model runs tokensmith's
-Unigram trainer on the pipeline's word counts and lays the result out as HF does (see
-:mod:`tokensmith.components.unigram_training`; its vocabulary is close to HF's, not equal).
+A :class:`~tokensmith.trainers.UnigramTrainer` on a ``Unigram`` model runs HF's Unigram
+training on the pipeline's word counts and lays the result out as HF does (see
+:mod:`tokensmith.components.unigram_training`; its pieces and scores are HF's).
 
 Not handled: a ``ParityBpeTrainer`` raises :class:`~tokensmith.errors.UnsupportedFeatureError`.
 """

@@ -37,11 +37,11 @@
 //! when the model is built): no merge can then join two pieces, so merges in one piece never
 //! meet those of another, and the lowest-rank-leftmost order within each piece is unchanged.
 
+use super::draw::uniform;
 use super::model::missing_unknown;
 use super::word_cache::{Tokens, WordCache};
 use crate::error::{Error, Result};
 use rustc_hash::FxHashMap;
-use std::cell::Cell;
 
 /// Words up to this many symbols are merged by scanning, longer ones through a queue.
 const SHORT_WORD: usize = 32;
@@ -490,27 +490,6 @@ fn joins_at_meta(token: &str) -> bool {
     })
 }
 
-/// A uniform draw in `[0, 1)` (24 bits) from this thread's xorshift64* generator.
-pub(crate) fn uniform() -> f32 {
-    thread_local! {
-        static STATE: Cell<u64> = Cell::new(seed());
-    }
-    STATE.with(|state| {
-        let mut x = state.get();
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        state.set(x);
-        (x.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 40) as f32 / (1u64 << 24) as f32
-    })
-}
-
-/// A non-zero seed from std's per-process, per-thread random hash keys.
-fn seed() -> u64 {
-    use std::hash::BuildHasher;
-    std::collections::hash_map::RandomState::new().hash_one(0u8) | 1
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -708,13 +687,5 @@ mod tests {
         let copy = bpe.clone();
         assert!(copy.cache.is_empty());
         assert_eq!(copy.tokenize(&word).unwrap(), expected);
-    }
-
-    #[test]
-    fn uniform_draws_cover_the_unit_interval() {
-        let draws: Vec<f32> = (0..10_000).map(|_| uniform()).collect();
-        assert!(draws.iter().all(|&x| (0.0..1.0).contains(&x)));
-        let mean = draws.iter().sum::<f32>() / draws.len() as f32;
-        assert!((mean - 0.5).abs() < 0.02, "{mean}");
     }
 }

@@ -28,6 +28,7 @@ pub mod byte_level;
 pub mod char_props;
 pub mod ctc;
 pub mod decoders;
+pub mod draw;
 pub mod encode_fast;
 pub mod encoding;
 pub mod fast_ids;

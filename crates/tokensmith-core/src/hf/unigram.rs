@@ -62,7 +62,7 @@ pub struct HfUnigram {
 
 #[derive(Clone, Copy)]
 struct Best {
-    id: u32,
+    id: Option<u32>,
     score: f64,
     start: Option<usize>,
 }
@@ -211,6 +211,34 @@ impl HfUnigram {
         Ok(out)
     }
 
+    /// Calls `node(start, end, id, score)` for every node of `text`'s lattice, as HF's
+    /// `populate_nodes` makes them: by start, each vocabulary piece that matches there (by
+    /// length), then an unknown node (`id` None, scored `min_score - 10`) of one character
+    /// where no one-character piece starts.
+    fn for_each_node(&self, text: &str, mut node: impl FnMut(usize, usize, Option<u32>, f64)) {
+        let bytes = text.as_bytes();
+        let unk_score = self.min_score - UNK_PENALTY;
+        let mut start = 0;
+        while start < bytes.len() {
+            let mblen = utf8_len(bytes[start]);
+            let mut single = false;
+            self.trie.common_prefixes(&bytes[start..], |len, id| {
+                node(start, start + len, Some(id), self.scores[id as usize]);
+                single |= len == mblen;
+            });
+            if !single {
+                node(start, start + mblen, None, unk_score);
+            }
+            start += mblen;
+        }
+    }
+
+    /// Whether a node of id `id` (None: an unknown node) is fused with its unknown
+    /// neighbours: HF fuses every node whose id is the unknown id.
+    fn is_unknown(&self, id: Option<u32>) -> bool {
+        id.is_none() || id == self.unk_id
+    }
+
     /// The best path as byte spans with the id of their piece, consecutive unknown nodes
     /// fused into one span without an id; `None` if an unknown node would enter the path of a
     /// model without an unknown id (where HF fails).
@@ -219,69 +247,59 @@ impl HfUnigram {
             // The best node at each byte position, reused from word to word.
             static BEST: std::cell::Cell<Vec<Best>> = const { std::cell::Cell::new(Vec::new()) };
         }
-        let bytes = text.as_bytes();
-        let size = bytes.len();
-        let unk_score = self.min_score - UNK_PENALTY;
+        let size = text.len();
         let empty = Best {
-            id: 0,
+            id: None,
             score: 0.0,
             start: None,
         };
         let mut best = BEST.take();
         best.clear();
         best.resize(size + 1, empty);
-        let mut start = 0;
-        while start < size {
-            let here = best[start].score;
-            let mblen = utf8_len(bytes[start]);
-            let mut single = false;
-            self.trie.common_prefixes(&bytes[start..], |len, id| {
-                relax(
-                    &mut best[start + len],
-                    id,
-                    self.scores[id as usize] + here,
-                    start,
-                );
-                single |= len == mblen;
-            });
-            if !single {
-                let target = &mut best[start + mblen];
-                match self.unk_id {
-                    Some(unk_id) => relax(target, unk_id, unk_score + here, start),
-                    None if target.start.is_none() || unk_score + here > target.score => {
-                        BEST.set(best);
-                        return None;
-                    }
-                    None => {}
-                }
+        let mut failed = false;
+        self.for_each_node(text, |start, end, id, score| {
+            let score = best[start].score + score;
+            let target = &mut best[end];
+            if target.start.is_none() || score > target.score {
+                // Without an unknown id, an unknown node that would win fails the word.
+                failed |= id.is_none() && self.unk_id.is_none();
+                *target = Best {
+                    id: id.or(self.unk_id),
+                    score,
+                    start: Some(start),
+                };
             }
-            start += mblen;
-        }
+        });
         let mut spans = Vec::new();
         let mut end = size;
-        let mut unk_end = None;
-        while end > 0 {
-            let node = best[end];
+        while !failed && end > 0 {
             // Every character boundary is reached (by a piece or an unknown node).
-            let Some(s) = node.start else { break };
-            if Some(node.id) == self.unk_id {
-                unk_end.get_or_insert(end);
-            } else {
-                if let Some(ue) = unk_end.take() {
-                    spans.push((end, ue, None));
-                }
-                spans.push((s, end, Some(node.id)));
-            }
+            let Some(s) = best[end].start else { break };
+            spans.push((s, end, best[end].id));
             end = s;
-        }
-        if let Some(ue) = unk_end {
-            spans.push((end, ue, None));
         }
         // A long word's table is freed, not kept (see `crate::scratch`).
         crate::scratch::release_if_large(&mut best);
         BEST.set(best);
+        if failed {
+            return None;
+        }
         spans.reverse();
-        Some(spans)
+        Some(self.fused(spans))
+    }
+
+    /// `path` (byte spans in order with their id, None for unknown nodes) with each run of
+    /// unknown nodes fused into one span without an id.
+    fn fused(&self, path: Vec<(usize, usize, Option<u32>)>) -> Vec<(usize, usize, Option<u32>)> {
+        let mut out: Vec<(usize, usize, Option<u32>)> = Vec::with_capacity(path.len());
+        for (s, e, id) in path {
+            let unknown = self.is_unknown(id);
+            match out.last_mut() {
+                Some(last) if unknown && last.2.is_none() => last.1 = e,
+                _ => out.push((s, e, if unknown { None } else { id })),
+            }
+        }
+        out
     }
 }
 
@@ -292,16 +310,6 @@ fn utf8_len(b: u8) -> usize {
         0xE0..0xF0 => 3,
         0xF0.. => 4,
         _ => 2,
-    }
-}
-
-fn relax(node: &mut Best, id: u32, score: f64, start: usize) {
-    if node.start.is_none() || score > node.score {
-        *node = Best {
-            id,
-            score,
-            start: Some(start),
-        };
     }
 }
 

@@ -11,11 +11,16 @@
 //! - with `nbest_size` n > 0: one of the n best paths, with weight `exp(theta * score)`; when
 //!   every weight underflows to 0, the best path, as HF falls back to the first.
 //!
-//! Consecutive unknown nodes are fused, as on the best path. Draws come from the per-thread
-//! generator of BPE-dropout, so results vary from call to call and are not seedable, as in HF.
+//! Consecutive unknown nodes are fused, as on the best path. Without an unknown id the
+//! lattice has no unknown node, as in HF's, so a word fails only when some character is
+//! covered by no piece at all. (HF itself then fails every word, even one its pieces spell,
+//! and panics on one they do not; the best path fails only where an unknown node would win.)
+//! Draws come from [`crate::hf::draw`], so results vary from call to call and are not
+//! seedable, as in HF.
 
-use super::{HfUnigram, UNK_PENALTY};
-use crate::hf::bpe::uniform;
+use super::HfUnigram;
+use crate::hf::draw::pick;
+use crate::log_space::log_sum_exp;
 
 /// One lattice node: a piece (or an unknown character) over bytes `start..end`.
 #[derive(Clone, Copy)]
@@ -27,83 +32,36 @@ struct Node {
 
 impl HfUnigram {
     /// A sampled segmentation of `text` as byte spans with their piece's id (`None` for fused
-    /// unknown nodes), or `None` when a character has neither a piece nor an unknown id.
+    /// unknown nodes), or `None` when a character is covered by no piece and the model has no
+    /// unknown id.
     pub(super) fn sample_spans(
         &self,
         text: &str,
         theta: f64,
         nbest: Option<usize>,
     ) -> Option<Vec<(usize, usize, Option<u32>)>> {
-        let ends = self.lattice(text)?;
+        let ends = self.lattice(text);
+        // Without an unknown id, a position no node reaches cuts every path.
+        if (1..=text.len()).any(|e| text.is_char_boundary(e) && ends[e].is_empty()) {
+            return None;
+        }
         let path = match nbest {
             Some(n) if n > 0 => nbest_path(&ends, text.len(), n, theta),
             _ => sampled_path(&ends, text.len(), theta),
         };
-        Some(self.fused(&path))
+        Some(self.fused(path))
     }
 
-    /// The nodes ending at each byte position.
-    fn lattice(&self, text: &str) -> Option<Vec<Vec<Node>>> {
-        let bytes = text.as_bytes();
-        let mut ends: Vec<Vec<Node>> = vec![Vec::new(); bytes.len() + 1];
-        let unk_score = self.min_score - UNK_PENALTY;
-        for (start, c) in text.char_indices() {
-            let mut single = false;
-            self.trie.common_prefixes(&bytes[start..], |len, id| {
-                let score = self.scores[id as usize];
-                ends[start + len].push(Node {
-                    start,
-                    id: Some(id),
-                    score,
-                });
-                single |= len == c.len_utf8();
-            });
-            if !single {
-                self.unk_id?;
-                ends[start + c.len_utf8()].push(Node {
-                    start,
-                    id: None,
-                    score: unk_score,
-                });
+    /// The nodes ending at each byte position (unknown nodes only with an unknown id).
+    fn lattice(&self, text: &str) -> Vec<Vec<Node>> {
+        let mut ends: Vec<Vec<Node>> = vec![Vec::new(); text.len() + 1];
+        self.for_each_node(text, |start, end, id, score| {
+            if id.is_some() || self.unk_id.is_some() {
+                ends[end].push(Node { start, id, score });
             }
-        }
-        Some(ends)
+        });
+        ends
     }
-
-    /// The path's spans, consecutive unknown nodes fused into one.
-    fn fused(&self, path: &[(usize, usize, Option<u32>)]) -> Vec<(usize, usize, Option<u32>)> {
-        let mut out: Vec<(usize, usize, Option<u32>)> = Vec::with_capacity(path.len());
-        for &(s, e, id) in path {
-            let unknown = id.is_none() || id == self.unk_id;
-            match out.last_mut() {
-                Some(last) if unknown && last.2.is_none() => last.1 = e,
-                _ => out.push((s, e, if unknown { None } else { id })),
-            }
-        }
-        out
-    }
-}
-
-/// `log(exp(a) + exp(b))`.
-fn log_sum_exp(a: f64, b: f64) -> f64 {
-    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
-    hi + (lo - hi).exp().ln_1p()
-}
-
-/// An index drawn with probability proportional to `weights`; 0 when they sum to nothing.
-fn pick(weights: &[f64]) -> usize {
-    let total: f64 = weights.iter().sum();
-    if !(total > 0.0 && total.is_finite()) {
-        return 0;
-    }
-    let mut target = f64::from(uniform()) * total;
-    for (i, w) in weights.iter().enumerate() {
-        if target < *w {
-            return i;
-        }
-        target -= w;
-    }
-    weights.iter().rposition(|w| *w > 0.0).unwrap_or(0)
 }
 
 /// Forward filtering, backward sampling over the whole lattice (HF's `Lattice::sample`).
@@ -214,5 +172,23 @@ mod tests {
     fn unknown_characters_fuse() {
         let spans = model().sample_spans("xyab", 0.5, None).unwrap();
         assert_eq!(spans[0], (0, 2, None));
+    }
+
+    /// Without an unknown id, "b" has no piece of its own but "ab" spells it: every draw
+    /// succeeds (it failed before); "xa" has a character no piece covers, and fails.
+    #[test]
+    fn without_unk_id_only_an_uncovered_character_fails() {
+        let pieces = [("a", -1.0), ("ab", -1.5), ("ba", -2.0)];
+        let pieces = pieces.iter().map(|&(p, s)| (p.to_string(), s)).collect();
+        let m = HfUnigram::new(pieces, None, false).unwrap();
+        for nbest in [None, Some(2)] {
+            for _ in 0..50 {
+                let spans = m.sample_spans("aba", 0.5, nbest).unwrap();
+                assert!(spans.iter().all(|s| s.2.is_some()));
+                assert_eq!(spans.last().map(|s| s.1), Some(3));
+            }
+            assert!(m.sample_spans("xa", 0.5, nbest).is_none());
+            assert!(m.sample_spans("abb", 0.5, nbest).is_none());
+        }
     }
 }

@@ -131,20 +131,21 @@ pub fn m_step(pieces: &[(String, f64)], expected: &[f64]) -> (Vec<(String, f64)>
     (scored, map)
 }
 
-/// The digamma function by recurrence up to 7 and its asymptotic series, as sentencepiece
-/// computes it.
+/// The digamma function by recurrence up to 7 and its asymptotic series, rounded as
+/// sentencepiece and HF round it: the series is summed on its own, then added.
 pub fn digamma(mut x: f64) -> f64 {
     let mut result = 0.0;
     while x < 7.0 {
         result -= 1.0 / x;
         x += 1.0;
     }
-    x -= 0.5;
+    x -= 1.0 / 2.0;
     let xx = 1.0 / x;
     let xx2 = xx * xx;
     let xx4 = xx2 * xx2;
-    result + x.ln() + xx2 / 24.0 - 7.0 / 960.0 * xx4 + 31.0 / 8064.0 * xx4 * xx2
-        - 127.0 / 30720.0 * xx4 * xx4
+    result += x.ln() + (1.0 / 24.0) * xx2 - 7.0 / 960.0 * xx4 + (31.0 / 8064.0) * xx4 * xx2
+        - (127.0 / 30720.0) * xx4 * xx4;
+    result
 }
 
 #[cfg(test)]

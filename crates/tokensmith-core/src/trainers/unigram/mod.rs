@@ -11,7 +11,8 @@
 //! may be pieces, word splitting), [`sentences`] (the word table), [`seeds`], [`lattice`]
 //! (forward-backward and Viterbi on one word), [`word_lattices`] (every word's lattice, kept
 //! across rounds), [`em`], [`prune`], [`finalize`] and the driver
-//! [`trainer`]. `docs/unigram_trainer.md` gives the algorithm and what differs from
+//! [`trainer`]. HF's own trainer, which the HF face runs, sits beside them in the `hf_*` files
+//! ([`hf_trainer`] drives it). `docs/unigram_trainer.md` gives the algorithm and what differs from
 //! sentencepiece.
 //!
 //! ```
@@ -37,6 +38,11 @@ pub mod em;
 pub mod file_lines;
 pub mod finalize;
 pub mod flat_trie;
+pub mod hf_em;
+pub mod hf_lattice;
+pub mod hf_prune;
+pub mod hf_seeds;
+pub mod hf_trainer;
 pub mod lattice;
 pub mod piece_rules;
 pub mod prune;

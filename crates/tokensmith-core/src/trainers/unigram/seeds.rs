@@ -161,7 +161,7 @@ pub fn seed_pieces(
     Ok(seeds)
 }
 
-fn suffix_array(text: &[u8]) -> Vec<i32> {
+pub(super) fn suffix_array(text: &[u8]) -> Vec<i32> {
     let mut sa = vec![0i32; text.len()];
     if !text.is_empty() {
         divsufsort::sort_in_place(text, &mut sa);
@@ -172,7 +172,7 @@ fn suffix_array(text: &[u8]) -> Vec<i32> {
 /// `lcp[i]` = the common prefix of suffixes `sa[i-1]` and `sa[i]` (Kasai's algorithm), not
 /// counting past a 0 byte nor beyond `cap` bytes: both bounds shrink by at most one from a
 /// position to the next, which keeps the algorithm linear.
-fn lcp_array(text: &[u8], sa: &[i32], cap: usize) -> Vec<u32> {
+pub(super) fn lcp_array(text: &[u8], sa: &[i32], cap: usize) -> Vec<u32> {
     let n = text.len();
     let mut rank = vec![0u32; n];
     for (i, &p) in sa.iter().enumerate() {
