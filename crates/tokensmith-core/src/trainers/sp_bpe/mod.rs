@@ -32,12 +32,14 @@
 //! Not handled: sentencepiece's `pretokenization_delimiter` and training-time pretokenizer.
 
 pub mod active;
+pub mod first_pairs;
 pub mod symbols;
 pub mod tally;
 pub mod trainer;
 pub mod words;
 
 pub use active::Active;
+pub use first_pairs::{first_pairs, FirstPair};
 pub use symbols::{State, Symbols, NONE};
 pub use tally::{Gain, Loss, Tally};
 pub use trainer::{train, Event};
