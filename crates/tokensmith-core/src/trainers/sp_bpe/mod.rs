@@ -41,6 +41,6 @@ pub mod words;
 pub use active::Active;
 pub use first_pairs::{first_pairs, FirstPair};
 pub use symbols::{State, Symbols, NONE};
-pub use tally::{Gain, Loss, Tally};
+pub use tally::{Gain, Loss, Slots, Tally};
 pub use trainer::{train, Event};
 pub use words::{merge_word, Change};

@@ -12,6 +12,7 @@
 //! does not depend on that number.
 
 use std::ops::ControlFlow;
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
@@ -19,7 +20,7 @@ use rustc_hash::FxHashSet;
 use super::active::Active;
 use super::first_pairs::first_pairs;
 use super::symbols::{State, Symbols, NONE};
-use super::tally::Tally;
+use super::tally::{Slots, Tally};
 use super::words::merge_word_into;
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType};
@@ -123,6 +124,8 @@ struct Merger {
     active: Active,
     words: Vec<Vec<u32>>,
     counts: Vec<u64>,
+    /// The tallies' slots, kept between merges (one per thread at work).
+    slots: Mutex<Vec<Slots>>,
 }
 
 impl Merger {
@@ -168,6 +171,7 @@ impl Merger {
             active,
             words,
             counts,
+            slots: Mutex::new(Vec::new()),
         }
     }
 
@@ -212,16 +216,35 @@ impl Merger {
         let (left, right) = self.symbols.parts_of(best);
         let occurrences = std::mem::take(&mut self.symbols.occurrences[best as usize]);
         let counts = &self.counts;
+        let pool = &self.slots;
+        let symbols = self.symbols.len();
+        let take_slots = || {
+            let mut slots = pool
+                .lock()
+                .ok()
+                .and_then(|mut p| p.pop())
+                .unwrap_or_default();
+            slots.fit(symbols);
+            slots
+        };
+        let give_slots = |slots: Slots| {
+            if let Ok(mut p) = pool.lock() {
+                p.push(slots);
+            }
+        };
         let merge_run = |run: &mut [(u32, Vec<u32>)]| {
-            let mut tally = Tally::default();
+            let mut slots = take_slots();
+            let mut tally = Tally::new((left, right, best));
             let mut buf = Vec::new();
             for (wid, word) in run {
                 buf.clear();
                 merge_word_into(word, left, right, best, &mut buf);
                 for &change in &buf {
-                    tally.add(*wid, counts[*wid as usize], change);
+                    tally.add(&mut slots, *wid, counts[*wid as usize], change);
                 }
             }
+            tally.clear(&mut slots);
+            give_slots(slots);
             tally
         };
         // The words are moved out (not copied), merged in runs (on the pool when there are
@@ -236,10 +259,17 @@ impl Merger {
             // Runs few enough that adding their tallies costs little, enough to balance.
             let run = WORDS_PER_TASK.max(taken.len() / (4 * rayon::current_num_threads()));
             let tallies: Vec<Tally> = taken.par_chunks_mut(run).map(merge_run).collect();
-            let mut total = Tally::default();
+            let mut tallies = tallies.into_iter();
+            let mut total = tallies
+                .next()
+                .unwrap_or_else(|| Tally::new((left, right, best)));
+            let mut slots = take_slots();
+            total.mark(&mut slots);
             for t in tallies {
-                total.absorb(t);
+                total.absorb(&mut slots, t);
             }
+            total.clear(&mut slots);
+            give_slots(slots);
             total
         };
         for (wid, word) in taken {
