@@ -27,9 +27,10 @@ use rustc_hash::FxHashMap;
 
 use super::config::UnigramConfig;
 use super::file_lines;
-use super::piece_rules::{split_words, UNK_CHAR};
+use super::piece_rules::UNK_CHAR;
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::NormalizerSpec;
+use crate::models::sentencepiece_parts::split_words;
 use crate::normalizers::sentencepiece::SentencePieceNormalizer;
 use crate::trainers::shards::{by_shard, Shards};
 
