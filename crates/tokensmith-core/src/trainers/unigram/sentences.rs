@@ -196,8 +196,7 @@ impl SentenceCounter {
         for block in blocks {
             for raw in file_lines::lines(block.as_ref()) {
                 if let Some((text, mark)) = self.file_line(raw, &mut decoded, &mut tally) {
-                    let text = text.to_string();
-                    self.offer(&text, 1, mark);
+                    self.offer(text, 1, mark);
                 }
             }
         }
