@@ -7,9 +7,10 @@
 //! ```
 //!
 //! One concept per file: [`symbols`] (every character and pair, in the states of
-//! sentencepiece's symbol cache), [`words`] (merging a pair in one word), [`tally`] (a
-//! merge's changes summed per pair), [`active`] (the pairs each step chooses among, and the
-//! choice) and the driver [`trainer`].
+//! sentencepiece's symbol cache), [`first_pairs`](mod@first_pairs) (the pairs before any
+//! merge, counted on the pool), [`words`] (merging a pair in one word), [`tally`] (a merge's
+//! changes summed per pair), [`active`] (the pairs each step chooses among, and the choice)
+//! and the driver [`trainer`].
 //! `docs/sp_bpe_trainer.md` gives the algorithm and how it is made fast.
 //!
 //! ```
