@@ -8,9 +8,9 @@
 
 use std::time::Instant;
 use tokensmith_core::formats::sentencepiece_model::{self, PieceType};
+use tokensmith_core::models::sentencepiece_parts::split_words;
 use tokensmith_core::models::unigram::Unigram;
 use tokensmith_core::sentencepiece::SentencePieceProcessor;
-use tokensmith_core::trainers::unigram::split_words;
 
 /// Lines (or, for `words`, words) timed together.
 const CHUNK: usize = 2_000;

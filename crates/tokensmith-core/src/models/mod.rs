@@ -2,5 +2,6 @@
 
 pub mod bpe;
 pub mod sentencepiece_bpe;
+pub mod sentencepiece_parts;
 pub mod sentencepiece_split;
 pub mod unigram;

@@ -17,8 +17,8 @@
 //! assert_eq!(spans, [(0, 4, 3), (4, 9, 0)]);
 //! ```
 
-use super::unigram::{PieceTrie, Span};
-use crate::trainers::unigram::split_words;
+use super::sentencepiece_parts::{split_words, UserSymbols};
+use super::unigram::Span;
 
 /// How a [`SplitModel`] cuts text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,20 +32,17 @@ pub enum Split {
 #[derive(Debug, Clone)]
 pub struct SplitModel {
     split: Split,
-    user_defined: Option<PieceTrie>,
+    user_defined: UserSymbols,
 }
 
 impl SplitModel {
     /// A model that cuts by `split`; `user_defined` lists the model's user-defined symbols
     /// (only a `char` model matches them; sentencepiece's word model does not).
     pub fn new(split: Split, user_defined: &[&str]) -> Self {
-        let user_defined = (split == Split::Char && !user_defined.is_empty()).then(|| {
-            let mut trie = PieceTrie::new();
-            for (i, symbol) in user_defined.iter().enumerate() {
-                trie.insert(symbol.as_bytes(), i as u32);
-            }
-            trie
-        });
+        let user_defined = match split {
+            Split::Char => UserSymbols::new(user_defined.iter().zip(0..).map(|(s, i)| (*s, i))),
+            Split::Word => UserSymbols::default(),
+        };
         Self {
             split,
             user_defined,
@@ -75,15 +72,9 @@ impl SplitModel {
                 }
             }
             Split::Char => {
-                let bytes = normalized.as_bytes();
                 let mut start = 0;
-                while let Some(c) = normalized[start..].chars().next() {
-                    let len = self
-                        .user_defined
-                        .as_ref()
-                        .and_then(|t| t.longest_prefix(&bytes[start..]))
-                        .filter(|&n| n > 0 && normalized.is_char_boundary(start + n))
-                        .unwrap_or(c.len_utf8());
+                while start < normalized.len() {
+                    let (len, _) = self.user_defined.part_at(&normalized[start..]);
                     let end = start + len;
                     spans.push((start, end, id_of(&normalized[start..end])));
                     start = end;

@@ -26,14 +26,15 @@
 //! ```
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
-use super::sp_frequency::{alphabet, by_frequency, log_prob, room};
+use super::shards::{by_shard, Shards};
+use super::sp_frequency::{alphabet, log_prob, room};
 use super::unigram::finalize::build_proto_as;
 use super::unigram::trainer::{checked_run, replace_rare_chars};
-use super::unigram::{split_words, UnigramConfig, WordTable, UNK_CHAR};
+use super::unigram::{UnigramConfig, WordTable, UNK_CHAR};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType};
+use crate::models::sentencepiece_parts::split_words;
 
 /// Sentences per task when counting words.
 const SENTENCES_PER_TASK: usize = 4096;
@@ -57,11 +58,11 @@ pub fn train(config: &UnigramConfig, sentences: WordTable) -> Result<ModelProto>
         let counts = word_counts(&sentences);
         let total: u64 = counts.iter().map(|w| w.1).sum();
         let room = room(config);
-        let learned: Vec<(String, f64)> = by_frequency(counts)
+        let learned: Vec<(String, f64)> = counts
             .into_iter()
             .filter(|(w, _)| !w.contains(UNK_CHAR))
             .take(room)
-            .map(|(w, n)| (w.to_string(), log_prob(n, total)))
+            .map(|(w, n)| (w, log_prob(n, total)))
             .collect();
         if config.hard_vocab_limit && !config.use_all_vocab && learned.len() < room {
             let most = learned.len() + config.meta_piece_count();
@@ -76,27 +77,20 @@ pub fn train(config: &UnigramConfig, sentences: WordTable) -> Result<ModelProto>
     })
 }
 
-/// Every word of `sentences` (split before each `▁`) with its count, in no order.
-fn word_counts(sentences: &[(String, u64)]) -> Vec<(&str, u64)> {
-    let merged = sentences
+/// Every word of `sentences` (split before each `▁`) with its count, by count (descending),
+/// then by word, summed in the hash shards of `trainers::shards`.
+fn word_counts(sentences: &[(String, u64)]) -> Vec<(String, u64)> {
+    let lists: Vec<Vec<Vec<(&str, u64)>>> = sentences
         .par_chunks(SENTENCES_PER_TASK)
         .map(|chunk| {
-            let mut counts: FxHashMap<&str, u64> = FxHashMap::default();
-            for (sentence, n) in chunk {
-                for word in split_words(sentence, false) {
-                    *counts.entry(word).or_insert(0) += n;
-                }
-            }
-            counts
+            by_shard(chunk.iter().flat_map(|(sentence, n)| {
+                split_words(sentence, false).into_iter().map(|w| (w, *n))
+            }))
         })
-        .reduce(FxHashMap::default, |a, b| {
-            let (mut a, b) = if a.len() < b.len() { (b, a) } else { (a, b) };
-            for (w, n) in b {
-                *a.entry(w).or_insert(0) += n;
-            }
-            a
-        });
-    merged.into_iter().collect()
+        .collect();
+    let mut counts: Shards<String> = Shards::default();
+    counts.add_sharded(&lists);
+    counts.into_sorted()
 }
 
 #[cfg(test)]

@@ -16,9 +16,10 @@ use crate::text_index::{self, TextIndex};
 use rustc_hash::FxHashMap;
 
 use crate::formats::sentencepiece_model::PieceType;
+use crate::models::sentencepiece_parts::UserSymbols;
 use crate::models::unigram::words::{self, Cached, MAX_WORD};
 use crate::models::unigram::WordSplit;
-use crate::models::unigram::{PieceTrie, Span, SplitMix64};
+use crate::models::unigram::{Span, SplitMix64};
 use crate::scratch::release_if_large;
 use crate::thread_tables::CacheTag;
 
@@ -46,7 +47,7 @@ pub struct SentencePieceBpe {
     has_unused: bool,
     unk_id: u32,
     /// User-defined symbols: each match becomes one symbol that never merges.
-    user_defined: Option<PieceTrie>,
+    user_defined: UserSymbols,
     /// How words split when no piece crosses a word boundary and no UNUSED piece exists (see
     /// [`SentencePieceBpe::encode_into`]).
     split: Option<WordSplit>,
@@ -201,13 +202,14 @@ impl SentencePieceBpe {
         let text_of = |id: u32| pieces[id as usize].0;
         let mut info = Vec::with_capacity(pieces.len());
         let mut scores = Vec::with_capacity(pieces.len());
-        let mut user_defined: Option<PieceTrie> = None;
+        let user_defined = UserSymbols::new(
+            pieces
+                .iter()
+                .zip(0..)
+                .filter(|(p, _)| p.2 == PieceType::UserDefined)
+                .map(|(p, id)| (p.0, id)),
+        );
         for (id, &(piece, score, kind)) in pieces.iter().enumerate() {
-            if kind == PieceType::UserDefined {
-                user_defined
-                    .get_or_insert_with(PieceTrie::new)
-                    .insert(piece.as_bytes(), id as u32);
-            }
             let merges = matches!(
                 kind,
                 PieceType::Normal | PieceType::UserDefined | PieceType::Unused
@@ -436,12 +438,9 @@ impl SentencePieceBpe {
         let mut start = 0;
         while start < normalized.len() {
             let rest = &normalized[start..];
-            let matched = self
-                .user_defined
-                .as_ref()
-                .and_then(|t| t.longest_prefix(rest.as_bytes()));
+            let matched = self.user_defined.longest_at(rest);
             let (id, len) = match matched {
-                Some(len) => (
+                Some((len, _)) => (
                     self.user_defined_ids
                         .get(&rest[..len])
                         .copied()

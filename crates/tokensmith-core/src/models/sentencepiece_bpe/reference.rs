@@ -8,7 +8,8 @@ use std::collections::BinaryHeap;
 use rustc_hash::FxHashMap;
 
 use crate::formats::sentencepiece_model::PieceType;
-use crate::models::unigram::{PieceTrie, SplitMix64};
+use crate::models::sentencepiece_parts::UserSymbols;
+use crate::models::unigram::SplitMix64;
 
 /// A SentencePiece BPE model, encoded the plain way.
 #[derive(Debug, Clone)]
@@ -17,7 +18,7 @@ pub struct ReferenceBpe {
     pieces: FxHashMap<String, (u32, f32, bool)>,
     unk_id: u32,
     /// User-defined symbols: each match becomes one symbol that never merges.
-    user_defined: Option<PieceTrie>,
+    user_defined: UserSymbols,
 }
 
 struct Candidate {
@@ -59,12 +60,10 @@ impl ReferenceBpe {
     /// Builds the model from `(piece, score, type)` in id order.
     pub fn new<'a>(pieces: impl Iterator<Item = (&'a str, f32, PieceType)>, unk_id: u32) -> Self {
         let mut map = FxHashMap::default();
-        let mut user_defined: Option<PieceTrie> = None;
+        let mut user: Vec<(&str, u32)> = Vec::new();
         for (id, (piece, score, kind)) in pieces.enumerate() {
             if kind == PieceType::UserDefined {
-                user_defined
-                    .get_or_insert_with(PieceTrie::new)
-                    .insert(piece.as_bytes(), id as u32);
+                user.push((piece, id as u32));
             }
             if matches!(
                 kind,
@@ -80,7 +79,7 @@ impl ReferenceBpe {
         Self {
             pieces: map,
             unk_id,
-            user_defined,
+            user_defined: UserSymbols::new(user),
         }
     }
 
@@ -112,10 +111,7 @@ impl ReferenceBpe {
         let mut start = 0;
         while start < text.len() {
             let rest = &normalized[start..];
-            let matched = self
-                .user_defined
-                .as_ref()
-                .and_then(|t| t.longest_prefix(rest.as_bytes()));
+            let matched = self.user_defined.longest_at(rest).map(|m| m.0);
             let len = matched.unwrap_or_else(|| rest.chars().next().map_or(1, char::len_utf8));
             let i = symbols.len();
             symbols.push(Symbol {

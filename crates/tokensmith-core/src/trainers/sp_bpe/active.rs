@@ -107,9 +107,11 @@ impl Active {
         let best = if group.len() == 1 {
             group[0]
         } else {
-            let mut texts: Vec<(String, Entry)> =
-                group.iter().map(|&e| (symbols.text(e.3 .0), e)).collect();
-            texts.sort_by(|a, b| a.0.cmp(&b.0).then(b.1 .3.cmp(&a.1 .3)));
+            let mut texts: Vec<(&str, Entry)> = group
+                .iter()
+                .map(|&e| (symbols.text_of(e.3 .0), e))
+                .collect();
+            texts.sort_by(|a, b| a.0.cmp(b.0).then(b.1 .3.cmp(&a.1 .3)));
             texts[0].1
         };
         for e in group {

@@ -7,9 +7,10 @@
 //! ```
 //!
 //! One concept per file: [`symbols`] (every character and pair, in the states of
-//! sentencepiece's symbol cache), [`words`] (merging a pair in one word), [`tally`] (a
-//! merge's changes summed per pair), [`active`] (the pairs each step chooses among, and the
-//! choice) and the driver [`trainer`].
+//! sentencepiece's symbol cache), [`first_pairs`](mod@first_pairs) (the pairs before any
+//! merge, counted on the pool), [`words`] (merging a pair in one word), [`tally`] (a merge's
+//! changes summed per pair), [`active`] (the pairs each step chooses among, and the choice)
+//! and the driver [`trainer`].
 //! `docs/sp_bpe_trainer.md` gives the algorithm and how it is made fast.
 //!
 //! ```
@@ -32,13 +33,15 @@
 //! Not handled: sentencepiece's `pretokenization_delimiter` and training-time pretokenizer.
 
 pub mod active;
+pub mod first_pairs;
 pub mod symbols;
 pub mod tally;
 pub mod trainer;
 pub mod words;
 
 pub use active::Active;
+pub use first_pairs::{first_pairs, FirstPair};
 pub use symbols::{State, Symbols, NONE};
-pub use tally::{Gain, Loss, Tally};
+pub use tally::{Gain, Loss, Slots, Tally};
 pub use trainer::{train, Event};
 pub use words::{merge_word, Change};

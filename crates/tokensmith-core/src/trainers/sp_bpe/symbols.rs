@@ -10,11 +10,12 @@
 //!   pair that is still adjacent somewhere (sentencepiece's `ResetFreq` does this); it stays
 //!   in the cache with count 0, and is no candidate until a merge adds to it.
 //!
-//! Texts are not stored: a symbol's text is spelled from its parts when needed.
+//! Every symbol's text is kept, one after another in one string, so a new pair's text is
+//! two copies, not a walk down its parts.
 
 use rustc_hash::FxHashMap;
 
-use crate::trainers::unigram::{PieceRules, UNK_CHAR};
+use crate::trainers::unigram::PieceRules;
 
 /// No symbol (the parts of a character).
 pub const NONE: u32 = u32::MAX;
@@ -40,6 +41,11 @@ pub struct Symbols {
     pub state: Vec<State>,
     /// The words each pair occurs in, ascending; may name words it no longer occurs in.
     pub occurrences: Vec<Vec<u32>>,
+    /// Every symbol's text, one after another; symbol `id`'s ends at `ends[id]`.
+    texts: String,
+    ends: Vec<usize>,
+    /// The text of the pair being looked up (kept to save an allocation per new pair).
+    scratch: String,
     pair_ids: FxHashMap<(u32, u32), u32>,
     char_ids: FxHashMap<char, u32>,
     rules: PieceRules,
@@ -57,6 +63,9 @@ impl Symbols {
             freq: Vec::new(),
             state: Vec::new(),
             occurrences: Vec::new(),
+            texts: String::new(),
+            ends: Vec::new(),
+            scratch: String::new(),
             pair_ids: FxHashMap::default(),
             char_ids: FxHashMap::default(),
             rules,
@@ -91,27 +100,21 @@ impl Symbols {
             return id;
         }
         let mut buf = [0u8; 4];
-        let id = self.push((c as u32, NONE), 1, c.encode_utf8(&mut buf).as_bytes());
+        let id = self.push((c as u32, NONE), 1, c.encode_utf8(&mut buf));
         self.char_ids.insert(c, id);
         id
     }
 
-    /// Appends the text of `id` to `out`.
-    pub fn spell(&self, id: u32, out: &mut String) {
-        let (a, b) = self.parts[id as usize];
-        if b == NONE {
-            out.push(char::from_u32(a).unwrap_or(UNK_CHAR));
-        } else {
-            self.spell(a, out);
-            self.spell(b, out);
-        }
+    /// The text of `id`.
+    pub fn text_of(&self, id: u32) -> &str {
+        let i = id as usize;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.texts[start..self.ends[i]]
     }
 
-    /// The text of `id`.
+    /// The text of `id`, owned.
     pub fn text(&self, id: u32) -> String {
-        let mut s = String::new();
-        self.spell(id, &mut s);
-        s
+        self.text_of(id).to_string()
     }
 
     /// The pair `left`+`right` when it may be a piece (made if new), as sentencepiece's
@@ -129,17 +132,19 @@ impl Symbols {
             }
             return Some(id);
         }
-        let mut text = String::new();
-        self.spell(left, &mut text);
-        self.spell(right, &mut text);
-        if !self.rules.is_valid(&text) {
-            self.pair_ids.insert((left, right), NONE);
-            return None;
-        }
-        let chars = self.chars[left as usize] + self.chars[right as usize];
-        let id = self.push((left, right), chars, text.as_bytes());
-        self.pair_ids.insert((left, right), id);
-        Some(id)
+        let mut text = std::mem::take(&mut self.scratch);
+        text.clear();
+        text.push_str(self.text_of(left));
+        text.push_str(self.text_of(right));
+        let found = if self.rules.is_valid(&text) {
+            let chars = self.chars[left as usize] + self.chars[right as usize];
+            Some(self.push((left, right), chars, &text))
+        } else {
+            None
+        };
+        self.scratch = text;
+        self.pair_ids.insert((left, right), found.unwrap_or(NONE));
+        found
     }
 
     /// The two parts of pair `id`.
@@ -167,22 +172,16 @@ impl Symbols {
         self.occurrences[id as usize] = Vec::new();
     }
 
-    /// Records that `id` occurs `weight` more times, in word `word`.
-    pub fn add(&mut self, id: u32, weight: u64, word: u32) {
-        let i = id as usize;
-        self.freq[i] += weight;
-        let occ = &mut self.occurrences[i];
-        if occ.last() != Some(&word) {
-            occ.push(word);
-        }
-    }
-
     /// Records that `id` occurs `weight` more times in all, in `words` (ascending).
-    pub fn add_words(&mut self, id: u32, weight: u64, words: &[u32]) {
+    pub fn add_words(&mut self, id: u32, weight: u64, words: Vec<u32>) {
         let i = id as usize;
         self.freq[i] += weight;
         let occ = &mut self.occurrences[i];
-        for &w in words {
+        if occ.is_empty() {
+            *occ = words;
+            return;
+        }
+        for w in words {
             if occ.last() != Some(&w) {
                 occ.push(w);
             }
@@ -195,11 +194,13 @@ impl Symbols {
         *f = f.saturating_sub(weight);
     }
 
-    fn push(&mut self, parts: (u32, u32), chars: u32, text: &[u8]) -> u32 {
+    fn push(&mut self, parts: (u32, u32), chars: u32, text: &str) -> u32 {
         let id = self.parts.len() as u32;
         let mut head = [0u8; 8];
         let n = text.len().min(8);
-        head[..n].copy_from_slice(&text[..n]);
+        head[..n].copy_from_slice(&text.as_bytes()[..n]);
+        self.texts.push_str(text);
+        self.ends.push(self.texts.len());
         self.parts.push(parts);
         self.chars.push(chars);
         self.prefix.push(u64::from_be_bytes(head));

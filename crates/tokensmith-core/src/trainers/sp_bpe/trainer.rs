@@ -12,19 +12,21 @@
 //! does not depend on that number.
 
 use std::ops::ControlFlow;
+use std::sync::Mutex;
 
 use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 
 use super::active::Active;
-use super::symbols::{State, Symbols};
-use super::tally::Tally;
+use super::first_pairs::first_pairs;
+use super::symbols::{State, Symbols, NONE};
+use super::tally::{Slots, Tally};
 use super::words::merge_word_into;
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType};
 use crate::trainers::unigram::finalize::build_proto_as;
 use crate::trainers::unigram::trainer::{alphabet_and_words, checked_run};
-use crate::trainers::unigram::{PieceRules, UnigramConfig, WordTable};
+use crate::trainers::unigram::{PieceRules, UnigramConfig, WordTable, UNK_CHAR};
 
 /// Pieces between progress reports.
 const REPORT_EVERY: usize = 100;
@@ -32,10 +34,6 @@ const REPORT_EVERY: usize = 100;
 const PARALLEL_WORDS: usize = 256;
 /// Words per task when merging on the pool.
 const WORDS_PER_TASK: usize = 64;
-/// Words per task when counting the first pairs.
-const WORDS_PER_PAIR_TASK: usize = 8192;
-/// Tasks counted before their pairs are added (bounds the memory of the lists).
-const PAIR_TASKS_AT_ONCE: usize = 4;
 
 /// Progress reports, in the order they happen.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,7 +70,7 @@ fn train_here(
     {
         return Ok(None);
     }
-    let mut state = Merger::new(PieceRules::from_config(config), &words);
+    let mut state = Merger::new(PieceRules::from_config(config), &required, words);
     let wanted = config.vocab_size - meta - required.len();
     let mut learned: Vec<(String, f64)> = Vec::with_capacity(config.vocab_size);
     let mut seen: FxHashSet<String> = FxHashSet::default();
@@ -120,87 +118,52 @@ fn train_here(
     Ok(Some(proto))
 }
 
-/// A pair's parts, its weighted count and the words it occurs in (ascending).
-type PairCount = ((u32, u32), u64, Vec<u32>);
-
-/// The pairs of `block` (whose first word is `first`), in the order they first occur.
-fn pair_counts(block: &[Vec<u32>], first: usize, counts: &[u64]) -> Vec<PairCount> {
-    let mut at: FxHashMap<(u32, u32), usize> = FxHashMap::default();
-    let mut found: Vec<PairCount> = Vec::new();
-    for (i, word) in block.iter().enumerate() {
-        let wid = (first + i) as u32;
-        for pair in word.windows(2) {
-            let k = *at.entry((pair[0], pair[1])).or_insert_with(|| {
-                found.push(((pair[0], pair[1]), 0, Vec::new()));
-                found.len() - 1
-            });
-            let (_, weight, wids) = &mut found[k];
-            *weight += counts[wid as usize];
-            if wids.last() != Some(&wid) {
-                wids.push(wid);
-            }
-        }
-    }
-    found
-}
-
 /// The words, the symbols and the candidates, changed together by each merge.
 struct Merger {
     symbols: Symbols,
     active: Active,
     words: Vec<Vec<u32>>,
     counts: Vec<u64>,
+    /// The tallies' slots, kept between merges (one per thread at work).
+    slots: Mutex<Vec<Slots>>,
 }
 
 impl Merger {
     /// Every word spelled in characters, and every adjacent pair counted.
-    fn new(rules: PieceRules, table: &[(String, u64)]) -> Self {
+    fn new(rules: PieceRules, alphabet: &[(char, u64)], table: Vec<(String, u64)>) -> Self {
         let mut symbols = Symbols::new(rules);
-        let mut alphabet: Vec<char> = table
-            .par_iter()
-            .fold(FxHashSet::default, |mut set, (w, _)| {
-                set.extend(w.chars());
-                set
-            })
-            .reduce(FxHashSet::default, |mut a, b| {
-                a.extend(b);
-                a
-            })
-            .into_iter()
-            .collect();
-        alphabet.sort_unstable();
-        for &c in &alphabet {
-            symbols.char_id(c);
+        // The words hold their alphabet's characters and U+2585 only (see
+        // `alphabet_and_words`); a character outside it would be U+2585 too.
+        let mut chars: Vec<char> = alphabet.iter().map(|c| c.0).collect();
+        chars.push(UNK_CHAR);
+        chars.sort_unstable();
+        chars.dedup();
+        let top = chars.last().map_or(0, |&c| c as usize);
+        let mut ids = vec![NONE; top + 1];
+        for &c in &chars {
+            ids[c as usize] = symbols.char_id(c);
         }
-        let ids: Vec<u32> = alphabet.iter().map(|&c| symbols.char_id(c)).collect();
+        let unk = symbols.char_id(UNK_CHAR);
         let words: Vec<Vec<u32>> = table
             .par_iter()
             .map(|(w, _)| {
                 w.chars()
-                    .map(|c| ids[alphabet.binary_search(&c).unwrap_or(0)])
+                    .map(|c| match ids.get(c as usize) {
+                        Some(&id) if id != NONE => id,
+                        _ => unk,
+                    })
                     .collect()
             })
             .collect();
         let counts: Vec<u64> = table.iter().map(|(_, n)| *n).collect();
+        // The texts are not needed again; freed before the pairs are counted.
+        drop(table);
         let mut active = Active::default();
-        // Pairs get their ids in the order they first occur, word by word, as sentencepiece
-        // makes them: each block counts its pairs on the pool in that order, and the blocks
-        // are added in turn.
-        let step = WORDS_PER_PAIR_TASK * PAIR_TASKS_AT_ONCE;
-        for (c, blocks) in words.chunks(step).enumerate() {
-            let base = c * step;
-            let found: Vec<Vec<PairCount>> = blocks
-                .par_chunks(WORDS_PER_PAIR_TASK)
-                .enumerate()
-                .map(|(k, block)| pair_counts(block, base + k * WORDS_PER_PAIR_TASK, &counts))
-                .collect();
-            for block in found {
-                for ((a, b), weight, wids) in block {
-                    if let Some(id) = symbols.lookup(a, b) {
-                        symbols.add_words(id, weight, &wids);
-                        active.insert(id);
-                    }
-                }
+        let pairs = first_pairs(&words, &counts);
+        for p in pairs {
+            if let Some(id) = symbols.lookup(p.parts.0, p.parts.1) {
+                symbols.add_words(id, p.weight, p.words);
+                active.insert(id);
             }
         }
         Self {
@@ -208,6 +171,7 @@ impl Merger {
             active,
             words,
             counts,
+            slots: Mutex::new(Vec::new()),
         }
     }
 
@@ -224,7 +188,7 @@ impl Merger {
                 if self.symbols.state[id as usize] != State::Live {
                     self.symbols.revive(id);
                 }
-                self.symbols.add_words(id, weight, &words);
+                self.symbols.add_words(id, weight, words);
                 self.active.insert(id);
                 grown.push(id);
             }
@@ -252,16 +216,35 @@ impl Merger {
         let (left, right) = self.symbols.parts_of(best);
         let occurrences = std::mem::take(&mut self.symbols.occurrences[best as usize]);
         let counts = &self.counts;
+        let pool = &self.slots;
+        let symbols = self.symbols.len();
+        let take_slots = || {
+            let mut slots = pool
+                .lock()
+                .ok()
+                .and_then(|mut p| p.pop())
+                .unwrap_or_default();
+            slots.fit(symbols);
+            slots
+        };
+        let give_slots = |slots: Slots| {
+            if let Ok(mut p) = pool.lock() {
+                p.push(slots);
+            }
+        };
         let merge_run = |run: &mut [(u32, Vec<u32>)]| {
-            let mut tally = Tally::default();
+            let mut slots = take_slots();
+            let mut tally = Tally::new((left, right, best));
             let mut buf = Vec::new();
             for (wid, word) in run {
                 buf.clear();
                 merge_word_into(word, left, right, best, &mut buf);
                 for &change in &buf {
-                    tally.add(*wid, counts[*wid as usize], change);
+                    tally.add(&mut slots, *wid, counts[*wid as usize], change);
                 }
             }
+            tally.clear(&mut slots);
+            give_slots(slots);
             tally
         };
         // The words are moved out (not copied), merged in runs (on the pool when there are
@@ -276,10 +259,17 @@ impl Merger {
             // Runs few enough that adding their tallies costs little, enough to balance.
             let run = WORDS_PER_TASK.max(taken.len() / (4 * rayon::current_num_threads()));
             let tallies: Vec<Tally> = taken.par_chunks_mut(run).map(merge_run).collect();
-            let mut total = Tally::default();
+            let mut tallies = tallies.into_iter();
+            let mut total = tallies
+                .next()
+                .unwrap_or_else(|| Tally::new((left, right, best)));
+            let mut slots = take_slots();
+            total.mark(&mut slots);
             for t in tallies {
-                total.absorb(t);
+                total.absorb(&mut slots, t);
             }
+            total.clear(&mut slots);
+            give_slots(slots);
             total
         };
         for (wid, word) in taken {

@@ -51,12 +51,13 @@ pub mod sentences;
 pub mod trainer;
 pub mod word_lattices;
 
+pub use crate::models::sentencepiece_parts::split_words;
 pub use config::{Normalization, UnigramConfig};
 pub use em::{digamma, e_step, m_step, Expectation};
 pub use finalize::{build_proto, final_pieces, meta_pieces};
 pub use flat_trie::FlatTrie;
 pub use lattice::{forward_backward, populate, viterbi, Lattice, Node, Scratch, TrainerModel, UNK};
-pub use piece_rules::{split_words, PieceRules, SPACE, UNK_CHAR};
+pub use piece_rules::{PieceRules, SPACE, UNK_CHAR};
 pub use prune::{prune, viterbi_frequencies};
 pub use seeds::seed_pieces;
 pub use sentences::{normalizer_spec, SentenceCounter, WordTable};

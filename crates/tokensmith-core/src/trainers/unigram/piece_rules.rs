@@ -10,16 +10,16 @@
 //!   count as Han, and a combining mark (script Inherited) takes its left neighbour's script;
 //! - without `split_by_number`, ASCII digits join any script; with `split_digits`, a digit is
 //!   always a piece of its own;
-//! - words start at each `▁` (end after it, with `treat_whitespace_as_suffix`).
+//! - words start at each `▁` (end after it, with `treat_whitespace_as_suffix`): see
+//!   [`crate::models::sentencepiece_parts::split_words`].
 //!
 //! ```
-//! use tokensmith_core::trainers::unigram::{split_words, PieceRules};
+//! use tokensmith_core::trainers::unigram::PieceRules;
 //! let rules = PieceRules::default();
 //! assert!(rules.is_valid("▁hello"));
 //! assert!(!rules.is_valid("hello▁"));
 //! assert!(!rules.is_valid("ab,"));      // Latin then Common
 //! assert!(rules.is_valid("漢字かな"));    // Han with kana
-//! assert_eq!(split_words("▁a▁bc▁▁d", false), ["▁a", "▁bc", "▁", "▁d"]);
 //! ```
 
 use unicode_script::{Script, UnicodeScript};
@@ -144,30 +144,6 @@ impl PieceRules {
     }
 }
 
-/// Splits a normalized sentence into words: a new word starts at each `▁` (or, with
-/// `suffix`, ends after each `▁`).
-pub fn split_words(text: &str, suffix: bool) -> Vec<&str> {
-    let mut words = Vec::new();
-    let mut start = 0;
-    for (pos, c) in text.char_indices() {
-        if c != SPACE {
-            continue;
-        }
-        if suffix {
-            let end = pos + c.len_utf8();
-            words.push(&text[start..end]);
-            start = end;
-        } else if pos > start {
-            words.push(&text[start..pos]);
-            start = pos;
-        }
-    }
-    if start < text.len() {
-        words.push(&text[start..]);
-    }
-    words
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,13 +197,5 @@ mod tests {
         assert!(suffix.is_valid("ab▁"));
         assert!(!suffix.is_valid("▁ab"));
         assert!(suffix.is_valid("▁"));
-    }
-
-    #[test]
-    fn words() {
-        assert_eq!(split_words("▁a▁bc", false), ["▁a", "▁bc"]);
-        assert_eq!(split_words("a▁bc▁", true), ["a▁", "bc▁"]);
-        assert_eq!(split_words("abc", false), ["abc"]);
-        assert!(split_words("", false).is_empty());
     }
 }

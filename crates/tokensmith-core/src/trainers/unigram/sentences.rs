@@ -27,9 +27,10 @@ use rustc_hash::FxHashMap;
 
 use super::config::UnigramConfig;
 use super::file_lines;
-use super::piece_rules::{split_words, UNK_CHAR};
+use super::piece_rules::UNK_CHAR;
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::NormalizerSpec;
+use crate::models::sentencepiece_parts::split_words;
 use crate::normalizers::sentencepiece::SentencePieceNormalizer;
 use crate::trainers::shards::{by_shard, Shards};
 
@@ -195,8 +196,7 @@ impl SentenceCounter {
         for block in blocks {
             for raw in file_lines::lines(block.as_ref()) {
                 if let Some((text, mark)) = self.file_line(raw, &mut decoded, &mut tally) {
-                    let text = text.to_string();
-                    self.offer(&text, 1, mark);
+                    self.offer(text, 1, mark);
                 }
             }
         }
