@@ -129,6 +129,7 @@ def train_unigram_hf(
     shrinking_factor: float = 0.75,
     max_piece_length: int = 16,
     seed_size: int = 1_000_000,
+    progress: Callable[[int, int], object] | None = None,
 ) -> list[tuple[str, float]]: ...
 def train_unigram(
     texts: Iterable[str] | Iterable[tuple[str, int]] | Iterable[bytes] | tuple[bytes, int, int],

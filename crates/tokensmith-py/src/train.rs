@@ -112,12 +112,24 @@ impl Progress {
         if !n.is_multiple_of(self.every) {
             return true;
         }
+        self.call(|py, cb| cb.call1(py, (n,)).map(drop))
+    }
+
+    /// Called after a step with `(done, total)` for the callback (`every` is not used);
+    /// false stops the loop.
+    pub(crate) fn tick_of(&mut self, done: usize, total: usize) -> bool {
+        self.call(|py, cb| cb.call1(py, (done, total)).map(drop))
+    }
+
+    /// Checks for signals and runs `call` on the callback, if any, with the GIL; keeps the
+    /// exception (returning false) if either raises.
+    fn call(&mut self, call: impl FnOnce(Python<'_>, &Py<PyAny>) -> PyResult<()>) -> bool {
         let result = Python::attach(|py| -> PyResult<()> {
             py.check_signals()?;
-            if let Some(cb) = &self.callback {
-                cb.call1(py, (n,))?;
+            match &self.callback {
+                Some(cb) => call(py, cb),
+                None => Ok(()),
             }
-            Ok(())
         });
         match result {
             Ok(()) => true,

@@ -25,14 +25,16 @@ The vocabulary is then laid out as HF lays it out: the special tokens in order (
 The pieces and scores are HF's (scores to the last bits of a float sum), with two things
 HF leaves to its hash maps, which change from run to run: the order of the required
 characters the model lost (each scored 0.0001 above the one before it; here in code point
-order) and the order among pieces of exactly equal score. ``show_progress`` draws nothing.
-Not handled: an empty corpus raises :class:`~tokensmith.errors.EmptyCorpusError`.
+order) and the order among pieces of exactly equal score.
+
+``show_progress=True`` draws a bar on stderr over the rounds of EM and pruning (its total
+an estimate refined each round, reached at the end); ``False`` draws nothing. Not handled: an empty corpus raises :class:`~tokensmith.errors.EmptyCorpusError`.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from tokensmith.components.models import Model, Unigram
@@ -41,7 +43,10 @@ from tokensmith.components.trainers import UnigramTrainer
 if TYPE_CHECKING:
     from tokensmith.hf_tokenizer import Tokenizer
 
-__all__ = ["train_unigram_model"]
+__all__ = ["RoundProgress", "train_unigram_model"]
+
+RoundProgress = Callable[[int, int], object]
+"""Called as ``progress(done, total)`` after each round of EM and pruning."""
 
 
 def _layout(trainer: UnigramTrainer) -> tuple[list[str], int | None]:
@@ -57,9 +62,15 @@ def _layout(trainer: UnigramTrainer) -> tuple[list[str], int | None]:
 
 
 def train_unigram_model(
-    tok: Tokenizer, model: Unigram, trainer: UnigramTrainer, texts: Iterator[str]
+    tok: Tokenizer,
+    model: Unigram,
+    trainer: UnigramTrainer,
+    texts: Iterator[str],
+    progress: RoundProgress | None = None,
 ) -> Model:
-    """A Unigram model trained on ``texts`` as ``tok``'s pipeline cuts them.
+    """A Unigram model trained on ``texts`` as ``tok``'s pipeline cuts them; ``progress``
+    (and the bar the trainer's ``show_progress`` draws) gets ``(done, total)`` after each
+    round, ``total`` an estimate that ``done`` reaches at the end.
 
     Raises:
         InvalidTrainerOptionError: ``vocab_size`` cannot hold the special tokens or the
@@ -69,6 +80,7 @@ def train_unigram_model(
     from tokensmith._core import train_unigram_hf
     from tokensmith.components._run import word_counts
     from tokensmith.errors import EmptyCorpusError, InvalidTrainerOptionError
+    from tokensmith.train import progress as bars
 
     del model  # HF's trainer builds a new model; nothing of the old one is kept
     opts: dict[str, Any] = trainer.to_json()["UnigramTrainer"]
@@ -92,15 +104,23 @@ def train_unigram_model(
         raise InvalidTrainerOptionError(
             f"vocab_size={vocab_size} cannot hold the {len(head)} special tokens"
         )
-    pieces = train_unigram_hf(
-        words,
-        vocab_size=vocab_size,
-        keep=keep,
-        required="".join(sorted(required)),
-        n_sub_iterations=opts["n_sub_iterations"],
-        shrinking_factor=float(opts["shrinking_factor"]),
-        max_piece_length=opts["max_piece_length"],
-        seed_size=opts["seed_size"],
-    )
+    with bars.round_bar(enabled=opts["show_progress"]) as tick:
+
+        def report(done: int, total: int) -> None:
+            tick(done, total)
+            if progress is not None:
+                progress(done, total)
+
+        pieces = train_unigram_hf(
+            words,
+            vocab_size=vocab_size,
+            keep=keep,
+            required="".join(sorted(required)),
+            n_sub_iterations=opts["n_sub_iterations"],
+            shrinking_factor=float(opts["shrinking_factor"]),
+            max_piece_length=opts["max_piece_length"],
+            seed_size=opts["seed_size"],
+            progress=report,
+        )
     vocab = [(t, 0.0) for t in head] + pieces
     return Unigram(vocab, unk_id=unk_id, byte_fallback=False)

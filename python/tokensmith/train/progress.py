@@ -1,7 +1,11 @@
-"""A rich progress bar over the merges of a training run (``train_bpe(show_progress=True)``).
+"""Rich progress bars on stderr for training runs: over the merges of a BPE run
+(``train_bpe(show_progress=True)``) and over the rounds of HF's Unigram training
+(``Tokenizer.train`` with ``UnigramTrainer(show_progress=True)``).
 
 >>> with merge_bar(1000, enabled=False) as tick:
 ...     tick(100)
+>>> with round_bar(enabled=False) as tick:
+...     tick(1, 5)
 """
 
 from __future__ import annotations
@@ -10,23 +14,43 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+
+@contextmanager
+def _bar(label: str, total: int | None, enabled: bool) -> Iterator[tuple[Progress, TaskID]]:
+    """A bar on stderr named ``label`` (drawn only when ``enabled``) and its one task."""
+    columns = (TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), disable=not enabled) as bar:
+        yield bar, bar.add_task(label, total=total)
 
 
 @contextmanager
 def merge_bar(vocab_size: int, *, enabled: bool = True) -> Iterator[Callable[[int], None]]:
     """Yields ``tick(n)``, which moves a bar on stderr to ``n`` merges (of at most
     ``vocab_size``: the bar's end is an upper bound, since the alphabet takes ids too)."""
-    columns = (
-        TextColumn("learning merges"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=Console(stderr=True), disable=not enabled) as bar:
-        task = bar.add_task("merges", total=vocab_size)
+    with _bar("learning merges", vocab_size, enabled) as (bar, task):
 
         def tick(n: int) -> None:
             bar.update(task, completed=n)
+
+        yield tick
+
+
+@contextmanager
+def round_bar(*, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
+    """Yields ``tick(done, total)``, which moves a bar on stderr to ``done`` rounds of
+    ``total`` (an estimate the trainer refines each round; equal to ``done`` at the end)."""
+    with _bar("EM rounds", None, enabled) as (bar, task):
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
 
         yield tick

@@ -11,6 +11,10 @@
 //! the loop stops only after a full set of sub-iterations. HF loops forever when a round
 //! removes nothing; here training stops there instead.
 //!
+//! Progress is counted in rounds (a set of EM sub-iterations and the pruning after it):
+//! [`hf_train_with_progress`] reports `(done, total)` after each, `total` being `done` plus
+//! the rounds a shrink by `shrinking_factor` per round still needs, and `(n, n)` at the end.
+//!
 //! ```
 //! use tokensmith_core::trainers::unigram::hf_trainer::{hf_train, HfUnigramOptions};
 //! let words: Vec<(String, u64)> = ["low", "lower", "lowest", "newer", "newest"]
@@ -69,6 +73,22 @@ pub fn hf_train(
     required: &[char],
     keep: usize,
 ) -> Result<Vec<(String, f64)>> {
+    hf_train_with_progress(opts, words, required, keep, |_, _| true)
+}
+
+/// Like [`hf_train`], calling `progress(done, total)` after each round (see the module
+/// text); when `progress` returns false, training stops there and the pieces of that round
+/// are finalized.
+///
+/// # Errors
+/// As [`hf_train`].
+pub fn hf_train_with_progress(
+    opts: &HfUnigramOptions,
+    words: &[(String, u64)],
+    required: &[char],
+    keep: usize,
+    mut progress: impl FnMut(usize, usize) -> bool,
+) -> Result<Vec<(String, f64)>> {
     if words.iter().all(|w| w.0.is_empty()) {
         return Err(Error::EmptyCorpus);
     }
@@ -76,6 +96,7 @@ pub fn hf_train(
     pieces.extend(hf_seed_pieces(words, opts.max_piece_length, opts.seed_size));
     let desired = opts.vocab_size * 11 / 10;
     let mut model = HfModel::new(&pieces);
+    let mut done = 0;
     loop {
         let before = pieces.len();
         for _ in 0..opts.n_sub_iterations {
@@ -83,6 +104,7 @@ pub fn hf_train(
             pieces = hf_m_step(&pieces, &expected);
             model = HfModel::new(&pieces);
         }
+        done += 1;
         if pieces.len() <= desired {
             break;
         }
@@ -97,8 +119,28 @@ pub fn hf_train(
         if pieces.len() == before {
             break;
         }
+        let left = rounds_left(pieces.len(), desired, opts.shrinking_factor);
+        if !progress(done, done + left) {
+            return Ok(hf_finalize(&model, &pieces, required, keep));
+        }
     }
+    progress(done, done);
     Ok(hf_finalize(&model, &pieces, required, keep))
+}
+
+/// The rounds still to run from `n` pieces when each prune shrinks them by `factor` (to no
+/// fewer than `desired`) and the EM steps remove none: an estimate, at least 1.
+fn rounds_left(mut n: usize, desired: usize, factor: f64) -> usize {
+    let mut rounds = 1;
+    while n > desired {
+        let next = desired.max((n as f64 * factor) as usize);
+        if next >= n {
+            break;
+        }
+        n = next;
+        rounds += 1;
+    }
+    rounds
 }
 
 /// HF's `finalize`: each required character with its score, or, when the model lost it, the
@@ -159,6 +201,60 @@ mod tests {
         assert_eq!(names, ["ab", "b", "c", "a"]);
         assert_eq!(out[1].1, -2.0 + 0.0001);
         assert_eq!(out[2].1, -2.0);
+    }
+
+    /// Words of two or three syllables, counted unevenly: enough pieces for several rounds.
+    fn syllable_words() -> Vec<(String, u64)> {
+        let syllables = ["ka", "ru", "mi", "to", "ne", "sa", "di", "po", "lu", "be"];
+        let mut words = Vec::new();
+        for (i, a) in syllables.iter().enumerate() {
+            for (j, b) in syllables.iter().enumerate() {
+                words.push((format!("{a}{b}"), (1 + (i * 7 + j * 3) % 11) as u64));
+                words.push((format!("{a}{b}{}", syllables[(i + j) % 10]), 2));
+            }
+        }
+        words
+    }
+
+    #[test]
+    fn progress_rises_to_its_total() {
+        let words = syllable_words();
+        let required: Vec<char> = "abdeikmnoprstu".chars().collect();
+        let opts = HfUnigramOptions {
+            vocab_size: 30,
+            shrinking_factor: 0.9,
+            ..HfUnigramOptions::default()
+        };
+        let mut seen = Vec::new();
+        let pieces = hf_train_with_progress(&opts, &words, &required, 30, |d, t| {
+            seen.push((d, t));
+            true
+        })
+        .unwrap();
+        assert_eq!(pieces, hf_train(&opts, &words, &required, 30).unwrap());
+        assert!(seen.len() >= 2, "{seen:?}");
+        assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
+        assert!(seen.iter().all(|&(d, t)| d <= t), "{seen:?}");
+        let last = seen[seen.len() - 1];
+        assert_eq!(last.0, last.1);
+    }
+
+    #[test]
+    fn a_false_from_progress_stops_after_that_round() {
+        let words = syllable_words();
+        let opts = HfUnigramOptions {
+            vocab_size: 30,
+            shrinking_factor: 0.9,
+            ..HfUnigramOptions::default()
+        };
+        let mut calls = 0;
+        let stopped = hf_train_with_progress(&opts, &words, &[], 30, |_, _| {
+            calls += 1;
+            false
+        })
+        .unwrap();
+        assert_eq!(calls, 1);
+        assert!(stopped.len() > hf_train(&opts, &words, &[], 30).unwrap().len());
     }
 
     #[test]
