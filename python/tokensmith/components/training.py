@@ -13,6 +13,8 @@ special tokens are added as special tokens; ``train`` reads each file line by li
 the line ending kept, as HF does. A :class:`~tokensmith.trainers.WordPieceTrainer` on a
 ``WordPiece`` model runs the same BPE training, as HF does, and keeps its vocabulary (see
 the trainer for the ids of the ``##x`` tokens, which HF leaves to a hash map's order).
+Either trainer's ``show_progress=True`` draws a bar on stderr over the merges; ``False``
+draws nothing.
 
 >>> from tokensmith import Tokenizer, models, pre_tokenizers, trainers
 >>> tok = Tokenizer(models.BPE())
@@ -146,26 +148,33 @@ def _run_bpe(
     tok: Tokenizer, opts: dict[str, Any], texts: Iterator[str], variant_order: Sequence[str] = ()
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """HF's BPE training with the options ``opts`` (a ``BpeTrainer``'s state) on the texts
-    as ``tok``'s normalizer and pre-tokenizer cut them: the tokens by id, and the merges."""
+    as ``tok``'s normalizer and pre-tokenizer cut them: the tokens by id, and the merges.
+    With the trainer's ``show_progress`` a bar on stderr follows the merges (every 100, then
+    the last); without it nothing is drawn."""
     from tokensmith._core import train_bpe_chars
+    from tokensmith.train import progress as bars
 
     doc = json.loads(tok.to_str())
-    return train_bpe_chars(
-        texts,
-        pre_tokenizer=json.dumps(doc.get("pre_tokenizer")),
-        normalizer=None if doc.get("normalizer") is None else json.dumps(doc["normalizer"]),
-        vocab_size=opts["vocab_size"],
-        min_frequency=opts["min_frequency"],
-        special_tokens=[t["content"] for t in opts["special_tokens"]],
-        limit_alphabet=opts["limit_alphabet"],
-        initial_alphabet=opts["initial_alphabet"],
-        max_token_length=opts["max_token_length"],
-        continuing_subword_prefix=opts["continuing_subword_prefix"],
-        end_of_word_suffix=opts["end_of_word_suffix"],
-        variant_order=list(variant_order),
-        compat="hf",
-        keep_alphabet=True,
-    )
+    with bars.merge_bar(opts["vocab_size"], enabled=opts["show_progress"]) as tick:
+        vocab, merges = train_bpe_chars(
+            texts,
+            pre_tokenizer=json.dumps(doc.get("pre_tokenizer")),
+            normalizer=None if doc.get("normalizer") is None else json.dumps(doc["normalizer"]),
+            vocab_size=opts["vocab_size"],
+            min_frequency=opts["min_frequency"],
+            special_tokens=[t["content"] for t in opts["special_tokens"]],
+            limit_alphabet=opts["limit_alphabet"],
+            initial_alphabet=opts["initial_alphabet"],
+            max_token_length=opts["max_token_length"],
+            continuing_subword_prefix=opts["continuing_subword_prefix"],
+            end_of_word_suffix=opts["end_of_word_suffix"],
+            variant_order=list(variant_order),
+            compat="hf",
+            keep_alphabet=True,
+            progress=tick,
+        )
+        tick(len(merges))
+    return vocab, merges
 
 
 def _train_bpe(tok: Tokenizer, model: BPE, trainer: BpeTrainer, texts: Iterator[str]) -> Model:
