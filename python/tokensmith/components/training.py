@@ -98,7 +98,12 @@ class TokenizerTraining:
         self, iterator: Iterable[Any], trainer: Trainer | None = None, length: int | None = None
     ) -> None:
         """Trains the model on the texts of ``iterator`` (str, or batches of str).
-        ``length`` is HF's progress-bar total and changes nothing here.
+
+        ``length`` is, as in HF, only the total of a progress bar over the reading of
+        ``iterator``: it never limits or changes the training. tokensmith draws no bar for
+        the reading (the texts stream into the core's counting), so ``length`` is accepted
+        and unused; ``show_progress`` bars follow the training's own steps (BPE merges, EM
+        rounds).
 
         Raises:
             UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model,
