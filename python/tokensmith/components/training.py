@@ -14,7 +14,8 @@ the line ending kept, as HF does. A :class:`~tokensmith.trainers.WordPieceTraine
 ``WordPiece`` model runs the same BPE training, as HF does, and keeps its vocabulary (see
 the trainer for the ids of the ``##x`` tokens, which HF leaves to a hash map's order).
 Either trainer's ``show_progress=True`` draws a bar on stderr over the merges; ``False``
-draws nothing.
+draws nothing. Every trainer's ``show_progress=True`` first draws a bar over the texts read
+(``train_from_iterator``'s ``length`` its total, as in HF).
 
 >>> from tokensmith import Tokenizer, models, pre_tokenizers, trainers
 >>> tok = Tokenizer(models.BPE())
@@ -34,7 +35,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, cast
 
 from tokensmith.components.models import BPE, Model, Unigram, WordLevel, WordPiece
@@ -83,7 +85,8 @@ class TokenizerTraining:
         self, files: Sequence[str | os.PathLike[str]], trainer: Trainer | None = None
     ) -> None:
         """Trains the model on ``files`` (every line, ending kept) with ``trainer`` (by
-        default the model's :meth:`~tokensmith.models.Model.get_trainer`).
+        default the model's :meth:`~tokensmith.models.Model.get_trainer`); its
+        ``show_progress`` draws a bar over the lines read, then one over the training.
 
         Raises:
             InputNotFoundError: a file is missing.
@@ -99,11 +102,9 @@ class TokenizerTraining:
     ) -> None:
         """Trains the model on the texts of ``iterator`` (str, or batches of str).
 
-        ``length`` is, as in HF, only the total of a progress bar over the reading of
-        ``iterator``: it never limits or changes the training. tokensmith draws no bar for
-        the reading (the texts stream into the core's counting), so ``length`` is accepted
-        and unused; ``show_progress`` bars follow the training's own steps (BPE merges, EM
-        rounds).
+        ``length`` is, as in HF, only the total of the progress bar over the texts read
+        (drawn when the trainer's ``show_progress`` is True): it never limits or changes
+        the training. None leaves the bar's total unknown.
 
         Raises:
             UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model,
@@ -111,16 +112,19 @@ class TokenizerTraining:
                 or WordLevelTrainer on a WordLevel model.
             InvalidTrainerOptionError: the trainer's options cannot work on this corpus.
         """
-        del length
-        self._train(_flatten(iterator), trainer)
+        self._train(_flatten(iterator), trainer, length)
 
-    def _train(self, texts: Iterator[str], trainer: Trainer | None) -> None:
+    def _train(
+        self, texts: Iterator[str], trainer: Trainer | None, length: int | None = None
+    ) -> None:
         from tokensmith.errors import UnsupportedFeatureError
+        from tokensmith.train import progress as bars
 
         tok = cast("Tokenizer", self)
         model = tok.model
         if trainer is None:
             trainer = model.get_trainer()
+        texts = bars.read_bar(texts, length, enabled=bool(trainer.show_progress))
         if isinstance(model, BPE) and isinstance(trainer, BpeTrainer):
             trained = _train_bpe(tok, model, trainer, texts)
         elif isinstance(model, WordPiece) and isinstance(trainer, WordPieceTrainer):
@@ -160,7 +164,16 @@ def _run_bpe(
     from tokensmith.train import progress as bars
 
     doc = json.loads(tok.to_str())
-    with bars.merge_bar(opts["vocab_size"], enabled=opts["show_progress"]) as tick:
+    with ExitStack() as stack:
+        ticks: list[Callable[[int], None]] = []
+
+        def tick(n: int) -> None:
+            # Opened at the first merge, once the texts are read and their bar is closed.
+            if not ticks:
+                bar = bars.merge_bar(opts["vocab_size"], enabled=opts["show_progress"])
+                ticks.append(stack.enter_context(bar))
+            ticks[0](n)
+
         vocab, merges = train_bpe_chars(
             texts,
             pre_tokenizer=json.dumps(doc.get("pre_tokenizer")),
