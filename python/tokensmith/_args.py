@@ -25,11 +25,14 @@ from tokensmith.errors import (
 )
 
 __all__ = [
+    "NOT_GIVEN",
+    "NotGiven",
     "check_count",
     "check_threads",
     "ids_error",
     "texts_error",
     "text",
+    "text_if_given",
     "text_or_none",
 ]
 
@@ -105,6 +108,35 @@ def text(name: str, value: Any) -> str:
 def text_or_none(name: str, value: Any) -> str | None:
     """``value`` when it is a str or None; else HF's ``TypeError``."""
     return None if value is None else text(name, value)
+
+
+class NotGiven:
+    """The type of :data:`NOT_GIVEN`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_GIVEN"
+
+
+NOT_GIVEN = NotGiven()
+"""The default of an argument HF documents as ``None`` but takes only as a str when given
+(``models.BPE``'s and ``trainers.BpeTrainer``'s ``continuing_subword_prefix`` and
+``end_of_word_suffix``): left out it means None; an explicit None is HF's ``TypeError``."""
+
+
+def text_if_given(name: str, value: Any) -> str | None:
+    """None when ``value`` is :data:`NOT_GIVEN`; else ``value`` when it is a str; else HF's
+    ``TypeError`` (``None`` included).
+
+    >>> text_if_given("end_of_word_suffix", NOT_GIVEN) is None
+    True
+    >>> text_if_given("end_of_word_suffix", None)
+    Traceback (most recent call last):
+      ...
+    tokensmith.errors.ArgumentTypeError: end_of_word_suffix must be a str, not NoneType
+    """
+    return None if value is NOT_GIVEN else text(name, value)
 
 
 def _name(value: Any) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import tokenizers
 import tokensmith
+from tokensmith._args import NOT_GIVEN
 
 MODULES = ["models", "normalizers", "pre_tokenizers", "decoders", "processors", "trainers"]
 
@@ -166,6 +167,18 @@ def text_names(cls: type) -> list[str]:
 IGNORED_KWARGS = {("pre_tokenizers", "ByteLevel"), ("processors", "ByteLevel")}
 
 
+# HF documents these defaults as None, yet its constructor refuses an explicit None with a
+# TypeError (checked against HF in tests/hf/test_trainer_hf_rules.py); tokensmith's default is
+# a marker for "left out", which leaves the value None as HF's does.
+NONE_ONLY_BY_DEFAULT = {
+    ("models", "BPE", "continuing_subword_prefix"),
+    ("models", "BPE", "end_of_word_suffix"),
+    ("trainers", "BpeTrainer", "continuing_subword_prefix"),
+    ("trainers", "BpeTrainer", "end_of_word_suffix"),
+    ("trainers", "WordPieceTrainer", "end_of_word_suffix"),
+}
+
+
 def constructors() -> list[tuple[str, str]]:
     out = []
     for name in MODULES:
@@ -201,6 +214,9 @@ def test_constructor_signature(module: str, cls_name: str) -> None:
             default = defaults.get(name, ...)
         if default is ...:
             assert param.default is not inspect.Parameter.empty, name
+        elif (module, cls_name, name) in NONE_ONLY_BY_DEFAULT:
+            assert default is None, name
+            assert param.default is NOT_GIVEN, name
         else:
             assert param.default == default, name
         wanted = (

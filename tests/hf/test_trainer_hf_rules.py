@@ -3,9 +3,11 @@
 - a ``BpeTrainer`` or ``WordPieceTrainer`` whose ``vocab_size`` is below the special tokens
   plus the alphabet keeps them all and learns no merge;
 - a ``None`` where HF's constructor takes only a str (``WordPiece``'s ``unk_token`` and
-  prefix, ``WordPieceTrainer``'s prefix) or any non-str prefix or suffix raises a
-  ``TypeError`` (tokensmith's ``ArgumentTypeError``), while a trainer's prefix may be set to
-  None afterwards, as in HF.
+  prefix, ``WordPieceTrainer``'s prefix, and the prefix and suffix of ``BPE`` and
+  ``BpeTrainer`` and ``WordPieceTrainer``'s suffix, though HF documents their default as None)
+  or any non-str prefix or suffix raises a ``TypeError`` (tokensmith's
+  ``ArgumentTypeError``), while a trainer's prefix may be set to None afterwards, as in HF;
+- left out, that prefix and suffix are None in both.
 """
 
 from __future__ import annotations
@@ -64,6 +66,13 @@ CONSTRUCTORS: dict[str, Callable[[Any], Any]] = {
     "WordPieceTrainer prefix": lambda lib: lib.trainers.WordPieceTrainer(
         continuing_subword_prefix=None
     ),
+    "BPE prefix None": lambda lib: lib.models.BPE(continuing_subword_prefix=None),
+    "BPE suffix None": lambda lib: lib.models.BPE(end_of_word_suffix=None),
+    "BpeTrainer prefix None": lambda lib: lib.trainers.BpeTrainer(continuing_subword_prefix=None),
+    "BpeTrainer suffix None": lambda lib: lib.trainers.BpeTrainer(end_of_word_suffix=None),
+    "WordPieceTrainer suffix None": lambda lib: lib.trainers.WordPieceTrainer(
+        end_of_word_suffix=None
+    ),
     "BPE prefix int": lambda lib: lib.models.BPE(continuing_subword_prefix=1),
     "BPE suffix int": lambda lib: lib.models.BPE(end_of_word_suffix=2),
     "BpeTrainer prefix int": lambda lib: lib.trainers.BpeTrainer(continuing_subword_prefix=1),
@@ -77,6 +86,16 @@ def test_a_missing_str_raises_type_error(call: str) -> None:
         CONSTRUCTORS[call](tokenizers)
     with pytest.raises(tokensmith.errors.ArgumentTypeError, match="must be a str"):
         CONSTRUCTORS[call](tokensmith)
+
+
+@pytest.mark.parametrize("make", ["models.BPE", "trainers.BpeTrainer", "trainers.WordPieceTrainer"])
+def test_a_left_out_suffix_is_none(make: str) -> None:
+    module, name = make.split(".")
+    for lib in (tokenizers, tokensmith):
+        built = getattr(getattr(lib, module), name)()
+        assert built.end_of_word_suffix is None, lib
+        if name != "WordPieceTrainer":
+            assert built.continuing_subword_prefix is None, lib
 
 
 def test_setting_none_follows_hf() -> None:

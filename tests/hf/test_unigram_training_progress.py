@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -56,7 +57,7 @@ def test_show_progress_moves_the_bar_to_its_total(monkeypatch: pytest.MonkeyPatc
     assert recorder.enabled == [True]
     ticks = recorder.ticks
     assert len(ticks) >= 2, ticks
-    assert all(a[0] < b[0] for a, b in zip(ticks, ticks[1:])), ticks
+    assert all(a[0] < b[0] for a, b in pairwise(ticks)), ticks
     assert all(done <= total for done, total in ticks), ticks
     assert ticks[-1][0] == ticks[-1][1]
     # The bar changes nothing of the result.

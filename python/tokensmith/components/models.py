@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from tokensmith._args import text, text_or_none
+from tokensmith._args import NOT_GIVEN, NotGiven, text, text_if_given, text_or_none
 from tokensmith.components import _run
 from tokensmith.components._base import Component, dumps
 
@@ -155,8 +155,8 @@ class BPE(Model):
         cache_capacity: int | None = None,
         dropout: float | None = None,
         unk_token: str | None = None,
-        continuing_subword_prefix: str | None = None,
-        end_of_word_suffix: str | None = None,
+        continuing_subword_prefix: str | NotGiven = NOT_GIVEN,
+        end_of_word_suffix: str | NotGiven = NOT_GIVEN,
         fuse_unk: bool | None = None,
         byte_fallback: bool = False,
         ignore_merges: bool = False,
@@ -166,10 +166,10 @@ class BPE(Model):
         self._init(
             dropout=dropout,
             unk_token=text_or_none("unk_token", unk_token),
-            continuing_subword_prefix=text_or_none(
+            continuing_subword_prefix=text_if_given(
                 "continuing_subword_prefix", continuing_subword_prefix
             ),
-            end_of_word_suffix=text_or_none("end_of_word_suffix", end_of_word_suffix),
+            end_of_word_suffix=text_if_given("end_of_word_suffix", end_of_word_suffix),
             fuse_unk=bool(fuse_unk),
             byte_fallback=byte_fallback,
             ignore_merges=ignore_merges,

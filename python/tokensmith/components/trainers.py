@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tokensmith._args import text, text_or_none
+from tokensmith._args import NOT_GIVEN, NotGiven, text, text_if_given
 from tokensmith.added_token import AddedToken
 from tokensmith.components._base import Component, dumps
 
@@ -109,8 +109,8 @@ class BpeTrainer(Trainer):
         special_tokens: list[str | AddedToken] = [],  # noqa: B006 - HF's default, never mutated
         limit_alphabet: int | None = None,
         initial_alphabet: Sequence[str] = [],  # noqa: B006
-        continuing_subword_prefix: str | None = None,
-        end_of_word_suffix: str | None = None,
+        continuing_subword_prefix: str | NotGiven = NOT_GIVEN,
+        end_of_word_suffix: str | NotGiven = NOT_GIVEN,
         max_token_length: int | None = None,
     ) -> None:
         self._init(
@@ -121,10 +121,10 @@ class BpeTrainer(Trainer):
             special_tokens=_special(special_tokens),
             limit_alphabet=limit_alphabet,
             initial_alphabet=_alphabet(initial_alphabet),
-            continuing_subword_prefix=text_or_none(
+            continuing_subword_prefix=text_if_given(
                 "continuing_subword_prefix", continuing_subword_prefix
             ),
-            end_of_word_suffix=text_or_none("end_of_word_suffix", end_of_word_suffix),
+            end_of_word_suffix=text_if_given("end_of_word_suffix", end_of_word_suffix),
             max_token_length=max_token_length,
             words={},
         )
@@ -151,8 +151,8 @@ class WordPieceTrainer(Trainer):
         special_tokens: list[str | AddedToken] = [],  # noqa: B006
         limit_alphabet: int | None = None,
         initial_alphabet: Sequence[str] = [],  # noqa: B006
-        continuing_subword_prefix: str | None = "##",
-        end_of_word_suffix: str | None = None,
+        continuing_subword_prefix: str = "##",
+        end_of_word_suffix: str | NotGiven = NOT_GIVEN,
     ) -> None:
         object.__setattr__(self, "_variant_order", ())
         # HF refuses a None prefix here (its default is "##").

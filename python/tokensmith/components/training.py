@@ -13,6 +13,9 @@ special tokens are added as special tokens; ``train`` reads each file line by li
 the line ending kept, as HF does. A :class:`~tokensmith.trainers.WordPieceTrainer` on a
 ``WordPiece`` model runs the same BPE training, as HF does, and keeps its vocabulary (see
 the trainer for the ids of the ``##x`` tokens, which HF leaves to a hash map's order).
+Either trainer's ``show_progress=True`` draws a bar on stderr over the merges; ``False``
+draws nothing. Every trainer's ``show_progress=True`` first draws a bar over the texts read
+(``train_from_iterator``'s ``length`` its total, as in HF).
 
 >>> from tokensmith import Tokenizer, models, pre_tokenizers, trainers
 >>> tok = Tokenizer(models.BPE())
@@ -32,7 +35,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, cast
 
 from tokensmith.components.models import BPE, Model, Unigram, WordLevel, WordPiece
@@ -81,7 +85,8 @@ class TokenizerTraining:
         self, files: Sequence[str | os.PathLike[str]], trainer: Trainer | None = None
     ) -> None:
         """Trains the model on ``files`` (every line, ending kept) with ``trainer`` (by
-        default the model's :meth:`~tokensmith.models.Model.get_trainer`).
+        default the model's :meth:`~tokensmith.models.Model.get_trainer`); its
+        ``show_progress`` draws a bar over the lines read, then one over the training.
 
         Raises:
             InputNotFoundError: a file is missing.
@@ -96,7 +101,10 @@ class TokenizerTraining:
         self, iterator: Iterable[Any], trainer: Trainer | None = None, length: int | None = None
     ) -> None:
         """Trains the model on the texts of ``iterator`` (str, or batches of str).
-        ``length`` is HF's progress-bar total and changes nothing here.
+
+        ``length`` is, as in HF, only the total of the progress bar over the texts read
+        (drawn when the trainer's ``show_progress`` is True): it never limits or changes
+        the training. None leaves the bar's total unknown.
 
         Raises:
             UnsupportedFeatureError: a trainer other than BpeTrainer on a BPE model,
@@ -104,16 +112,19 @@ class TokenizerTraining:
                 or WordLevelTrainer on a WordLevel model.
             InvalidTrainerOptionError: the trainer's options cannot work on this corpus.
         """
-        del length
-        self._train(_flatten(iterator), trainer)
+        self._train(_flatten(iterator), trainer, length)
 
-    def _train(self, texts: Iterator[str], trainer: Trainer | None) -> None:
+    def _train(
+        self, texts: Iterator[str], trainer: Trainer | None, length: int | None = None
+    ) -> None:
         from tokensmith.errors import UnsupportedFeatureError
+        from tokensmith.train import progress as bars
 
         tok = cast("Tokenizer", self)
         model = tok.model
         if trainer is None:
             trainer = model.get_trainer()
+        texts = bars.read_bar(texts, length, enabled=bool(trainer.show_progress))
         if isinstance(model, BPE) and isinstance(trainer, BpeTrainer):
             trained = _train_bpe(tok, model, trainer, texts)
         elif isinstance(model, WordPiece) and isinstance(trainer, WordPieceTrainer):
@@ -146,26 +157,42 @@ def _run_bpe(
     tok: Tokenizer, opts: dict[str, Any], texts: Iterator[str], variant_order: Sequence[str] = ()
 ) -> tuple[list[str], list[tuple[str, str]]]:
     """HF's BPE training with the options ``opts`` (a ``BpeTrainer``'s state) on the texts
-    as ``tok``'s normalizer and pre-tokenizer cut them: the tokens by id, and the merges."""
+    as ``tok``'s normalizer and pre-tokenizer cut them: the tokens by id, and the merges.
+    With the trainer's ``show_progress`` a bar on stderr follows the merges (every 100, then
+    the last); without it nothing is drawn."""
     from tokensmith._core import train_bpe_chars
+    from tokensmith.train import progress as bars
 
     doc = json.loads(tok.to_str())
-    return train_bpe_chars(
-        texts,
-        pre_tokenizer=json.dumps(doc.get("pre_tokenizer")),
-        normalizer=None if doc.get("normalizer") is None else json.dumps(doc["normalizer"]),
-        vocab_size=opts["vocab_size"],
-        min_frequency=opts["min_frequency"],
-        special_tokens=[t["content"] for t in opts["special_tokens"]],
-        limit_alphabet=opts["limit_alphabet"],
-        initial_alphabet=opts["initial_alphabet"],
-        max_token_length=opts["max_token_length"],
-        continuing_subword_prefix=opts["continuing_subword_prefix"],
-        end_of_word_suffix=opts["end_of_word_suffix"],
-        variant_order=list(variant_order),
-        compat="hf",
-        keep_alphabet=True,
-    )
+    with ExitStack() as stack:
+        ticks: list[Callable[[int], None]] = []
+
+        def tick(n: int) -> None:
+            # Opened at the first merge, once the texts are read and their bar is closed.
+            if not ticks:
+                bar = bars.merge_bar(opts["vocab_size"], enabled=opts["show_progress"])
+                ticks.append(stack.enter_context(bar))
+            ticks[0](n)
+
+        vocab, merges = train_bpe_chars(
+            texts,
+            pre_tokenizer=json.dumps(doc.get("pre_tokenizer")),
+            normalizer=None if doc.get("normalizer") is None else json.dumps(doc["normalizer"]),
+            vocab_size=opts["vocab_size"],
+            min_frequency=opts["min_frequency"],
+            special_tokens=[t["content"] for t in opts["special_tokens"]],
+            limit_alphabet=opts["limit_alphabet"],
+            initial_alphabet=opts["initial_alphabet"],
+            max_token_length=opts["max_token_length"],
+            continuing_subword_prefix=opts["continuing_subword_prefix"],
+            end_of_word_suffix=opts["end_of_word_suffix"],
+            variant_order=list(variant_order),
+            compat="hf",
+            keep_alphabet=True,
+            progress=tick,
+        )
+        tick(len(merges))
+    return vocab, merges
 
 
 def _train_bpe(tok: Tokenizer, model: BPE, trainer: BpeTrainer, texts: Iterator[str]) -> Model:

@@ -28,7 +28,9 @@ characters the model lost (each scored 0.0001 above the one before it; here in c
 order) and the order among pieces of exactly equal score.
 
 ``show_progress=True`` draws a bar on stderr over the rounds of EM and pruning (its total
-an estimate refined each round, reached at the end); ``False`` draws nothing. Not handled: an empty corpus raises :class:`~tokensmith.errors.EmptyCorpusError`.
+an estimate refined each round, reached at the end); ``False`` draws nothing.
+
+Not handled: an empty corpus raises :class:`~tokensmith.errors.EmptyCorpusError`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,14 @@
 """Rich progress bars on stderr for training runs: over the merges of a BPE run
 (``train_bpe(show_progress=True)``) and over the rounds of HF's Unigram training
-(``Tokenizer.train`` with ``UnigramTrainer(show_progress=True)``).
+(``Tokenizer.train`` with ``UnigramTrainer(show_progress=True)``), and over the texts
+``Tokenizer.train_from_iterator`` reads (its ``length`` the total).
 
 >>> with merge_bar(1000, enabled=False) as tick:
 ...     tick(100)
 >>> with round_bar(enabled=False) as tick:
 ...     tick(1, 5)
+>>> list(read_bar(iter(["a", "b"]), 2, enabled=False))
+['a', 'b']
 """
 
 from __future__ import annotations
@@ -54,3 +57,23 @@ def round_bar(*, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
             bar.update(task, completed=done, total=total)
 
         yield tick
+
+
+READ_EVERY = 1000
+"""The reading bar moves every this many texts (and at the end)."""
+
+
+def read_bar(texts: Iterator[str], total: int | None, *, enabled: bool = True) -> Iterator[str]:
+    """Yields ``texts``, moving a bar on stderr (drawn only when ``enabled``) over the number
+    read, of ``total`` (None: unknown). The bar closes when ``texts`` runs out, before the
+    training's own bar opens."""
+    if not enabled:
+        yield from texts
+        return
+    with _bar("reading texts", total, True) as (bar, task):
+        n = 0
+        for n, text in enumerate(texts, 1):
+            yield text
+            if n % READ_EVERY == 0:
+                bar.update(task, completed=n)
+        bar.update(task, completed=n)
