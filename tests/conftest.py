@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 from pathlib import Path
 
 import pytest
 import tokensmith
 from tokensmith.reference import tiktoken_encoding
+
+# A test run started in the background of a non-interactive shell inherits SIGINT ignored,
+# and so would every child process the Ctrl-C tests start (an ignored signal survives exec).
+# Handling it here lets the children start with SIGINT at its default, as under a terminal.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 DATA = Path(__file__).parent / "data"
 # tiktoken builds gpt2 from GPT-2's data-gym files; these are copies (see vocab/README.md).

@@ -2,7 +2,8 @@
 buffer, one thread or several; the HF-compatible ``Tokenizer.encode_batch`` too, with and
 without padding) and the counting pass of training see a pending SIGINT between chunks of
 work and raise KeyboardInterrupt, instead of finishing a run of a minute first.
-``encode_dataset`` stops too, and leaves only whole shards behind.
+``encode_dataset`` stops too, and leaves only whole shards behind (its input is one file
+named many times over, so that no machine finishes it within the bound).
 
 Each case runs in a child process on the same text repeated (the list holds one string many
 times, so it costs no memory), long enough that finishing it would take far longer than the
@@ -42,7 +43,7 @@ calls = {{
     "numpy": lambda: enc.encode_ordinary_batch_to_numpy(texts, num_threads=2),
     "train": lambda: tokensmith.train_bpe(texts, vocab_size=400),
     "encode-dataset": lambda: encode_dataset(
-        [{corpus_file!r}], tokenizer="cl100k_base", out_dir={out!r}, workers=2,
+        [{corpus_file!r}] * 200, tokenizer="cl100k_base", out_dir={out!r}, workers=2,
         shard_size=2_000_000,
     ),
 }}
