@@ -157,13 +157,8 @@ mod tests {
         // More words than one round of blocks, so pairs first met late and sums across
         // rounds are both checked.
         let n = WORDS_PER_BLOCK * BLOCKS_AT_ONCE * 2 + 123;
-        let mut x: u64 = 7;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut rng = crate::models::unigram::SplitMix64::new(7);
+        let mut next = |m: u64| rng.next_u64() % m;
         let words: Vec<Vec<u32>> = (0..n)
             .map(|i| {
                 // Later words draw from a wider alphabet, so new pairs keep appearing.

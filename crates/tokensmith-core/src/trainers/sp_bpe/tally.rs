@@ -239,13 +239,8 @@ mod tests {
 
     #[test]
     fn runs_and_slots_sum_as_one_map() {
-        let mut x: u64 = 11;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut rng = crate::models::unigram::SplitMix64::new(11);
+        let mut next = |m: u64| rng.next_u64() % m;
         // Symbols 0..4 in words; merging 1+1 (overlaps) and 1+2 into 5.
         for (left, right) in [(1, 1), (1, 2)] {
             let mut changes = Vec::new();
