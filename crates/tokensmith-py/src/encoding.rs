@@ -11,11 +11,11 @@ use std::sync::Arc;
 use tokensmith_core::formats::tiktoken_file;
 use tokensmith_core::{parallel, Encoding, SpecialPolicy};
 
-use crate::convert::{ids, ne_bytes, policy, u64_bytes};
+use crate::convert::{ids, policy};
 use crate::errors::IntoPyResult;
 use crate::id_buffer::with_ids;
 use crate::int_cache::IntCache;
-use crate::numpy_array::u32_array;
+use crate::numpy_array::{u32_array, vec_array};
 use crate::signal_slices;
 
 #[pyclass(frozen, name = "CoreEncoding", module = "tokensmith._core")]
@@ -138,20 +138,21 @@ impl CoreEncoding {
         self.batch_lists(py, &texts, num_threads, &policy)
     }
 
-    /// All ids of a batch in one flat u32 buffer, plus len(texts) + 1 u64 offsets.
-    fn encode_batch_to_bytes<'py>(
+    /// All ids of a batch in one flat `numpy.uint32` array, and len(texts) + 1 `numpy.uint64`
+    /// offsets into it.
+    fn encode_batch_to_numpy<'py>(
         &self,
         py: Python<'py>,
         texts: Vec<PyBackedStr>,
         num_threads: usize,
         allowed_special: &Bound<'py, PyAny>,
         disallowed_special: &Bound<'py, PyAny>,
-    ) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
         let enc = &self.inner;
-        // Each thread appends the ids of a whole range of texts to one growing buffer, so
-        // the only copy left is the one into the bytes object. Slice by slice, so that
-        // Ctrl-C (a pending signal) stops the batch within one slice.
+        // Each thread appends the ids of a whole range of texts to one growing buffer, and
+        // the arrays take over the joined buffers: only the runs after the first are copied.
+        // Slice by slice, so that Ctrl-C (a pending signal) stops the batch within one slice.
         let mut all = parallel::Concat::default();
         for range in signal_slices::slices(&texts, signal_slices::SLICE_BYTES) {
             py.check_signals()?;
@@ -166,20 +167,11 @@ impl CoreEncoding {
                 .py_err(py)?;
             all.append(part);
         }
-        let offsets: Vec<u64> = all.offsets().map(|o| o as u64).collect();
-        let flat = PyBytes::new_with(py, all.len() * 4, |buf| {
-            py.detach(|| {
-                // Run by run, each one memcpy.
-                let mut rest = buf;
-                for run in all.runs() {
-                    let (head, tail) = rest.split_at_mut(run.len() * 4);
-                    head.copy_from_slice(ne_bytes(run));
-                    rest = tail;
-                }
-            });
-            Ok(())
-        })?;
-        Ok((flat, u64_bytes(py, &offsets)))
+        let (flat, offsets) = py.detach(|| {
+            let offsets: Vec<u64> = all.offsets().map(|o| o as u64).collect();
+            (all.into_vec(), offsets)
+        });
+        Ok((vec_array(py, flat)?, vec_array(py, offsets)?))
     }
 
     fn decode_bytes<'py>(
