@@ -50,6 +50,15 @@ def test_numpy_batch_arrays_are_the_callers_own(threads: int, docs: list[str]) -
     assert enc.encode_ordinary_batch_to_numpy(docs, num_threads=threads)[0].tolist() == expected
 
 
+def test_list_batch_of_uneven_texts_keeps_input_order() -> None:
+    # The longest texts are encoded first; the lists still come back in input order.
+    enc = tokensmith.get_encoding("o200k_base")
+    batch = [f"text {i} " * (1 + (i * 37) % 200) for i in range(300)]
+    assert enc.encode_ordinary_batch(batch, num_threads=2) == [
+        enc.encode_ordinary(t) for t in batch
+    ]
+
+
 @pytest.mark.parametrize("batch", [[], [""], ["one text"], ["", ""]])
 def test_tiny_batches(batch: list[str]) -> None:
     enc = tokensmith.get_encoding("o200k_base")
