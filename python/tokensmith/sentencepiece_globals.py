@@ -24,7 +24,6 @@ import operator
 import os
 import random
 from os import PathLike
-from typing import Any
 
 from tokensmith._core import spm_set_nbest_timeout
 from tokensmith.errors import ArgumentTypeError
@@ -83,7 +82,7 @@ class ThreadPool:
     """A number of threads for the batch calls' ``thread_pool=`` argument.
 
     ``num_threads`` below 0 means one per CPU; the number is kept between 1 and 1024, as in
-    sentencepiece.
+    sentencepiece. Unlike sentencepiece's, which holds its threads, it can be pickled.
 
     >>> ThreadPool(0).num_threads(), ThreadPool(5000).num_threads()
     (1, 1024)
@@ -100,10 +99,6 @@ class ThreadPool:
     def num_threads(self) -> int:
         """The number of threads the batch calls given this pool run on."""
         return self._num_threads
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # sentencepiece's pool holds threads and cannot be pickled; neither can this one.
-        raise TypeError("cannot pickle 'ThreadPool' object")
 
 
 set_random_generator_seed = SetRandomGeneratorSeed
