@@ -50,12 +50,13 @@ enc = tokensmith.get_encoding("cl100k_base")
 if step == "import":
     raise SystemExit(0)
 text = (data / "multilingual.txt").read_text("utf-8") + (data / "code.txt").read_text("utf-8")
-docs, doc = [], []
+docs, doc, size = [], [], 0
 for line in text.splitlines(keepends=True):
     doc.append(line)
-    if sum(map(len, doc)) > 4000:
+    size += len(line)
+    if size > 4000:
         docs.append("".join(doc))
-        doc = []
+        doc, size = [], 0
 docs.append("".join(doc))
 if step == "hf encode":
     import importlib.util

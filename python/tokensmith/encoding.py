@@ -323,10 +323,7 @@ class Encoding:
         check_threads(num_threads)
         texts = list(text)
         ordinary: frozenset[str] = frozenset()
-        toks, offs = _scrubbing(self._core.encode_batch_to_bytes, texts, num_threads, ordinary, ())
-        import numpy as np
-
-        return np.frombuffer(toks, dtype=np.uint32), np.frombuffer(offs, dtype=np.uint64)
+        return _scrubbing(self._core.encode_batch_to_numpy, texts, num_threads, ordinary, ())
 
     def encode_single_token(self, text_or_bytes: str | bytes) -> int:
         """The id of text that is exactly one token (mergeable or special).

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import math
 import os
-import random
 from collections.abc import Sequence
 from os import PathLike
 from typing import Any, cast
@@ -45,6 +44,18 @@ from typing import Any, cast
 from tokensmith._atomic import atomic_write
 from tokensmith._core import CoreSentencePiece
 from tokensmith.errors import ArgumentTypeError, InvalidArgumentError, ModelNotLoadedError
+from tokensmith.sentencepiece_globals import (
+    RANDOM,
+    SetDataDir,
+    SetMinLogLevel,
+    SetNBestTimeout,
+    SetRandomGeneratorSeed,
+    ThreadPool,
+    set_data_dir,
+    set_min_log_level,
+    set_nbest_timeout,
+    set_random_generator_seed,
+)
 from tokensmith.sentencepiece_normalizer import SentencePieceNormalizer
 from tokensmith.sentencepiece_outputs import (
     DECODE_OUT_TYPES,
@@ -60,18 +71,11 @@ from tokensmith.sentencepiece_rewrite import Rewrite
 from tokensmith.sentencepiece_trainer import SentencePieceTrainer
 from tokensmith.sentencepiece_vocab import VocabularyQueries
 
-_RANDOM = random.Random()
-
 _SAMPLING_HELP = (
     'When enable_sampling is True, give "nbest_size > 1" or "nbest_size = -1", and "alpha". '
     '"nbest_size" is used by Unigram models only (BPE dropout ignores it); nbest_size = -1 '
     "samples from all segmentations of the lattice."
 )
-
-
-def set_random_generator_seed(seed: int) -> None:
-    """Seeds the generator behind every sampling call, so that runs repeat."""
-    _RANDOM.seed(seed)
 
 
 def _threads(num_threads: int) -> int:
@@ -578,7 +582,7 @@ class SentencePieceProcessor(VocabularyQueries, ProcessorOutputs):
         return normalize_any(self._model, input, with_offsets)
 
     def _sampling_seed(self) -> int:
-        return _RANDOM.getrandbits(64)
+        return RANDOM.getrandbits(64)
 
     # Decoding.
 
@@ -654,5 +658,13 @@ __all__ = [
     "SentencePieceNormalizer",
     "SentencePieceProcessor",
     "SentencePieceTrainer",
+    "SetDataDir",
+    "SetMinLogLevel",
+    "SetNBestTimeout",
+    "SetRandomGeneratorSeed",
+    "ThreadPool",
+    "set_data_dir",
+    "set_min_log_level",
+    "set_nbest_timeout",
     "set_random_generator_seed",
 ]

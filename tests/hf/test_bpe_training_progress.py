@@ -7,16 +7,11 @@ rich's); the output on stderr is read for ``False``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import pytest
 import tokensmith
-from tokensmith.train import progress as bars
+from progress_recorder import LINES, record_bar
 
-TEXT = Path(__file__).parents[1] / "data" / "multilingual.txt"
-LINES = TEXT.read_text(encoding="utf-8").splitlines()[:600]
 VOCAB_SIZE = 900
 KINDS = ["bpe", "wordpiece"]
 
@@ -38,20 +33,6 @@ def train(kind: str, show_progress: bool) -> tokensmith.Tokenizer:
     return tok
 
 
-class Recorder:
-    """Stands in for ``merge_bar``: keeps each bar's total, whether it was enabled, and
-    every tick."""
-
-    def __init__(self) -> None:
-        self.bars: list[tuple[int, bool]] = []
-        self.ticks: list[int] = []
-
-    @contextmanager
-    def __call__(self, vocab_size: int, *, enabled: bool = True) -> Iterator[Callable[[int], None]]:
-        self.bars.append((vocab_size, enabled))
-        yield self.ticks.append
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_show_progress_false_prints_nothing(kind: str, capfd: pytest.CaptureFixture[str]) -> None:
     train(kind, show_progress=False)
@@ -71,11 +52,10 @@ def test_show_progress_true_draws_on_stderr(kind: str, capfd: pytest.CaptureFixt
 def test_show_progress_moves_the_bar_to_the_merges_learned(
     kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    recorder = Recorder()
-    monkeypatch.setattr(bars, "merge_bar", recorder)
+    recorder = record_bar(monkeypatch, "merge_bar")
     trained = train(kind, show_progress=True)
-    assert recorder.bars == [(VOCAB_SIZE, True)]
-    ticks = recorder.ticks
+    assert recorder.bars == [((VOCAB_SIZE,), True)]
+    ticks = [n for (n,) in recorder.ticks]
     assert len(ticks) >= 2, ticks
     # Every 100 merges from the core, then the number learned, within the bar's total.
     assert ticks[:-1] == list(range(100, 100 * len(ticks), 100)), ticks
@@ -92,7 +72,6 @@ def test_show_progress_moves_the_bar_to_the_merges_learned(
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_show_progress_false_disables_the_bar(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    recorder = Recorder()
-    monkeypatch.setattr(bars, "merge_bar", recorder)
+    recorder = record_bar(monkeypatch, "merge_bar")
     train(kind, show_progress=False)
-    assert recorder.bars == [(VOCAB_SIZE, False)]
+    assert recorder.bars == [((VOCAB_SIZE,), False)]

@@ -8,16 +8,12 @@ on stderr is read to see the real bar's count and total.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import tokensmith
+from progress_recorder import LINES, record_bar
 from tokensmith.train import progress as bars
-
-TEXT = Path(__file__).parents[1] / "data" / "multilingual.txt"
-LINES = TEXT.read_text(encoding="utf-8").splitlines()[:600]
 
 
 def trainer(kind: str, show_progress: bool) -> tuple[Any, Any]:
@@ -43,41 +39,22 @@ def train(kind: str, show_progress: bool, texts: Any, length: int | None) -> Any
     return json.loads(tok.to_str())
 
 
-class Recorder:
-    """Stands in for ``read_bar``: keeps each bar's total and whether it was enabled, and
-    counts the texts that pass through it."""
-
-    def __init__(self) -> None:
-        self.bars: list[tuple[int | None, bool]] = []
-        self.read = 0
-
-    def __call__(
-        self, texts: Iterator[str], total: int | None, *, enabled: bool = True
-    ) -> Iterator[str]:
-        self.bars.append((total, enabled))
-        for text in texts:
-            self.read += 1
-            yield text
-
-
 @pytest.mark.parametrize("kind", KINDS)
 def test_length_is_the_total_and_texts_are_counted(
     kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    recorder = Recorder()
-    monkeypatch.setattr(bars, "read_bar", recorder)
+    recorder = record_bar(monkeypatch, "read_bar")
     batches = [LINES[i : i + 50] for i in range(0, len(LINES), 50)]
     train(kind, True, iter(batches), length=len(LINES))
-    assert recorder.bars == [(len(LINES), True)]
-    assert recorder.read == len(LINES)
+    assert recorder.bars == [((len(LINES),), True)]
+    assert len(recorder.ticks) == len(LINES)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_show_progress_false_disables_the_bar(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    recorder = Recorder()
-    monkeypatch.setattr(bars, "read_bar", recorder)
+    recorder = record_bar(monkeypatch, "read_bar")
     train(kind, False, LINES, length=len(LINES))
-    assert recorder.bars == [(len(LINES), False)]
+    assert recorder.bars == [((len(LINES),), False)]
 
 
 @pytest.mark.parametrize("kind", KINDS)

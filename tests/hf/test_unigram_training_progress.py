@@ -7,18 +7,12 @@ rich's); the output on stderr is read for ``False``.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from itertools import pairwise
-from pathlib import Path
 
 import pytest
 import tokensmith
+from progress_recorder import LINES, record_bar
 from tokensmith.components import unigram_training
-from tokensmith.train import progress as bars
-
-TEXT = Path(__file__).parents[1] / "data" / "multilingual.txt"
-LINES = TEXT.read_text(encoding="utf-8").splitlines()[:600]
 
 
 def train(show_progress: bool) -> tokensmith.Tokenizer:
@@ -31,19 +25,6 @@ def train(show_progress: bool) -> tokensmith.Tokenizer:
     return tok
 
 
-class Recorder:
-    """Stands in for ``round_bar``: keeps whether it was enabled and every tick."""
-
-    def __init__(self) -> None:
-        self.enabled: list[bool] = []
-        self.ticks: list[tuple[int, int]] = []
-
-    @contextmanager
-    def __call__(self, *, enabled: bool = True) -> Iterator[Callable[[int, int], None]]:
-        self.enabled.append(enabled)
-        yield lambda done, total: self.ticks.append((done, total))
-
-
 def test_show_progress_false_prints_nothing(capfd: pytest.CaptureFixture[str]) -> None:
     train(show_progress=False)
     out, err = capfd.readouterr()
@@ -51,10 +32,9 @@ def test_show_progress_false_prints_nothing(capfd: pytest.CaptureFixture[str]) -
 
 
 def test_show_progress_moves_the_bar_to_its_total(monkeypatch: pytest.MonkeyPatch) -> None:
-    recorder = Recorder()
-    monkeypatch.setattr(bars, "round_bar", recorder)
+    recorder = record_bar(monkeypatch, "round_bar")
     trained = train(show_progress=True)
-    assert recorder.enabled == [True]
+    assert recorder.bars == [((), True)]
     ticks = recorder.ticks
     assert len(ticks) >= 2, ticks
     assert all(a[0] < b[0] for a, b in pairwise(ticks)), ticks
@@ -65,10 +45,9 @@ def test_show_progress_moves_the_bar_to_its_total(monkeypatch: pytest.MonkeyPatc
 
 
 def test_show_progress_false_disables_the_bar(monkeypatch: pytest.MonkeyPatch) -> None:
-    recorder = Recorder()
-    monkeypatch.setattr(bars, "round_bar", recorder)
+    recorder = record_bar(monkeypatch, "round_bar")
     train(show_progress=False)
-    assert recorder.enabled == [False]
+    assert recorder.bars == [((), False)]
 
 
 def test_an_exception_from_the_callback_stops_training() -> None:

@@ -1,7 +1,8 @@
-"""Parity by introspection: every public name of the installed sentencepiece's
+"""Parity by introspection: every public name of the installed sentencepiece module and of its
 ``SentencePieceProcessor``, ``SentencePieceNormalizer`` and ``SentencePieceTrainer`` exists in
-tokensmith, and each method of the first two is called on both with the committed
-multilingual text and gives the same result.
+tokensmith (the module's in ``tokensmith.sentencepiece``), and each method of the processor and
+the normalizer is called on both with the committed multilingual text and gives the same
+result (the module's functions are compared in test_spm_module_functions.py).
 
 A method sentencepiece adds in a later release fails ``test_every_public_name_exists`` (and
 ``test_every_method_is_compared`` until a call for it is written here).
@@ -9,6 +10,7 @@ A method sentencepiece adds in a later release fails ``test_every_public_name_ex
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -16,10 +18,30 @@ import numpy as np
 import pytest
 import sentencepiece as spm
 import tokensmith
+import tokensmith.sentencepiece
 from spm_helpers import trained
 
 # Names deliberately not offered, each with its reason. (None today.)
 EXCLUDED: dict[str, str] = {}
+
+# Public names of the sentencepiece module deliberately not offered, each with its reason.
+MODULE_EXCLUDED: dict[str, str] = {
+    "csv": "a standard-library module sentencepiece imports for its own use",
+    "importlib": "a standard-library module sentencepiece imports for its own use",
+    "io": "a standard-library module sentencepiece imports for its own use",
+    "os": "a standard-library module sentencepiece imports for its own use",
+    "sys": "a standard-library module sentencepiece imports for its own use",
+    # Submodules, public names of the package once anything has imported them.
+    "sentencepiece_model_pb2": "protobuf's generated classes for the .model message, which need "
+    "the protobuf package; tokensmith reads and writes .model files without it",
+    "sentencepiece_pb2": "protobuf's generated classes for the proto results, which need the "
+    "protobuf package; tokensmith's proto results are its own objects whose "
+    "SerializeToString() bytes these classes parse",
+    "ConvertToFlatbuffer": "writes the FlatBuffers (.spm.fb) format of sentencepiece's Lite "
+    "processor, a second model format for a runtime tokensmith does not offer; tokensmith "
+    "reads and writes the .model (protobuf) format only",
+    "convert_to_flatbuffer": "the snake_case twin of ConvertToFlatbuffer (see there)",
+}
 
 # The faces compared: sentencepiece's class and tokensmith's.
 CLASSES = [
@@ -32,8 +54,26 @@ CLASSES = [
 MODELS = ["unigram_byte_fallback", "bpe_byte_fallback_identity"]
 
 
-def public_names(cls: type) -> list[str]:
+def public_names(cls: object) -> list[str]:
     return sorted(n for n in dir(cls) if not n.startswith("_"))
+
+
+def test_every_public_name_of_the_module_exists() -> None:
+    names = public_names(spm)
+    for name, reason in MODULE_EXCLUDED.items():
+        value = getattr(spm, name, None)
+        if value is None:
+            continue  # a submodule nothing has imported yet
+        # The reason holds: a module sentencepiece imports, or the FlatBuffers converter.
+        assert isinstance(value, types.ModuleType) or "latbuffer" in value.__name__, reason
+    missing = [
+        n for n in names if n not in MODULE_EXCLUDED and not hasattr(tokensmith.sentencepiece, n)
+    ]
+    assert missing == []
+    for name in names:
+        if name not in MODULE_EXCLUDED:
+            ours = getattr(tokensmith.sentencepiece, name)
+            assert callable(ours) == callable(getattr(spm, name)), name
 
 
 @pytest.mark.parametrize("ref_cls, our_cls", CLASSES)
@@ -223,10 +263,14 @@ def test_every_method_gives_sentencepiece_results(model: str, lines: list[str], 
 def test_normalizer_methods_give_sentencepiece_results(lines: list[str]) -> None:
     proto = trained("unigram_nmt_nfkc")
     pairs = [
-        (tokensmith.SentencePieceNormalizer(model_proto=proto), spm.SentencePieceNormalizer(
-            model_proto=proto)),
-        (tokensmith.SentencePieceNormalizer(rule_name="nfkc_cf", add_dummy_prefix=False),
-         spm.SentencePieceNormalizer(rule_name="nfkc_cf", add_dummy_prefix=False)),
+        (
+            tokensmith.SentencePieceNormalizer(model_proto=proto),
+            spm.SentencePieceNormalizer(model_proto=proto),
+        ),
+        (
+            tokensmith.SentencePieceNormalizer(rule_name="nfkc_cf", add_dummy_prefix=False),
+            spm.SentencePieceNormalizer(rule_name="nfkc_cf", add_dummy_prefix=False),
+        ),
     ]
     calls: dict[str, Callable[[Any], Any]] = {
         "Normalize": lambda n: n.Normalize(lines),

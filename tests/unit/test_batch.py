@@ -34,6 +34,31 @@ def test_numpy_batch_equals_single_calls(name: str, threads: int, docs: list[str
     assert enc.encode_ordinary_batch(docs, num_threads=threads) == expected
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_numpy_batch_arrays_are_the_callers_own(threads: int, docs: list[str]) -> None:
+    # The arrays take over the encoder's buffers: writable, contiguous, and still whole after
+    # the call's other objects are gone and later batches have run.
+    enc = tokensmith.get_encoding("cl100k_base")
+    expected = [t for d in docs for t in enc.encode_ordinary(d)]
+    toks, offs = enc.encode_ordinary_batch_to_numpy(docs, num_threads=threads)
+    for array in (toks, offs):
+        assert array.flags.writeable and array.flags.c_contiguous and array.ndim == 1
+    for _ in range(3):
+        enc.encode_ordinary_batch_to_numpy(docs[::-1], num_threads=threads)
+    assert toks.tolist() == expected and int(offs[-1]) == len(expected)
+    toks[:] = 0
+    assert enc.encode_ordinary_batch_to_numpy(docs, num_threads=threads)[0].tolist() == expected
+
+
+def test_list_batch_of_uneven_texts_keeps_input_order() -> None:
+    # The longest texts are encoded first; the lists still come back in input order.
+    enc = tokensmith.get_encoding("o200k_base")
+    batch = [f"text {i} " * (1 + (i * 37) % 200) for i in range(300)]
+    assert enc.encode_ordinary_batch(batch, num_threads=2) == [
+        enc.encode_ordinary(t) for t in batch
+    ]
+
+
 @pytest.mark.parametrize("batch", [[], [""], ["one text"], ["", ""]])
 def test_tiny_batches(batch: list[str]) -> None:
     enc = tokensmith.get_encoding("o200k_base")
@@ -78,4 +103,4 @@ def test_a_batch_raises_for_its_first_bad_text(docs: list[str]) -> None:
         with pytest.raises(DisallowedSpecialTokenError, match="endofprompt"):
             enc.encode_batch(batch, num_threads=2)
         with pytest.raises(DisallowedSpecialTokenError, match="endofprompt"):
-            enc._core.encode_batch_to_bytes(batch, 2, frozenset(), "all")
+            enc._core.encode_batch_to_numpy(batch, 2, frozenset(), "all")

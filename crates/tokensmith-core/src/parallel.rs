@@ -285,6 +285,28 @@ impl<U: Copy> Concat<U> {
         self.runs.concat()
     }
 
+    /// The concatenation as one vector, built on the first run: with a single run (one
+    /// thread, or one range) nothing is copied, otherwise only the later runs are.
+    ///
+    /// ```
+    /// let all = tokensmith_core::parallel::map_concat(&["ab", "c"], 2, |w, out: &mut Vec<u8>| {
+    ///     out.extend(w.bytes());
+    ///     Ok::<(), ()>(())
+    /// })
+    /// .unwrap();
+    /// assert_eq!(all.into_vec(), b"abc");
+    /// ```
+    pub fn into_vec(self) -> Vec<U> {
+        let total = self.len();
+        let mut runs = self.runs.into_iter();
+        let mut out = runs.next().unwrap_or_default();
+        out.reserve_exact(total - out.len());
+        for run in runs {
+            out.extend_from_slice(&run);
+        }
+        out
+    }
+
     /// Appends the outputs of `next`, a later batch of items: a batch run in slices (to
     /// handle signals between them) ends as one [`Concat`].
     ///

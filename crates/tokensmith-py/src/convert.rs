@@ -111,8 +111,3 @@ pub fn ne_bytes<T: PlainInt>(values: &[T]) -> &[u8] {
 pub fn u32_bytes<'py>(py: Python<'py>, values: &[u32]) -> Bound<'py, PyBytes> {
     PyBytes::new(py, ne_bytes(values))
 }
-
-/// Copies u64 values into a `bytes` object in native byte order.
-pub fn u64_bytes<'py>(py: Python<'py>, values: &[u64]) -> Bound<'py, PyBytes> {
-    PyBytes::new(py, ne_bytes(values))
-}

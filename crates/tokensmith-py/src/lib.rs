@@ -46,6 +46,13 @@ fn get_limit(py: Python<'_>, name: &str) -> PyResult<u64> {
     limit_named(py, name).map(|l| l.get())
 }
 
+/// Sets how long an n-best search may run, in milliseconds, before it returns only the
+/// Viterbi path (0 or less: no limit), for the whole process.
+#[pyfunction]
+fn spm_set_nbest_timeout(ms: i32) {
+    tokensmith_core::models::unigram::set_timeout_ms(ms);
+}
+
 /// Sets the resource limit `name` for the whole process.
 #[pyfunction]
 fn set_limit(py: Python<'_>, name: &str, value: u64) -> PyResult<()> {
@@ -75,6 +82,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_tiktoken, m)?)?;
     m.add_function(wrap_pyfunction!(get_limit, m)?)?;
     m.add_function(wrap_pyfunction!(set_limit, m)?)?;
+    m.add_function(wrap_pyfunction!(spm_set_nbest_timeout, m)?)?;
     m.add_function(wrap_pyfunction!(spm_normalizer::spm_normalizer, m)?)?;
     m.add_function(wrap_pyfunction!(spm_normalizer::spm_rule_charsmap, m)?)?;
     m.add_function(wrap_pyfunction!(spm_normalizer::spm_compile_charsmap, m)?)?;

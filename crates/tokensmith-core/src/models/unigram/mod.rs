@@ -27,7 +27,7 @@ pub use lattice::{Lattice, Node};
 #[cfg(test)]
 pub(crate) use model::kept_table_bytes;
 pub use model::{Span, Unigram, UnigramPiece};
-pub use nbest::nbest;
+pub use nbest::{nbest, set_timeout_ms, timeout_ms};
 pub use sample::{pick_scored, sample_path, SplitMix64};
 pub use trie::PieceTrie;
 pub use word_split::WordSplit;

@@ -19,8 +19,28 @@
 //! its shrink count differs from ours there, for a reason not found yet.
 
 use rustc_hash::FxHashMap;
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::time::{Duration, Instant};
 
 use super::lattice::{Lattice, BOS, EOS};
+
+/// How long one search may run, in milliseconds, before it gives up and returns only the
+/// Viterbi path, as with sentencepiece's `SetNBestTimeout`; 0 or less: no limit. The default
+/// is sentencepiece's, 30 seconds. One value for the whole process.
+static TIMEOUT_MS: AtomicI32 = AtomicI32::new(30_000);
+/// The search reads the clock once per this many hypotheses popped.
+const CLOCK_EVERY: usize = 256;
+
+/// Sets the time an n-best search may take before it falls back to the Viterbi path (see
+/// [`TIMEOUT_MS`]), for every search of the process from now on.
+pub fn set_timeout_ms(ms: i32) {
+    TIMEOUT_MS.store(ms, Ordering::Relaxed);
+}
+
+/// The time an n-best search may take, in milliseconds (0 or less: no limit).
+pub fn timeout_ms() -> i32 {
+    TIMEOUT_MS.load(Ordering::Relaxed)
+}
 
 #[derive(Clone, Copy)]
 struct Hypothesis {
@@ -36,7 +56,8 @@ const MIN_AGENDA: usize = 512;
 const MAX_SHRINKS: usize = 10;
 
 /// Up to `n` best paths (node ids, left to right) with their scores, best first; only the
-/// Viterbi path when the search gives up (see the module documentation).
+/// Viterbi path when the search gives up (see the module documentation) or runs out of time
+/// (see [`set_timeout_ms`]).
 pub fn nbest(lattice: &mut Lattice, n: usize) -> Vec<(Vec<u32>, f32)> {
     if n == 0 {
         return Vec::new();
@@ -44,6 +65,8 @@ pub fn nbest(lattice: &mut Lattice, n: usize) -> Vec<(Vec<u32>, f32)> {
     if n == 1 {
         return vec![lattice.viterbi()];
     }
+    let timeout = timeout_ms();
+    let deadline = (timeout > 0).then(|| Instant::now() + Duration::from_millis(timeout as u64));
     lattice.viterbi();
     let mut hyps = vec![Hypothesis {
         node: EOS,
@@ -55,7 +78,12 @@ pub fn nbest(lattice: &mut Lattice, n: usize) -> Vec<(Vec<u32>, f32)> {
     agenda.push(0, &hyps);
     let mut results = Vec::new();
     let mut shrinks = 0;
+    let mut popped = 0usize;
     while let Some(top) = agenda.pop(&hyps) {
+        popped += 1;
+        if popped.is_multiple_of(CLOCK_EVERY) && deadline.is_some_and(|d| Instant::now() >= d) {
+            return vec![lattice.viterbi()];
+        }
         let h = hyps[top as usize];
         if h.node == BOS {
             let mut path = Vec::new();
