@@ -130,7 +130,7 @@ impl Encoding {
                 failed.get_or_insert(e);
             }
         };
-        with_cache(self.bpe.id(), |state| {
+        with_cache(&self.bpe, |state| {
             self.pre.for_each_piece(text, |a, b| {
                 spans[held] = (a, b);
                 held += 1;

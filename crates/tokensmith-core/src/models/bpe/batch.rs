@@ -20,7 +20,7 @@ use crate::error::Result;
 use std::mem::MaybeUninit;
 
 /// How many pieces [`Bpe::encode_spans`] takes at once.
-pub const BATCH: usize = 16;
+pub const BATCH: usize = 32;
 
 /// The cache keys of a batch of pieces, and where each one's lookup starts: the set of the
 /// piece cache for a piece of at most [`INLINE`] bytes (whose key holds its bytes), the
@@ -239,11 +239,13 @@ mod tests {
                 text.extend_from_slice(word);
             }
             let expected: Vec<Rank> = spans.iter().flat_map(|&(a, b)| reference(bpe, &text[a..b])).collect();
-            let mut state = ThreadState::default();
-            for _ in 0..2 {
-                let mut out = vec![7];
-                bpe.encode_spans(&text, &spans, &mut out, &mut state).unwrap();
-                prop_assert_eq!(&out[1..], &expected[..]);
+            // From an empty cache and from one that starts with the vocabulary's tokens.
+            for mut state in [ThreadState::default(), bpe.new_thread_state()] {
+                for _ in 0..2 {
+                    let mut out = vec![7];
+                    bpe.encode_spans(&text, &spans, &mut out, &mut state).unwrap();
+                    prop_assert_eq!(&out[1..], &expected[..]);
+                }
             }
             // Counting, cold and then warm, gives the number of ranks without keeping them.
             let mut state = ThreadState::default();

@@ -8,11 +8,13 @@
 //! two pieces whose hashes meet no longer evict each other. The most recently used piece of a
 //! set sits in its first slot; a new piece pushes the older one to the second slot, and a hit
 //! in the second slot swaps the two. Each thread keeps one cache per vocabulary it has used
-//! recently, identified by the vocabulary's id.
+//! recently, identified by the vocabulary's id. Under tiktoken's rule a piece that is a token
+//! is that token, so a thread's cache starts out holding every token of up to 15 bytes
+//! (`Bpe::new_thread_state`): text never seen before then hits on its common words too.
 
 use super::huge::{HugeSlice, Zeroable};
 use super::merge::MergeScratch;
-use super::model::Rank;
+use super::model::{Bpe, Rank};
 use super::pair_table::RANK_BITS;
 use super::piece_table::InlineKey;
 use super::prefetch::prefetch;
@@ -235,6 +237,17 @@ impl PieceCache {
     }
 }
 
+impl PieceCache {
+    /// Caches each of `tokens` (distinct keys, with their ranks) as the one-rank encoding of
+    /// its bytes. A later token pushes an earlier one of its set to the second slot, and out
+    /// when a third comes: pass the tokens to keep last.
+    pub fn prefill(&mut self, tokens: impl Iterator<Item = (InlineKey, Rank)>) {
+        for (key, rank) in tokens {
+            self.put(key, key.hash(), &[rank]);
+        }
+    }
+}
+
 /// Pieces longer than 15 bytes (whitespace runs, rules of dashes, long words) up to this
 /// length are cached with their bytes; longer ones are rare and not worth the copy.
 pub const LONG_MAX: usize = 256;
@@ -338,24 +351,27 @@ thread_local! {
     static GONE_SEEN: Cell<u64> = const { Cell::new(0) };
 }
 
-/// Runs `f` with this thread's state for the vocabulary `id` (first freeing the states of
-/// vocabularies that were dropped).
+/// Runs `f` with this thread's state for the vocabulary `bpe` (first freeing the states of
+/// vocabularies that were dropped). A thread's first state for a vocabulary starts out
+/// holding its tokens ([`Bpe::new_thread_state`]).
 ///
 /// Re-entrant calls (which the encoder never makes) get a fresh, unshared state.
-pub fn with_cache<R>(id: u64, f: impl FnOnce(&mut ThreadState) -> R) -> R {
+pub fn with_cache<R>(bpe: &Bpe, f: impl FnOnce(&mut ThreadState) -> R) -> R {
+    with_state(bpe.id(), || bpe.new_thread_state(), f)
+}
+
+/// Runs `f` with this thread's state for the vocabulary `id`, made by `make` on first use.
+fn with_state<R>(
+    id: u64,
+    make: impl FnOnce() -> ThreadState,
+    f: impl FnOnce(&mut ThreadState) -> R,
+) -> R {
     STATES.with(|cell| {
         let Ok(mut states) = cell.try_borrow_mut() else {
-            return f(&mut ThreadState::default());
+            return f(&mut make());
         };
-        let state = GONE_SEEN.with(|seen| {
-            table_for(
-                &mut states,
-                seen,
-                id,
-                CACHES_PER_THREAD,
-                ThreadState::default,
-            )
-        });
+        let state =
+            GONE_SEEN.with(|seen| table_for(&mut states, seen, id, CACHES_PER_THREAD, make));
         f(state)
     })
 }
@@ -440,10 +456,14 @@ mod tests {
     #[test]
     fn caches_are_per_vocabulary() {
         let k = InlineKey::new(b"x");
-        with_cache(1, |s| s.pieces.put(k, k.hash(), &[7]));
-        assert_eq!(with_cache(2, |s| get(&mut s.pieces, k, k.hash())), None);
+        let fresh = ThreadState::default;
+        with_state(1, fresh, |s| s.pieces.put(k, k.hash(), &[7]));
         assert_eq!(
-            with_cache(1, |s| get(&mut s.pieces, k, k.hash())),
+            with_state(2, fresh, |s| get(&mut s.pieces, k, k.hash())),
+            None
+        );
+        assert_eq!(
+            with_state(1, fresh, |s| get(&mut s.pieces, k, k.hash())),
             Some(vec![7])
         );
     }

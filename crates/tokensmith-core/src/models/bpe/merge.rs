@@ -36,8 +36,10 @@ pub struct MergeScratch {
 /// the full pair table is too big to stay in L1/L2.
 #[derive(Default, Debug)]
 struct PairCache {
-    /// `left << 42 | right << 21 | merged` (ranks have at most 21 bits, `NO_RANK` is stored
-    /// as all ones); allocated on first use.
+    /// The complement of `left << 42 | right << 21 | merged` (ranks have at most 21 bits,
+    /// `NO_RANK` is stored as all ones), so that a zero slot, which complements to a key no
+    /// pair has, is empty and the table comes zeroed from the allocator instead of being
+    /// filled; allocated on first use.
     slots: Vec<u64>,
 }
 
@@ -49,18 +51,18 @@ impl PairCache {
     #[inline(always)]
     fn get(&mut self, bpe: &Bpe, a: Rank, b: Rank) -> Rank {
         if self.slots.is_empty() {
-            // u64::MAX never matches a key: no rank is all ones in 21 bits.
-            self.slots = vec![u64::MAX; 1 << PAIR_CACHE_BITS];
+            self.slots = vec![0; 1 << PAIR_CACHE_BITS];
         }
         let key = ((a as u64) << RANK_BITS) | b as u64;
         let i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PAIR_CACHE_BITS)) as usize;
         let slot = &mut self.slots[i];
-        if *slot >> RANK_BITS != key {
+        let entry = !*slot;
+        if entry >> RANK_BITS != key {
             let merged = bpe.pair_rank(a, b);
-            *slot = (key << RANK_BITS) | (merged as u64 & FIELD);
+            *slot = !((key << RANK_BITS) | (merged as u64 & FIELD));
             return merged;
         }
-        match *slot & FIELD {
+        match entry & FIELD {
             FIELD => NO_RANK,
             merged => merged as Rank,
         }

@@ -48,6 +48,22 @@ impl TokenTable {
         }
     }
 
+    /// Where token `id`'s bytes sit in [`bytes`](Self::bytes), if it exists.
+    #[inline(always)]
+    pub fn span(&self, id: u32) -> Option<(usize, usize)> {
+        let i = id as usize;
+        if *self.present.get(i)? {
+            Some((self.starts[i] as usize, self.starts[i + 1] as usize))
+        } else {
+            None
+        }
+    }
+
+    /// The bytes of every token, one after another in id order.
+    pub fn bytes(&self) -> &[u8] {
+        &self.arena
+    }
+
     /// One past the largest id (0 when empty).
     pub fn id_bound(&self) -> usize {
         self.present.len()
@@ -67,5 +83,7 @@ mod tests {
         assert_eq!(t.get(2), Some(&b"bc"[..]));
         assert_eq!(t.get(3), None);
         assert_eq!(t.id_bound(), 3);
+        assert_eq!((t.span(1), t.span(2)), (None, Some((1, 3))));
+        assert_eq!(t.bytes(), b"abc");
     }
 }
