@@ -250,3 +250,30 @@ fn long_runs_are_split_like_the_regex() {
         }
     }
 }
+
+/// Units of o200k's case classes: only the first class (Lu, Lt), only the second (Ll), both
+/// (Lm, Lo, Mn, Mc), and what ends or prefixes a letter run (punctuation before a mark may
+/// take the mark into its run), with contractions in either case.
+const CASE_UNITS: &[&str] = &[
+    "A", "É", "Я", "ǅ", "Ω", "a", "é", "ж", "ß", "ſ", "中", "ア", "ก", "ʰ", "ー", "\u{301}",
+    "\u{93f}", "\u{903}", "ह", " ", " ", "\n", ".", "..", "'", "'s", "'S", "'ll", "'D", "1",
+    "\u{a0}", "!\u{301}", " .\u{301}", "中A", "中Ab", "a中A", "aBC中",
+];
+
+#[test]
+fn case_classes_mixed_inside_and_across_blocks() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..6000 {
+        let units = rng.below(90);
+        check(&random_text(&mut rng, CASE_UNITS, units));
+    }
+    // Long letter runs of each case mix, cut at every offset around the block end.
+    for unit in ["中A", "A中", "a中A", "中a", "ʰA", "\u{301}A", "Яж中"] {
+        for pad in 0..70 {
+            let run = format!("{}{}", "x".repeat(pad), unit.repeat(40));
+            check(&run);
+            check(&format!("{run} y"));
+            check(&format!("{run}'s."));
+        }
+    }
+}

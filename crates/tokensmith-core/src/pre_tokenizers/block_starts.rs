@@ -17,14 +17,16 @@
 //! - digits start a piece at the start of their run and every `max_digits` bytes after;
 //! - contractions: cl100k's `'s` is a piece of its own where the `'` starts a piece; o200k
 //!   appends it to the letters before it; o200k also starts a piece where a lower-case
-//!   letter is followed by an upper-case one.
+//!   letter is followed by an upper-case one (with other scripts' letters, see
+//!   [`case_starts`]).
 //!
 //! GPT-2's rules are simpler (see [`Family::R50k`]): only a space prefixes a run, and a
 //! whitespace run starts pieces at its first and last bytes.
 //!
-//! For cl100k's family and GPT-2, [`add_classes`] first adds the classes of non-ASCII chars
-//! to the masks, on every byte of each char, so that the rules above read "the char before"
-//! where they shift by one byte (o200k, whose letter classes backtrack, stays on ASCII).
+//! [`add_classes`] first adds the classes of non-ASCII chars to the masks, on every byte of
+//! each char, so that the rules above read "the char before" where they shift by one byte.
+//! For o200k a letter is any char of its two letter classes (marks included), and the
+//! chars of each class get masks of their own.
 //!
 //! A start is certain when the chars it depends on are decided: those up to two chars
 //! after it, and for a whitespace run, the whole run and the char after it. [`starts`]
@@ -56,9 +58,9 @@
 //! // " leftxxx…" has not ended within the block: the next call starts there.
 //! ```
 
-use super::block_chars::{add_classes, below, first_to_all, last_to_first};
-use super::blocks::Block;
+use super::block_chars::{add_classes, below, first_to_all, last_to_first, CharRules};
 use super::char_class::Classes;
+use super::blocks::Block;
 use super::scan::contraction_len;
 
 /// Which pattern family [`starts`] follows.
@@ -116,12 +118,15 @@ pub fn starts(
 ) -> (u64, usize) {
     let mut m = *block;
     // Bytes past the text count as high bytes, so `trusted` also stops at the end.
-    let (trusted, cont) = if m.high == 0 || rules.family == Family::O200k {
+    let (trusted, cont) = if m.high == 0 {
         (m.high.trailing_zeros() as usize, 0)
     } else {
         let cont = Block::cont_at(bytes, i);
-        let numbers = rules.family == Family::R50k;
-        let trusted = add_classes(&mut m, cont, bytes, i, classes, numbers);
+        let char_rules = CharRules {
+            numbers: rules.family == Family::R50k,
+            cases: rules.family == Family::O200k,
+        };
+        let trusted = add_classes(&mut m, cont, bytes, i, classes, char_rules);
         (trusted, cont & below(trusted))
     };
     if trusted < 4 {
@@ -139,7 +144,7 @@ pub fn starts(
     // unless the text ends in whitespace (`\s++$`), which the scalar splitter takes.
     let at_end = trusted < 64 && i + trusted == bytes.len();
     let last_space = m.space >> (trusted - 1) & 1 == 1;
-    let (cap, end) = if at_end && !last_space {
+    let (mut cap, end) = if at_end && !last_space {
         (trusted, 1u64 << trusted)
     } else if at_end {
         (cap(m.space, trusted, last), 0)
@@ -189,12 +194,11 @@ pub fn starts(
     let ends = inline_space.wrapping_add(after_break) & !inline_space;
     s |= after_break & !runs_ending_in(after_break, ends & newline);
 
-    if o200k {
-        let upper = m.upper;
-        s |= upper & ((letter & !upper) << 1);
-    }
     let after = if o200k { letter << 1 } else { other_start };
-    contractions(&mut s, m.quote & after, bytes, i, cap, rules.family);
+    let (ends, inside) = contractions(&mut s, m.quote & after, bytes, i, cap, rules.family);
+    if o200k {
+        s |= case_starts(m, ends, trusted, &mut cap) & !inside;
+    }
     (s, cap)
 }
 
@@ -219,6 +223,44 @@ fn gpt2_starts(
     s |= space & !(space << 1);
     s |= last_to_first(space & !(space >> 1), cont);
     contractions(&mut s, m.quote & other_start, bytes, i, cap, Family::R50k);
+    s
+}
+
+/// o200k's starts inside a letter run, where `[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*` then
+/// `[\p{Ll}\p{Lm}\p{Lo}\p{M}]+` (or the variant with `+` then `*`) ends a piece.
+///
+/// Call the chars only in the first class U, only in the second L, in both B. A piece is
+/// U and B chars, then (after its first L) L and B chars: a U starts a piece where the last
+/// char before it that is not a B is an L of the same piece (B chars keep the phase; a piece
+/// start, such as the end of a contraction in `resets`, begins in the first). When a run
+/// ends while a piece is still in its first phase, the regex gives back the U chars after
+/// its last B (they cannot end `[\p{Ll}...]+`): those U chars start a piece of their own.
+/// That depends on what follows the U chars, so `cap` drops below any such U run that
+/// reaches the untrusted bytes.
+#[inline(always)]
+fn case_starts(m: &Block, resets: u64, trusted: usize, cap: &mut usize) -> u64 {
+    let (upper, both) = (m.upper, m.both);
+    let lower = m.letter & !upper & !both;
+    if both == 0 {
+        return upper & (lower << 1);
+    }
+    // Runs of B after an L (a B run's first byte is its only seed) are in the second phase.
+    let seeds = both & (lower << 1) & !resets;
+    let second = lower | (both & !both.wrapping_add(seeds));
+    let mut s = upper & (second << 1);
+    let mut given_back = upper & ((both & !second) << 1);
+    while given_back != 0 {
+        let p = given_back.trailing_zeros() as usize;
+        given_back &= given_back - 1;
+        let end = p + (!(upper >> p)).trailing_zeros() as usize;
+        if end >= trusted {
+            *cap = (*cap).min(p - 1);
+            break;
+        }
+        if m.letter >> end & 1 == 0 {
+            s |= 1 << p;
+        }
+    }
     s
 }
 
@@ -287,13 +329,23 @@ fn runs_ending_in(starts: u64, mut bad: u64) -> u64 {
 /// Applies the contractions whose `'` is at or before `cap`, among `candidates` (the `'`s
 /// where one may start): in cl100k a contraction is a piece of its own; in GPT-2 too, and
 /// the letters inside it start nothing; in o200k a contraction after a letter ends that
-/// letter's piece (unless the letter ends a contraction itself).
+/// letter's piece (unless the letter ends a contraction itself). Returns the contractions'
+/// ends, and (o200k) the bytes inside them, where no piece starts.
 #[inline(always)]
-fn contractions(s: &mut u64, candidates: u64, bytes: &[u8], i: usize, cap: usize, family: Family) {
+fn contractions(
+    s: &mut u64,
+    candidates: u64,
+    bytes: &[u8],
+    i: usize,
+    cap: usize,
+    family: Family,
+) -> (u64, u64) {
     // Bits 0..=cap (`cap` is at most 63; `2 << 63` would overflow).
     let near = u64::MAX >> (63 - cap.min(63));
     let mut candidates = candidates & near;
     let mut skip_at = usize::MAX;
+    let mut ends = 0;
+    let mut inside = 0;
     while candidates != 0 {
         let a = candidates.trailing_zeros() as usize;
         candidates &= candidates - 1;
@@ -306,6 +358,7 @@ fn contractions(s: &mut u64, candidates: u64, bytes: &[u8], i: usize, cap: usize
         let end = a + len;
         match family {
             Family::O200k => {
+                inside |= ((1u64 << len) - 1) << a;
                 *s &= !(((1u64 << len) - 1) << a);
                 skip_at = end;
             }
@@ -313,6 +366,9 @@ fn contractions(s: &mut u64, candidates: u64, bytes: &[u8], i: usize, cap: usize
             Family::Cl100k => {}
         }
         // `a` is at most 61, so `end` may be 64: past the block, and past `cap` anyway.
-        *s |= 1u64.checked_shl(end as u32).unwrap_or(0);
+        let bit = 1u64.checked_shl(end as u32).unwrap_or(0);
+        *s |= bit;
+        ends |= bit;
     }
+    (ends, inside)
 }

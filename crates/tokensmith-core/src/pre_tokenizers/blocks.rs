@@ -4,8 +4,9 @@
 //! Each block becomes one `u64` per class (bit `j` is byte `j` of the block): letters,
 //! upper-case letters, digits, whitespace, line breaks, slashes, spaces, apostrophes and high
 //! bytes (any byte of a non-ASCII char); [`Block::cont_at`] gives the continuation bytes (a
-//! non-ASCII char's bytes after its first) where a block has high bytes. Bytes past the end of the text count as high bytes, which sends every decision
-//! that looks at them to the scalar splitter. [`super::block_chars`] adds the classes of the
+//! non-ASCII char's bytes after its first) where a block has high bytes. Bytes past the end
+//! of the text count as high bytes, which sends every decision that looks at them to the
+//! scalar splitter. [`super::block_chars`] adds the classes of the
 //! non-ASCII chars.
 //!
 //! On x86-64 the masks come from SSE2 compares (part of the base instruction set), elsewhere
@@ -24,6 +25,9 @@
 pub struct Block {
     pub letter: u64,
     pub upper: u64,
+    /// Letters in both of o200k's case classes (`\p{Lm}`, `\p{Lo}`) and marks (`\p{M}`),
+    /// set by [`super::block_chars`] for o200k only; no ASCII byte is one.
+    pub both: u64,
     pub digit: u64,
     pub space: u64,
     pub newline: u64,

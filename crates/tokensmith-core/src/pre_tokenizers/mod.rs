@@ -17,7 +17,7 @@ pub mod scan;
 use crate::error::{Error, Result};
 use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use crate::limits::Limit;
-use block_starts::{Family, Rules};
+use block_starts::Rules;
 use blocks::Block;
 use scan::Scanner;
 
@@ -136,7 +136,7 @@ fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
 
 /// Calls `f` with each piece of `text`: 64 bytes at a time from [`block_starts`] where it
 /// answers, else one piece at a time from the scalar `piece_end` (runs too long for a block,
-/// whitespace at the end of the text, non-ASCII numbers; for o200k, any non-ASCII text).
+/// whitespace at the end of the text, non-ASCII numbers).
 #[inline(always)]
 fn tile_blocks(
     text: &str,
@@ -148,37 +148,23 @@ fn tile_blocks(
     let scanner = Scanner::new(text);
     let mut i = 0;
     while i < bytes.len() {
-        if rules.family != Family::O200k || ascii_ahead(bytes, i) {
-            let block = Block::at(bytes, i);
-            let (starts, cap) = block_starts::starts(&block, bytes, i, rules, scanner.classes);
-            // Bits 1..=cap (`cap` is at most 63, where `2 << cap` would overflow).
-            let mut ends = starts & (u64::MAX >> (63 - cap.min(63))) & !1;
-            if ends != 0 {
-                let mut start = i;
-                while ends != 0 {
-                    let end = i + ends.trailing_zeros() as usize;
-                    f(start, end);
-                    start = end;
-                    ends &= ends - 1;
-                }
-                i = start;
-                continue;
+        let block = Block::at(bytes, i);
+        let (starts, cap) = block_starts::starts(&block, bytes, i, rules, scanner.classes);
+        // Bits 1..=cap (`cap` is at most 63, where `2 << cap` would overflow).
+        let mut ends = starts & (u64::MAX >> (63 - cap.min(63))) & !1;
+        if ends != 0 {
+            let mut start = i;
+            while ends != 0 {
+                let end = i + ends.trailing_zeros() as usize;
+                f(start, end);
+                start = end;
+                ends &= ends - 1;
             }
+            i = start;
+            continue;
         }
         let end = piece_end(&scanner, i);
         f(i, end);
         i = end;
-    }
-}
-
-/// Whether the 8 bytes from `i` (or all up to the end) are ASCII: a block from there is
-/// likely to end some pieces.
-#[inline(always)]
-fn ascii_ahead(bytes: &[u8], i: usize) -> bool {
-    match bytes.get(i..i + 8) {
-        Some(word) => {
-            u64::from_le_bytes(word.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080 == 0
-        }
-        None => bytes[i..].is_ascii(),
     }
 }
