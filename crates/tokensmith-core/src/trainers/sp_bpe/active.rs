@@ -6,7 +6,7 @@
 //! the shorter piece, then to the smaller text (by bytes); two pairs of one text and one
 //! count (`▁t`+`he`, `▁th`+`e`) go in the order they were made.
 //!
-//! A max-heap holds the candidates with the count they had when pushed. A merge pushes the
+//! A max-queue ([`Queue`]) holds the candidates with the count they had when pushed. A merge pushes the
 //! pairs it adds to; a pair that only lost occurrences keeps its old, higher entry, which is
 //! pushed again with the true count when it reaches the top (counts only fall between the
 //! pushes, so the old entry is an upper bound). Entries of pairs that left are dropped there.
@@ -15,10 +15,10 @@
 //! the installed 0.2.x keeps every pair in one priority queue, as here.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
 
+use super::queue::Queue;
 use super::symbols::Symbols;
 
 /// `(count, shorter first, smaller text prefix first, older first)`.
@@ -28,18 +28,18 @@ type Entry = (u64, Reverse<u32>, Reverse<u64>, Reverse<u32>);
 #[derive(Default)]
 pub struct Active {
     member: Vec<bool>,
-    heap: BinaryHeap<Entry>,
+    queue: Queue<Entry>,
 }
 
 impl Active {
-    /// Makes every candidate pair (see [`Self::insert`]) a heap entry, with its count.
+    /// Makes every candidate pair (see [`Self::insert`]) an entry of the queue, with its count.
     pub fn seed(&mut self, symbols: &Symbols) {
         let entries: Vec<Entry> = (0..self.member.len() as u32)
             .into_par_iter()
             .filter(|&id| self.member[id as usize])
             .map(|id| entry(symbols, id, symbols.count(id)))
             .collect();
-        self.heap = BinaryHeap::from(entries);
+        self.queue = Queue::seeded(entries);
     }
 
     /// Makes `id` a candidate (sentencepiece's `AddNewPair`); [`Self::seed`] or
@@ -62,7 +62,7 @@ impl Active {
     /// Notes the current count of `id` after it grew, if it is a candidate.
     pub fn update(&mut self, symbols: &Symbols, id: u32) {
         if self.is_member(id) {
-            self.heap.push(entry(symbols, id, symbols.count(id)));
+            self.queue.push(entry(symbols, id, symbols.count(id)));
         }
     }
 
@@ -79,7 +79,7 @@ impl Active {
         }
         let now = symbols.count(id);
         if now < e.0 {
-            self.heap.push(entry(symbols, id, now));
+            self.queue.push(entry(symbols, id, now));
         }
         now == e.0
     }
@@ -87,19 +87,18 @@ impl Active {
     /// The best candidate (left among them), or `None` when there is none.
     pub fn best(&mut self, symbols: &Symbols) -> Option<u32> {
         let top = loop {
-            let e = *self.heap.peek()?;
-            self.heap.pop();
+            let e = self.queue.pop()?;
             if self.check(symbols, &e) {
                 break e;
             }
         };
         // Entries equal in count, length and first bytes: the texts decide.
         let mut group: Vec<Entry> = vec![top];
-        while let Some(e) = self.heap.peek().copied() {
+        while let Some(e) = self.queue.peek() {
             if (e.0, e.1, e.2) != (top.0, top.1, top.2) {
                 break;
             }
-            self.heap.pop();
+            self.queue.pop();
             if self.check(symbols, &e) && !group.iter().any(|g| g.3 == e.3) {
                 group.push(e);
             }
@@ -115,7 +114,7 @@ impl Active {
             texts[0].1
         };
         for e in group {
-            self.heap.push(e);
+            self.queue.push(e);
         }
         Some(best.3 .0)
     }

@@ -9,8 +9,8 @@
 //! One concept per file: [`symbols`] (every character and pair, in the states of
 //! sentencepiece's symbol cache), [`first_pairs`](mod@first_pairs) (the pairs before any
 //! merge, counted on the pool), [`words`] (merging a pair in one word), [`tally`] (a merge's
-//! changes summed per pair), [`active`] (the pairs each step chooses among, and the choice)
-//! and the driver [`trainer`].
+//! changes summed per pair), [`active`] (the pairs each step chooses among, and the choice,
+//! kept in a [`queue`]) and the driver [`trainer`].
 //! `docs/sp_bpe_trainer.md` gives the algorithm and how it is made fast.
 //!
 //! ```
@@ -34,6 +34,7 @@
 
 pub mod active;
 pub mod first_pairs;
+pub mod queue;
 pub mod symbols;
 pub mod tally;
 pub mod trainer;
@@ -41,6 +42,7 @@ pub mod words;
 
 pub use active::Active;
 pub use first_pairs::{first_pairs, FirstPair};
+pub use queue::Queue;
 pub use symbols::{State, Symbols, NONE};
 pub use tally::{Gain, Loss, Slots, Tally};
 pub use trainer::{train, Event};

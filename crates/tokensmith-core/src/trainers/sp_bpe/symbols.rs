@@ -8,7 +8,8 @@
 //!   duplicate text);
 //! - `Ghost`: made anew, with no occurrences, when a neighbouring merge looks up an erased
 //!   pair that is still adjacent somewhere (sentencepiece's `ResetFreq` does this); it stays
-//!   in the cache with count 0, and is no candidate until a merge adds to it.
+//!   in the cache with count 0, and is no candidate again: a merge adds only to the pairs
+//!   it makes, which hold the merged symbol and so were never made before.
 //!
 //! Every symbol's text is kept, one after another in one string, so a new pair's text is
 //! two copies, not a walk down its parts.
@@ -132,6 +133,23 @@ impl Symbols {
             }
             return Some(id);
         }
+        let found = self.new_pair(left, right);
+        self.pair_ids.insert((left, right), found.unwrap_or(NONE));
+        found
+    }
+
+    /// The pair `left`+`right`, which was never looked up, as [`Self::lookup`] makes it:
+    /// one hash operation instead of two. A merge's new pairs are such pairs: each holds the
+    /// merged symbol, which no word held before.
+    pub fn make(&mut self, left: u32, right: u32) -> Option<u32> {
+        let found = self.new_pair(left, right);
+        let old = self.pair_ids.insert((left, right), found.unwrap_or(NONE));
+        debug_assert!(old.is_none(), "pair {left}+{right} was made twice");
+        found
+    }
+
+    /// A new symbol for `left`+`right` if its text may be a piece.
+    fn new_pair(&mut self, left: u32, right: u32) -> Option<u32> {
         let mut text = std::mem::take(&mut self.scratch);
         text.clear();
         text.push_str(self.text_of(left));
@@ -143,23 +161,12 @@ impl Symbols {
             None
         };
         self.scratch = text;
-        self.pair_ids.insert((left, right), found.unwrap_or(NONE));
         found
     }
 
     /// The two parts of pair `id`.
     pub fn parts_of(&self, id: u32) -> (u32, u32) {
         self.parts[id as usize]
-    }
-
-    /// Makes `id` a `Live` pair with no occurrences yet (back in the cache if it was out).
-    pub fn revive(&mut self, id: u32) {
-        if self.state[id as usize] == State::Erased {
-            self.cache_size += 1;
-        }
-        self.state[id as usize] = State::Live;
-        self.freq[id as usize] = 0;
-        self.occurrences[id as usize].clear();
     }
 
     /// Takes `id` out of the cache.

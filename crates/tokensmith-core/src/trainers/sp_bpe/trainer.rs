@@ -19,9 +19,9 @@ use rustc_hash::FxHashSet;
 
 use super::active::Active;
 use super::first_pairs::first_pairs;
-use super::symbols::{State, Symbols, NONE};
+use super::symbols::{Symbols, NONE};
 use super::tally::{Slots, Tally};
-use super::words::merge_word_into;
+use super::words::{merge_word_into, Change};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType};
 use crate::trainers::unigram::finalize::build_proto_as;
@@ -184,10 +184,7 @@ impl Merger {
         let (gains, lost) = self.merge_words(best).into_parts();
         let mut grown: Vec<u32> = Vec::new();
         for ((a, b), weight, words) in gains {
-            if let Some(id) = self.symbols.lookup(a, b) {
-                if self.symbols.state[id as usize] != State::Live {
-                    self.symbols.revive(id);
-                }
+            if let Some(id) = self.symbols.make(a, b) {
                 self.symbols.add_words(id, weight, words);
                 self.active.insert(id);
                 grown.push(id);
@@ -213,68 +210,124 @@ impl Merger {
 
     /// Merges the parts of `best` in every word it occurs in; the changes, summed.
     fn merge_words(&mut self, best: u32) -> Tally {
-        let (left, right) = self.symbols.parts_of(best);
+        let merge = (self.symbols.parts_of(best), best);
         let occurrences = std::mem::take(&mut self.symbols.occurrences[best as usize]);
-        let counts = &self.counts;
-        let pool = &self.slots;
-        let symbols = self.symbols.len();
-        let take_slots = || {
-            let mut slots = pool
-                .lock()
-                .ok()
-                .and_then(|mut p| p.pop())
-                .unwrap_or_default();
-            slots.fit(symbols);
-            slots
+        let run = Run {
+            merge,
+            counts: &self.counts,
+            pool: &self.slots,
+            symbols: self.symbols.len(),
         };
-        let give_slots = |slots: Slots| {
-            if let Ok(mut p) = pool.lock() {
-                p.push(slots);
+        if occurrences.len() < PARALLEL_WORDS {
+            // Merged where they are: moving the words out and back cost more than merging.
+            let mut tally = run.start();
+            for &wid in &occurrences {
+                tally.word(wid, &mut self.words[wid as usize]);
             }
-        };
-        let merge_run = |run: &mut [(u32, Vec<u32>)]| {
-            let mut slots = take_slots();
-            let mut tally = Tally::new((left, right, best));
-            let mut buf = Vec::new();
-            for (wid, word) in run {
-                buf.clear();
-                merge_word_into(word, left, right, best, &mut buf);
-                for &change in &buf {
-                    tally.add(&mut slots, *wid, counts[*wid as usize], change);
-                }
-            }
-            tally.clear(&mut slots);
-            give_slots(slots);
-            tally
-        };
-        // The words are moved out (not copied), merged in runs (on the pool when there are
-        // many), and put back.
+            return run.finish(tally);
+        }
+        // The words are moved out (not copied), merged in runs on the pool, and put back.
         let mut taken: Vec<(u32, Vec<u32>)> = occurrences
             .iter()
             .map(|&wid| (wid, std::mem::take(&mut self.words[wid as usize])))
             .collect();
-        let tally = if taken.len() < PARALLEL_WORDS {
-            merge_run(&mut taken)
-        } else {
-            // Runs few enough that adding their tallies costs little, enough to balance.
-            let run = WORDS_PER_TASK.max(taken.len() / (4 * rayon::current_num_threads()));
-            let tallies: Vec<Tally> = taken.par_chunks_mut(run).map(merge_run).collect();
-            let mut tallies = tallies.into_iter();
-            let mut total = tallies
-                .next()
-                .unwrap_or_else(|| Tally::new((left, right, best)));
-            let mut slots = take_slots();
-            total.mark(&mut slots);
-            for t in tallies {
-                total.absorb(&mut slots, t);
-            }
-            total.clear(&mut slots);
-            give_slots(slots);
-            total
-        };
+        // Runs few enough that adding their tallies costs little, enough to balance.
+        let size = WORDS_PER_TASK.max(taken.len() / (4 * rayon::current_num_threads()));
+        let tallies: Vec<Tally> = taken
+            .par_chunks_mut(size)
+            .map(|chunk| {
+                let mut tally = run.start();
+                for (wid, word) in chunk {
+                    tally.word(*wid, word);
+                }
+                run.finish(tally)
+            })
+            .collect();
         for (wid, word) in taken {
             self.words[wid as usize] = word;
         }
-        tally
+        let mut tallies = tallies.into_iter();
+        let mut total = tallies.next().unwrap_or_else(|| Tally::new(run.parts()));
+        let mut slots = run.take_slots();
+        total.mark(&mut slots);
+        for t in tallies {
+            total.absorb(&mut slots, t);
+        }
+        total.clear(&mut slots);
+        run.give_slots(slots);
+        total
+    }
+}
+
+/// What each run of a merge's words shares: the merge, the word counts and the tallies'
+/// slots.
+struct Run<'a> {
+    /// `((left, right), merged)`.
+    merge: ((u32, u32), u32),
+    counts: &'a [u64],
+    pool: &'a Mutex<Vec<Slots>>,
+    symbols: usize,
+}
+
+/// A run's tally being made, with its slots and a buffer of one word's changes.
+struct RunTally<'a> {
+    counts: &'a [u64],
+    merge: ((u32, u32), u32),
+    tally: Tally,
+    slots: Slots,
+    changes: Vec<Change>,
+}
+
+impl<'a> Run<'a> {
+    fn parts(&self) -> (u32, u32, u32) {
+        let ((left, right), merged) = self.merge;
+        (left, right, merged)
+    }
+
+    fn start(&self) -> RunTally<'a> {
+        RunTally {
+            counts: self.counts,
+            merge: self.merge,
+            tally: Tally::new(self.parts()),
+            slots: self.take_slots(),
+            changes: Vec::new(),
+        }
+    }
+
+    fn finish(&self, mut run: RunTally<'a>) -> Tally {
+        run.tally.clear(&mut run.slots);
+        self.give_slots(run.slots);
+        run.tally
+    }
+
+    /// Slots for this merge's symbols, from the pool if one is free.
+    fn take_slots(&self) -> Slots {
+        let mut slots = self
+            .pool
+            .lock()
+            .ok()
+            .and_then(|mut p| p.pop())
+            .unwrap_or_default();
+        slots.fit(self.symbols);
+        slots
+    }
+
+    fn give_slots(&self, slots: Slots) {
+        if let Ok(mut p) = self.pool.lock() {
+            p.push(slots);
+        }
+    }
+}
+
+impl RunTally<'_> {
+    /// Merges the pair in word `wid` and adds the changes.
+    fn word(&mut self, wid: u32, word: &mut Vec<u32>) {
+        let ((left, right), merged) = self.merge;
+        self.changes.clear();
+        merge_word_into(word, left, right, merged, &mut self.changes);
+        for &change in &self.changes {
+            self.tally
+                .add(&mut self.slots, wid, self.counts[wid as usize], change);
+        }
     }
 }

@@ -38,30 +38,39 @@ pub fn merge_word_into(
     merged: u32,
     changes: &mut Vec<Change>,
 ) {
-    let mut i = 0;
-    while i + 1 < word.len() {
-        if word[i] != left || word[i + 1] != right {
-            i += 1;
+    // A word a pair has left since it was listed is only read.
+    let Some(first) = word.windows(2).position(|w| w[0] == left && w[1] == right) else {
+        return;
+    };
+    // One pass, copying each kept symbol down over the merged ones: `word[..out]` is done,
+    // `word[at..]` is still as it was.
+    let (mut out, mut at) = (first, first);
+    while at < word.len() {
+        if at + 1 == word.len() || word[at] != left || word[at + 1] != right {
+            word[out] = word[at];
+            out += 1;
+            at += 1;
             continue;
         }
-        let prev = i.checked_sub(1).map(|p| word[p]);
-        let next = word.get(i + 2).copied();
+        let prev = out.checked_sub(1).map(|p| word[p]);
+        let next = word.get(at + 2).copied();
         if let Some(p) = prev {
             changes.push(Change::Lost(p, left));
         }
         if let Some(n) = next {
             changes.push(Change::Lost(right, n));
         }
-        word[i] = merged;
-        word.remove(i + 1);
         if let Some(p) = prev {
             changes.push(Change::Gained(p, merged));
         }
         if let Some(n) = next {
             changes.push(Change::Gained(merged, n));
         }
-        i += 1;
+        word[out] = merged;
+        out += 1;
+        at += 2;
     }
+    word.truncate(out);
 }
 
 #[cfg(test)]
@@ -89,5 +98,41 @@ mod tests {
         let mut word = vec![3, 4];
         assert!(merge_word(&mut word, 1, 2, 7).is_empty());
         assert_eq!(word, [3, 4]);
+    }
+
+    /// The merge as sentencepiece walks it: find an occurrence, merge it, go on after it.
+    fn one_by_one(word: &mut Vec<u32>, left: u32, right: u32, merged: u32) -> Vec<Change> {
+        let mut changes = Vec::new();
+        let mut i = 0;
+        while i + 1 < word.len() {
+            if (word[i], word[i + 1]) != (left, right) {
+                i += 1;
+                continue;
+            }
+            let prev = i.checked_sub(1).map(|p| word[p]);
+            let next = word.get(i + 2).copied();
+            changes.extend(prev.map(|p| Change::Lost(p, left)));
+            changes.extend(next.map(|n| Change::Lost(right, n)));
+            word[i] = merged;
+            word.remove(i + 1);
+            changes.extend(prev.map(|p| Change::Gained(p, merged)));
+            changes.extend(next.map(|n| Change::Gained(merged, n)));
+            i += 1;
+        }
+        changes
+    }
+
+    #[test]
+    fn one_pass_merges_as_one_by_one() {
+        let mut rng = crate::models::unigram::SplitMix64::new(3);
+        for _ in 0..20_000 {
+            let len = (rng.next_u64() % 9) as usize;
+            let word: Vec<u32> = (0..len).map(|_| (rng.next_u64() % 3) as u32).collect();
+            let (left, right) = ((rng.next_u64() % 3) as u32, (rng.next_u64() % 3) as u32);
+            let (mut got, mut want) = (word.clone(), word.clone());
+            let changes = merge_word(&mut got, left, right, 9);
+            assert_eq!(changes, one_by_one(&mut want, left, right, 9), "{word:?}");
+            assert_eq!(got, want, "{word:?}");
+        }
     }
 }

@@ -101,12 +101,7 @@ pub struct SentenceCounter {
     suffix: bool,
     split_by_whitespace: bool,
     max_sentence_length: usize,
-    limit: usize,
-    shuffle: bool,
-    rng: SplitMix64,
-    /// Sampled sentences, with their count and mark (see [`Self::normalize_into`]).
-    reservoir: Vec<(String, u64, Option<char>)>,
-    seen: u64,
+    sample: Sample,
     counts: Shards<String>,
     sentences: u64,
     skipped: u64,
@@ -140,11 +135,13 @@ impl SentenceCounter {
             suffix: config.treat_whitespace_as_suffix,
             split_by_whitespace: config.split_by_whitespace,
             max_sentence_length: config.max_sentence_length,
-            limit: config.input_sentence_size,
-            shuffle: config.shuffle_input_sentence,
-            rng: SplitMix64(config.seed),
-            reservoir: Vec::new(),
-            seen: 0,
+            sample: Sample {
+                limit: config.input_sentence_size,
+                shuffle: config.shuffle_input_sentence,
+                rng: SplitMix64(config.seed),
+                reservoir: Vec::new(),
+                seen: 0,
+            },
             counts: Shards::default(),
             sentences: 0,
             skipped: 0,
@@ -155,7 +152,8 @@ impl SentenceCounter {
     /// True once `input_sentence_size` sentences were taken without shuffling: later
     /// sentences would be ignored, so the caller may stop reading.
     pub fn is_full(&self) -> bool {
-        self.limit > 0 && !self.shuffle && self.seen >= self.limit as u64
+        let sample = &self.sample;
+        sample.limit > 0 && !sample.shuffle && sample.seen >= sample.limit as u64
     }
 
     /// Adds a batch of sentences.
@@ -175,33 +173,18 @@ impl SentenceCounter {
     /// a `\r` kept, empty lines passed over, each byte of invalid UTF-8 made U+FFFD. A block
     /// may end without a `\n` only at the end of a file.
     pub fn add_line_blocks<B: AsRef<[u8]> + Sync>(&mut self, blocks: &[B]) {
-        if self.limit == 0 {
-            let pieces: Vec<&[u8]> = blocks
-                .iter()
-                .flat_map(|b| file_lines::pieces(b.as_ref(), BYTES_PER_TASK))
-                .collect();
-            let normalized = self.normalize_tasks(&pieces, 1, |piece, out| {
-                let mut decoded = String::new();
-                for raw in file_lines::lines(piece) {
-                    if let Some((text, mark)) = self.file_line(raw, &mut decoded, out) {
-                        self.push_normalized(text, 1, mark, out);
-                    }
-                }
-            });
-            self.count_normalized(normalized);
-            return;
-        }
-        let mut tally = Normalized::default();
-        let mut decoded = String::new();
-        for block in blocks {
-            for raw in file_lines::lines(block.as_ref()) {
-                if let Some((text, mark)) = self.file_line(raw, &mut decoded, &mut tally) {
-                    self.offer(text, 1, mark);
+        let pieces: Vec<&[u8]> = blocks
+            .iter()
+            .flat_map(|b| file_lines::pieces(b.as_ref(), BYTES_PER_TASK))
+            .collect();
+        self.take(&pieces, 1, |me, piece, out, found| {
+            let mut decoded = String::new();
+            for raw in file_lines::lines(piece) {
+                if let Some((text, mark)) = me.file_line(raw, &mut decoded, out) {
+                    found(out, text, 1, mark);
                 }
             }
-        }
-        self.skipped += tally.skipped;
-        self.replaced += tally.replaced;
+        });
     }
 
     /// The text of a file's line `raw` and the mark of its invalid bytes (see
@@ -230,24 +213,39 @@ impl SentenceCounter {
     }
 
     fn add<T: Sync>(&mut self, items: &[T], get: impl Fn(&T) -> (&str, u64) + Sync) {
-        if self.limit == 0 {
-            let normalized = self.normalize_tasks(items, SENTENCES_PER_TASK, |item, out| {
-                let (text, n) = get(item);
-                if let Some(text) = self.sentence(text, out) {
-                    self.push_normalized(text, n, None, out);
-                }
+        self.take(items, SENTENCES_PER_TASK, |me, item, out, found| {
+            let (text, n) = get(item);
+            if let Some(text) = me.sentence(text, out) {
+                found(out, text, n, None);
+            }
+        });
+    }
+
+    /// Takes the usable sentences that `each` finds in an item (it passes each one's text,
+    /// count and mark to its last argument, and counts what it passes over in `out`): without
+    /// `input_sentence_size`, normalized and counted on the pool, `per_task` items per task;
+    /// with it, offered to the sample in order.
+    fn take<T: Sync>(&mut self, items: &[T], per_task: usize, each: impl Each<T>) {
+        if self.sample.limit == 0 {
+            let me = &*self;
+            let normalized = me.normalize_tasks(items, per_task, |item, out| {
+                each(me, item, out, &mut |out, text, n, mark| {
+                    me.push_normalized(text, n, mark, out)
+                });
             });
             self.count_normalized(normalized);
             return;
         }
         let mut tally = Normalized::default();
+        let mut sample = std::mem::take(&mut self.sample);
         for item in items {
-            let (text, n) = get(item);
-            if let Some(text) = self.sentence(text, &mut tally) {
-                self.offer(text, n, None);
-            }
+            each(self, item, &mut tally, &mut |_, text, n, mark| {
+                sample.offer(text, n, mark)
+            });
         }
+        self.sample = sample;
         self.skipped += tally.skipped;
+        self.replaced += tally.replaced;
     }
 
     /// `text` without its line ending, or `None` if it is empty or skipped (counted in
@@ -262,21 +260,6 @@ impl SentenceCounter {
             return None;
         }
         Some(text)
-    }
-
-    /// Offers a sentence to the `input_sentence_size` sample: the first ones, or a uniform
-    /// sample (a reservoir) with `shuffle_input_sentence`.
-    fn offer(&mut self, text: &str, n: u64, mark: Option<char>) {
-        let k = self.seen;
-        self.seen += 1;
-        if (k as usize) < self.limit {
-            self.reservoir.push((text.to_string(), n, mark));
-        } else if self.shuffle {
-            let j = self.rng.below(k + 1) as usize;
-            if j < self.limit {
-                self.reservoir[j] = (text.to_string(), n, mark);
-            }
-        }
     }
 
     /// `each` on every item, on the pool, `per_task` items per task; each task normalizes
@@ -361,7 +344,7 @@ impl SentenceCounter {
 
     /// The word table of everything added.
     pub fn finish(mut self) -> WordTable {
-        let kept = std::mem::take(&mut self.reservoir);
+        let kept = std::mem::take(&mut self.sample.reservoir);
         let normalized = self.normalize_tasks(&kept, SENTENCES_PER_TASK, |(text, n, mark), out| {
             self.push_normalized(text, *n, *mark, out);
         });
@@ -371,6 +354,57 @@ impl SentenceCounter {
             sentences: self.sentences,
             skipped: self.skipped,
             replaced: self.replaced,
+        }
+    }
+}
+
+/// What [`SentenceCounter::take`] calls on each item: `(counter, item, out, found)`, where
+/// `found(out, text, count, mark)` takes one usable sentence.
+trait Each<T>:
+    Fn(
+        &SentenceCounter,
+        &T,
+        &mut Normalized,
+        &mut dyn FnMut(&mut Normalized, &str, u64, Option<char>),
+    ) + Sync
+{
+}
+
+impl<T, F> Each<T> for F where
+    F: Fn(
+            &SentenceCounter,
+            &T,
+            &mut Normalized,
+            &mut dyn FnMut(&mut Normalized, &str, u64, Option<char>),
+        ) + Sync
+{
+}
+
+/// The `input_sentence_size` sample: the first sentences, or a uniform sample (a reservoir)
+/// with `shuffle_input_sentence`.
+#[derive(Default)]
+struct Sample {
+    limit: usize,
+    shuffle: bool,
+    rng: SplitMix64,
+    /// Sampled sentences, with their count and mark (see
+    /// [`SentenceCounter::normalize_into`]).
+    reservoir: Vec<(String, u64, Option<char>)>,
+    seen: u64,
+}
+
+impl Sample {
+    /// Offers a sentence standing for `n` sentences.
+    fn offer(&mut self, text: &str, n: u64, mark: Option<char>) {
+        let k = self.seen;
+        self.seen += 1;
+        if (k as usize) < self.limit {
+            self.reservoir.push((text.to_string(), n, mark));
+        } else if self.shuffle {
+            let j = self.rng.below(k + 1) as usize;
+            if j < self.limit {
+                self.reservoir[j] = (text.to_string(), n, mark);
+            }
         }
     }
 }
@@ -409,7 +443,7 @@ pub fn normalizer_spec(config: &UnigramConfig) -> Result<NormalizerSpec> {
 
 /// A small seeded generator (SplitMix64): the same seed samples the same sentences on every
 /// machine.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct SplitMix64(u64);
 
 impl SplitMix64 {
