@@ -5,7 +5,7 @@
 //! ids is built from references (an increment each) and the first call pays only for the ids it
 //! uses. Ints are immutable, so one object may sit in any number of lists and threads.
 
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 use pyo3::ffi::PyObject;
 use pyo3::prelude::*;
@@ -14,9 +14,10 @@ use tokensmith_core::models::bpe::prefetch;
 
 /// How many ids ahead [`IntCache::list`] prefetches (twice that for the cache cell).
 const LIST_PREFETCH: usize = 8;
-/// Caches of at most this many ids list without prefetching: their cells and ints (40 bytes
-/// an id) stay within a core's L2 cache once used, and the look-ahead would cost more than the
-/// misses it hides (the 1k and 8k SentencePiece models).
+/// Caches whose listed ids all lie below this list without prefetching: their cells and ints
+/// (40 bytes an id) stay within a core's L2 cache once used, and the look-ahead would cost more
+/// than the misses it hides (the 1k and 8k SentencePiece models, or a small `tokenizer.json`
+/// behind the cache that every HF result shares).
 const PREFETCH_ABOVE: usize = 16_384;
 
 /// One lazily made Python int per id below its length.
@@ -24,6 +25,8 @@ pub(crate) struct IntCache {
     /// Each id's int (a strong reference the cache owns), or null until first listed. One
     /// pointer a cell, read with one load: the cell of a hot id is all a list costs.
     cells: Box<[AtomicPtr<PyObject>]>,
+    /// One more than the highest id whose int was made: the cells in use lie below it.
+    used: AtomicUsize,
 }
 
 impl IntCache {
@@ -33,6 +36,7 @@ impl IntCache {
             cells: (0..len)
                 .map(|_| AtomicPtr::new(std::ptr::null_mut()))
                 .collect(),
+            used: AtomicUsize::new(0),
         }
     }
 
@@ -45,7 +49,7 @@ impl IntCache {
         };
         let mut item = cell.load(Ordering::Acquire);
         if item.is_null() {
-            item = Self::fill(py, cell, id);
+            item = self.fill(py, cell, id);
         }
         // SAFETY: `item` is a live int the cache owns a reference to; the caller receives a
         // new strong reference, as it would from a fresh int.
@@ -56,7 +60,8 @@ impl IntCache {
     /// Makes the int of an empty cell and stores it; when another thread stored one first,
     /// that one is kept and the new one dropped. Returns the stored int.
     #[cold]
-    fn fill(py: Python<'_>, cell: &AtomicPtr<PyObject>, id: u32) -> *mut PyObject {
+    fn fill(&self, py: Python<'_>, cell: &AtomicPtr<PyObject>, id: u32) -> *mut PyObject {
+        self.used.fetch_max(id as usize + 1, Ordering::Relaxed);
         let made = new_int(py, id);
         match cell.compare_exchange(
             std::ptr::null_mut(),
@@ -83,7 +88,7 @@ impl IntCache {
             if list.is_null() {
                 return Err(PyErr::fetch(py));
             }
-            let look_ahead = self.cells.len() > PREFETCH_ABOVE;
+            let look_ahead = self.used.load(Ordering::Relaxed) > PREFETCH_ABOVE;
             for (i, &id) in ids.iter().enumerate() {
                 // The cached ints of a varied text are spread over megabytes, and each one's
                 // reference count is written: fetch the cell of a later id, and the int of a
