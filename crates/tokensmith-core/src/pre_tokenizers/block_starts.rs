@@ -59,8 +59,8 @@
 //! ```
 
 use super::block_chars::{add_classes, below, first_to_all, last_to_first, CharRules};
-use super::char_class::Classes;
 use super::blocks::Block;
+use super::char_class::Classes;
 use super::scan::contraction_len;
 
 /// Which pattern family [`starts`] follows.

@@ -94,7 +94,7 @@ mod tests {
         let mut heap = BinaryHeap::from(seed);
         for round in 0..12_000 {
             // Pushes and pops mixed, pushes sometimes larger than every seeded entry.
-            if rng.next_u64() % 3 == 0 {
+            if rng.next_u64().is_multiple_of(3) {
                 let e = rng.next_u64() % (1000 + round);
                 queue.push(e);
                 heap.push(e);
