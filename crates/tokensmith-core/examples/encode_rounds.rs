@@ -8,10 +8,13 @@
 //! in a benchmark that encodes the same documents again. With `count`, the rounds count the
 //! tokens (`Encoding::count`) instead of building them; with `pieces`, they only pre-tokenize
 //! and count the pieces (the splitter alone). `r50k` runs the GPT-2 pattern over the given
-//! vocabulary (no r50k vocabulary is needed to time its splitter). Only `measured` runs the rounds, so
+//! vocabulary (no r50k vocabulary is needed to time its splitter). A VOCAB named `vocab.bpe` or
+//! `vocab.bpe.gz` is read as GPT-2's merges file and encodes by its merges alone, as HF's BPE
+//! does (a GPT-2-style `tokenizer.json`). Only `measured` runs the rounds, so
 //! `valgrind --tool=callgrind --toggle-collect='*measured*' --cache-sim=yes` counts them alone.
 
-use tokensmith_core::formats::tiktoken_file;
+use tokensmith_core::formats::{data_gym, tiktoken_file};
+use tokensmith_core::models::bpe::Bpe;
 use tokensmith_core::pre_tokenizers::{CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN};
 use tokensmith_core::{Encoding, SpecialPolicy};
 
@@ -83,12 +86,18 @@ fn main() {
         Some("pieces") => Mode::Pieces,
         _ => Mode::Encode,
     };
-    let enc = Encoding::new(
-        tiktoken_file::read(vocab.as_ref()).unwrap(),
-        vec![],
-        pattern,
-    )
-    .unwrap();
+    let enc = if vocab.ends_with("vocab.bpe") || vocab.ends_with("vocab.bpe.gz") {
+        let (tokens, merges) = data_gym::read(vocab.as_ref()).unwrap();
+        let bpe = Bpe::from_merges(tokens, merges, false).unwrap();
+        Encoding::from_bpe(bpe, vec![], pattern).unwrap()
+    } else {
+        Encoding::new(
+            tiktoken_file::read(vocab.as_ref()).unwrap(),
+            vec![],
+            pattern,
+        )
+        .unwrap()
+    };
     let text = std::fs::read_to_string(file).unwrap();
     let docs = documents(&text);
     let mut tokens = 0;

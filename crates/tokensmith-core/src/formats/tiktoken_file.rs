@@ -16,6 +16,11 @@ const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Reads a `.tiktoken` file, plain or gzipped (detected from its first bytes).
 pub fn read(path: &Path) -> Result<Vec<(Vec<u8>, u32)>> {
+    parse(&read_bytes(path)?, &path.display().to_string())
+}
+
+/// The contents of a file, inflated if it is gzipped (detected from its first bytes).
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let io_err = |source| Error::Io {
         path: path.to_path_buf(),
         source,
@@ -29,7 +34,7 @@ pub fn read(path: &Path) -> Result<Vec<(Vec<u8>, u32)>> {
     } else {
         raw
     };
-    parse(&data, &path.display().to_string())
+    Ok(data)
 }
 
 /// Why [`inflate`] failed.
@@ -68,11 +73,7 @@ pub fn parse(data: &[u8], name: &str) -> Result<Vec<(Vec<u8>, u32)>> {
         if line.is_empty() {
             continue;
         }
-        let bad = |message: String| Error::VocabFormat {
-            path: name.to_string(),
-            line: index + 1,
-            message,
-        };
+        let bad = super::line_error(name, index);
         let mut fields = line.split(|&b| b == b' ');
         let (Some(token), Some(rank), None) = (fields.next(), fields.next(), fields.next()) else {
             return Err(bad(format!(

@@ -4,6 +4,7 @@
 
 mod batch;
 mod cache;
+mod fill;
 pub(crate) mod huge;
 mod merge;
 mod model;

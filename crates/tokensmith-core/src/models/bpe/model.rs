@@ -1,6 +1,7 @@
 //! The byte-level BPE vocabulary: bytes to rank, rank to bytes, and the merge table.
 
 use super::cache::{LongPieceCache, ThreadState, LONG_MAX};
+use super::fill::OwnEncodings;
 use super::merge;
 use super::pair_table::{PairTable, RANK_BITS};
 use super::piece_table::{InlineKey, PieceTable, INLINE};
@@ -37,6 +38,9 @@ pub struct Bpe {
     /// A piece that is a token is that token, without merging (tiktoken; HF's
     /// `ignore_merges`). Without it, every piece is merged from its bytes (HF's BPE).
     whole_pieces: bool,
+    /// Which tokens a new thread's piece cache starts with, when they must be found by
+    /// merging (see [`OwnEncodings`]).
+    own: OwnEncodings,
 }
 
 impl Bpe {
@@ -163,6 +167,7 @@ impl Bpe {
             decoder,
             empty,
             whole_pieces,
+            own: OwnEncodings::default(),
         })
     }
 
@@ -312,29 +317,19 @@ impl Bpe {
         Ok(())
     }
 
-    /// A new thread's caches for this vocabulary.
-    ///
-    /// Where a piece that is a token is that token (`whole_pieces`, tiktoken's rule), every
-    /// token of up to [`INLINE`] bytes is its own piece's encoding, so the piece cache starts
-    /// out holding them: text never seen before then hits on its common words instead of
-    /// looking each one up in the vocabulary. They go in from the highest rank down, so that
-    /// where more tokens share a set than it holds, the lowest ranks (the most frequent merges)
-    /// stay. Without `whole_pieces`, a token's own encoding may be several tokens (when no
-    /// merge makes it), and the cache starts empty.
-    pub(crate) fn new_thread_state(&self) -> ThreadState {
-        let mut state = ThreadState::default();
-        if self.whole_pieces {
-            // Keys read straight from the decoder's arena, where the bytes of all tokens sit
-            // one after another.
-            let arena = self.decoder.bytes();
-            let ranks = (0..self.rank_bound() as Rank).rev();
-            state.pieces.prefill(ranks.filter_map(|r| {
-                let (start, end) = self.decoder.span(r)?;
-                let inline = (1..=INLINE).contains(&(end - start));
-                inline.then(|| (InlineKey::from_text(arena, start, end), r))
-            }));
-        }
-        state
+    /// The bytes of every token and where each one's sit among them.
+    pub(super) fn decoder(&self) -> &TokenTable {
+        &self.decoder
+    }
+
+    /// Whether a piece that is a token is that token.
+    pub(super) fn whole_pieces(&self) -> bool {
+        self.whole_pieces
+    }
+
+    /// The shared record of which tokens merge to themselves.
+    pub(super) fn own_encodings(&self) -> &OwnEncodings {
+        &self.own
     }
 
     /// The number of tokens.
@@ -414,54 +409,6 @@ fn find_pairs(encoder: &FxHashMap<Vec<u8>, Rank>) -> Vec<(Rank, Rank, Rank)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_new_threads_cache_holds_the_tokens_that_are_their_own_encoding() {
-        let tokens = vec![
-            (b"a".to_vec(), 0),
-            (b"b".to_vec(), 1),
-            (b"c".to_vec(), 2),
-            (b"abc".to_vec(), 3),
-        ];
-        let key = InlineKey::new(b"abc");
-        let cached = |state: &mut ThreadState| {
-            let mut out = Vec::new();
-            state
-                .pieces
-                .get_into(key, key.hash(), &mut out)
-                .then_some(out)
-        };
-        // tiktoken's rule: a piece that is a token is that token, though no merge makes "abc".
-        let whole = Bpe::new(tokens.clone()).unwrap();
-        assert_eq!(cached(&mut whole.new_thread_state()), Some(vec![3]));
-        // Merges only: "abc" is three tokens, so nothing is cached up front.
-        let merged = Bpe::from_merges(tokens, vec![], false).unwrap();
-        let mut state = merged.new_thread_state();
-        assert_eq!(cached(&mut state), None);
-        let mut out = Vec::new();
-        merged
-            .encode_spans(b"abc", &[(0, 3)], &mut out, &mut state)
-            .unwrap();
-        assert_eq!(out, [0, 1, 2]);
-    }
-
-    #[test]
-    fn every_prefilled_token_encodes_as_through_an_empty_cache() {
-        let bpe = super::super::merge::tests::cl100k();
-        let mut prefilled = bpe.new_thread_state();
-        let mut empty = ThreadState::default();
-        let mut checked = 0;
-        for (bytes, rank) in bpe.iter().filter(|(b, _)| (1..=INLINE).contains(&b.len())) {
-            let [mut a, mut b] = [Vec::new(), Vec::new()];
-            let span = [(0, bytes.len())];
-            bpe.encode_spans(bytes, &span, &mut a, &mut prefilled)
-                .unwrap();
-            bpe.encode_spans(bytes, &span, &mut b, &mut empty).unwrap();
-            assert_eq!((&a, &b), (&vec![rank], &vec![rank]), "{bytes:?}");
-            checked += 1;
-        }
-        assert!(checked > 90_000, "{checked}");
-    }
 
     #[test]
     fn the_all_ones_rank_is_refused() {
