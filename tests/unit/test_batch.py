@@ -43,6 +43,8 @@ def test_numpy_batch_arrays_are_the_callers_own(threads: int, docs: list[str]) -
     toks, offs = enc.encode_ordinary_batch_to_numpy(docs, num_threads=threads)
     for array in (toks, offs):
         assert array.flags.writeable and array.flags.c_contiguous and array.ndim == 1
+    # numpy's own scalar types, as np.frombuffer(..., dtype=np.uint32/np.uint64) gives.
+    assert toks.dtype.type is np.uint32 and offs.dtype.type is np.uint64
     for _ in range(3):
         enc.encode_ordinary_batch_to_numpy(docs[::-1], num_threads=threads)
     assert toks.tolist() == expected and int(offs[-1]) == len(expected)

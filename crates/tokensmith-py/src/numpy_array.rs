@@ -58,8 +58,14 @@ impl Element for u32 {
 }
 
 impl Element for u64 {
-    /// `NPY_ULONGLONG`.
-    const TYPE_NUM: c_int = 10;
+    /// `NPY_ULONG` where C's `unsigned long` has 64 bits (Linux, macOS: the type behind
+    /// `np.uint64` there), else `NPY_ULONGLONG` (Windows). Both hold the same values, but only
+    /// this one makes `array.dtype.type is np.uint64`.
+    const TYPE_NUM: c_int = if std::mem::size_of::<std::ffi::c_ulong>() == 8 {
+        8
+    } else {
+        10
+    };
 }
 
 /// The entries of numpy's API table this module uses.

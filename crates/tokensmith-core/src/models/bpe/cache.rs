@@ -8,9 +8,12 @@
 //! two pieces whose hashes meet no longer evict each other. The most recently used piece of a
 //! set sits in its first slot; a new piece pushes the older one to the second slot, and a hit
 //! in the second slot swaps the two. Each thread keeps one cache per vocabulary it has used
-//! recently, identified by the vocabulary's id. Under tiktoken's rule a piece that is a token
-//! is that token, so a thread's cache starts out holding every token of up to 15 bytes
-//! (`Bpe::new_thread_state`): text never seen before then hits on its common words too.
+//! recently, identified by the vocabulary's id. A thread's cache starts out holding every
+//! token of up to 15 bytes that is its own piece's encoding (all of them under tiktoken's
+//! rule; under merges alone, those whose merge gives them back: `Bpe::new_thread_state` in
+//! `fill.rs`), so text never seen before hits on its common words too. The fill touches most
+//! of the table's 4 MB and costs a few milliseconds on a thread's first call with a
+//! vocabulary; a merges-only vocabulary also pays once per process for finding its tokens.
 
 use super::huge::{HugeSlice, Zeroable};
 use super::merge::MergeScratch;
