@@ -63,30 +63,32 @@ def pieces(tok: Any) -> set[str]:
     return {piece for piece, _ in model_of(tok)["vocab"]}
 
 
-def lost_scores(vocab: dict[str, float], other: dict[str, float]) -> list[float]:
-    """Scores of the one-character pieces whose score differs from ``other``'s."""
-    return sorted(s for p, s in vocab.items() if len(p) == 1 and abs(s - other[p]) > TOLERANCE)
-
-
 def assert_hf_vocab(ours: Any, hf: Any) -> None:
     """``ours`` has HF's pieces with HF's scores, up to what HF leaves to hash order."""
     mine, theirs = model_of(ours)["vocab"], model_of(hf)["vocab"]
     assert len(mine) == len(theirs)
     a, b = dict(map(tuple, mine)), dict(map(tuple, theirs))
     assert a.keys() == b.keys(), (sorted(a.keys() - b.keys()), sorted(b.keys() - a.keys()))
-    lost_a, lost_b = lost_scores(a, b), lost_scores(b, a)
-    assert len(lost_a) == len(lost_b)
+    lost = lost_pieces(a, b)
+    # Every other piece: HF's score.
+    off = [(p, a[p], b[p]) for p in a.keys() - lost if abs(a[p] - b[p]) > TOLERANCE]
+    assert off == []
+    lost_a = sorted(a[p] for p in lost)
+    lost_b = sorted(b[p] for p in lost_pieces(b, a))
     # The lost characters: HF's scores, perhaps given out in another order.
+    assert len(lost_a) == len(lost_b)
     assert all(abs(x - y) <= TOLERANCE for x, y in zip(lost_a, lost_b, strict=True))
     # The order, up to exactly equal scores and the lost characters.
     rank = {p: round(s, 7) for p, s in mine}
-    assert [rank[p] for p, _ in theirs if p not in _lost(a, b)] == [
-        rank[p] for p, _ in mine if p not in _lost(a, b)
+    assert [rank[p] for p, _ in theirs if p not in lost] == [
+        rank[p] for p, _ in mine if p not in lost
     ]
 
 
-def _lost(a: dict[str, float], b: dict[str, float]) -> set[str]:
-    return {p for p, s in a.items() if len(p) == 1 and abs(s - b[p]) > TOLERANCE}
+def lost_pieces(vocab: dict[str, float], other: dict[str, float]) -> set[str]:
+    """The one-character pieces whose score differs from ``other``'s (lost required
+    characters, which HF scores in hash order)."""
+    return {p for p, s in vocab.items() if len(p) == 1 and abs(s - other[p]) > TOLERANCE}
 
 
 def trained_twice(train: Any) -> tuple[Any, Any]:

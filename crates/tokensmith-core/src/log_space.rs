@@ -18,3 +18,9 @@ pub fn log_sum_exp(x: f64, y: f64) -> f64 {
         vmax + ((vmin - vmax).exp() + 1.0).ln()
     }
 }
+
+/// The [`log_sum_exp`] of `terms`, added left to right (the order fixes the rounding, as in
+/// the libraries matched); `None` when there are none.
+pub fn log_sum(terms: impl IntoIterator<Item = f64>) -> Option<f64> {
+    terms.into_iter().reduce(log_sum_exp)
+}

@@ -12,8 +12,9 @@
 //! `numpy._core._multiarray_umath._ARRAY_API` (`numpy.core._multiarray_umath` before
 //! numpy 2). The positions used here are part of numpy's ABI and the same in numpy 1.x and
 //! 2.x: `PyArray_Type` is entry 2, `PyArray_New` entry 93 and `PyArray_SetBaseObject` entry
-//! 282; `NPY_UINT` (32 bits on every platform numpy supports) is type number 6 and
-//! `NPY_ULONGLONG` (64 bits everywhere) is 10. The array's data pointer is the first field
+//! 282; `NPY_UINT` (32 bits on every platform numpy supports) is type number 6, and
+//! `np.uint64` is `NPY_ULONG` (8) where C's `unsigned long` has 64 bits, else `NPY_ULONGLONG`
+//! (10). The array's data pointer is the first field
 //! after the object header, as numpy's `PyArray_DATA` reads it.
 
 use pyo3::ffi;

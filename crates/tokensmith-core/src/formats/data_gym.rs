@@ -16,7 +16,7 @@
 
 use super::tiktoken_file::read_bytes;
 use crate::error::{Error, Result};
-use crate::trainers::bpe::gpt2_char;
+use crate::trainers::bpe::{gpt2_byte, gpt2_char};
 use rustc_hash::FxHashMap;
 use std::path::Path;
 
@@ -42,9 +42,6 @@ pub fn read(path: &Path) -> Result<(Tokens, Merges)> {
 
 /// Parses the text of a `vocab.bpe` file; `name` is used in error messages.
 pub fn parse(text: &str, name: &str) -> Result<(Tokens, Merges)> {
-    let byte_of: FxHashMap<char, u8> = (0..=255u8)
-        .filter_map(|b| Some((char::from_u32(gpt2_char(b))?, b)))
-        .collect();
     let mut by_char: Vec<u8> = (0..=255).collect();
     by_char.sort_by_key(|&b| gpt2_char(b));
     let mut tokens: Tokens = by_char.iter().map(|&b| vec![b]).zip(0..).collect();
@@ -57,7 +54,7 @@ pub fn parse(text: &str, name: &str) -> Result<(Tokens, Merges)> {
         let bad = super::line_error(name, index);
         let bytes = |word: &str| -> Result<Vec<u8>> {
             word.chars()
-                .map(|c| byte_of.get(&c).copied())
+                .map(gpt2_byte)
                 .collect::<Option<Vec<u8>>>()
                 .ok_or_else(|| bad(format!("{word:?} is not in GPT-2's byte alphabet")))
         };

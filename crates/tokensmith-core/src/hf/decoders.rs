@@ -18,7 +18,7 @@ use super::ctc::Ctc;
 use super::metaspace::Metaspace;
 use super::regex_split::Split;
 use super::NormalizedString;
-use crate::trainers::bpe::gpt2_char;
+use crate::trainers::bpe::gpt2_byte;
 
 /// One decoder of a `tokenizer.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -207,20 +207,9 @@ fn strip(token: &str, content: char, start: usize, stop: usize) -> String {
 
 /// GPT-2's characters back to bytes; a token holding any other character keeps its UTF-8.
 fn byte_level(tokens: &[String]) -> String {
-    use std::sync::OnceLock;
-    static BYTE_OF: OnceLock<rustc_hash::FxHashMap<char, u8>> = OnceLock::new();
-    let table = BYTE_OF.get_or_init(|| {
-        (0..=255u8)
-            .filter_map(|b| char::from_u32(gpt2_char(b)).map(|c| (c, b)))
-            .collect()
-    });
     let mut bytes = Vec::new();
     for t in tokens {
-        match t
-            .chars()
-            .map(|c| table.get(&c).copied())
-            .collect::<Option<Vec<u8>>>()
-        {
+        match t.chars().map(gpt2_byte).collect::<Option<Vec<u8>>>() {
             Some(b) => bytes.extend(b),
             None => bytes.extend_from_slice(t.as_bytes()),
         }

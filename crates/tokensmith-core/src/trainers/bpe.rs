@@ -214,6 +214,18 @@ pub fn gpt2_char(b: u8) -> u32 {
     }
 }
 
+/// The byte that GPT-2's byte-to-unicode table shows as `c` ([`gpt2_char`] reversed), if any.
+pub fn gpt2_byte(c: char) -> Option<u8> {
+    static BYTE_OF: std::sync::OnceLock<rustc_hash::FxHashMap<char, u8>> =
+        std::sync::OnceLock::new();
+    let table = BYTE_OF.get_or_init(|| {
+        (0..=255u8)
+            .filter_map(|b| char::from_u32(gpt2_char(b)).map(|c| (c, b)))
+            .collect()
+    });
+    table.get(&c).copied()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

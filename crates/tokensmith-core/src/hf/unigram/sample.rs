@@ -20,7 +20,7 @@
 
 use super::HfUnigram;
 use crate::hf::draw::pick;
-use crate::log_space::log_sum_exp;
+use crate::log_space::log_sum;
 
 /// One lattice node: a piece (or an unknown character) over bytes `start..end`.
 #[derive(Clone, Copy)]
@@ -69,12 +69,10 @@ fn sampled_path(ends: &[Vec<Node>], len: usize, theta: f64) -> Vec<(usize, usize
     let mut forward = vec![f64::NEG_INFINITY; len + 1];
     forward[0] = 0.0;
     for end in 1..=len {
-        let mut sum: Option<f64> = None;
-        for n in &ends[end] {
-            let term = theta * (n.score + forward[n.start]);
-            sum = Some(sum.map_or(term, |s| log_sum_exp(s, term)));
-        }
-        if let Some(s) = sum {
+        let terms = ends[end]
+            .iter()
+            .map(|n| theta * (n.score + forward[n.start]));
+        if let Some(s) = log_sum(terms) {
             forward[end] = s;
         }
     }

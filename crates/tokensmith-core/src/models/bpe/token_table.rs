@@ -40,12 +40,7 @@ impl TokenTable {
     /// The bytes of token `id`, if it exists.
     #[inline(always)]
     pub fn get(&self, id: u32) -> Option<&[u8]> {
-        let i = id as usize;
-        if *self.present.get(i)? {
-            Some(&self.arena[self.starts[i] as usize..self.starts[i + 1] as usize])
-        } else {
-            None
-        }
+        self.span(id).map(|(start, end)| &self.arena[start..end])
     }
 
     /// Where token `id`'s bytes sit in [`bytes`](Self::bytes), if it exists.

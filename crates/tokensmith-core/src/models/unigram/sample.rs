@@ -12,8 +12,9 @@
 
 use super::lattice::{Lattice, BOS, EOS};
 
-/// A small, fast 64-bit generator (Steele, Lea and Flood 2014); good enough for sampling.
-#[derive(Debug, Clone)]
+/// A small, fast 64-bit generator (Steele, Lea and Flood 2014); good enough for sampling, and
+/// the same seed gives the same numbers on every machine.
+#[derive(Debug, Clone, Default)]
 pub struct SplitMix64(u64);
 
 impl SplitMix64 {
@@ -27,6 +28,17 @@ impl SplitMix64 {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    /// A uniform integer in `0..n` (n > 0), without modulo bias.
+    pub fn below(&mut self, n: u64) -> u64 {
+        let zone = u64::MAX - u64::MAX % n;
+        loop {
+            let x = self.next_u64();
+            if x < zone {
+                return x % n;
+            }
+        }
     }
 
     /// Uniform in `[0, 1)`, with 53 random bits.

@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType, Piece, PieceType, TrainerSpec};
 use crate::sentencepiece::byte_piece;
 
-const MIN_SCORE_PENALTY_DELTA: f64 = 0.0001;
+pub(super) const MIN_SCORE_PENALTY_DELTA: f64 = 0.0001;
 
 /// At most `size` pieces: the required characters, then the best-scoring pieces.
 pub fn final_pieces(

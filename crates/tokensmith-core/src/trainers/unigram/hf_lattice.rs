@@ -34,7 +34,7 @@
 //! ```
 
 use super::flat_trie::FlatTrie;
-use crate::log_space::log_sum_exp;
+use crate::log_space::log_sum;
 
 /// The score given below the worst piece to a character no piece covers.
 const UNK_PENALTY: f64 = 10.0;
@@ -149,23 +149,19 @@ impl HfLattice {
         // alpha of a node depends only on its start, beta only on its end.
         let mut alpha = vec![0.0f64; len + 1];
         for pos in 1..=len {
-            let mut sum: Option<f64> = None;
-            for &l in &self.ends[pos] {
+            let terms = self.ends[pos].iter().map(|&l| {
                 let n = self.nodes[l as usize];
-                let term = n.score + alpha[n.start];
-                sum = Some(sum.map_or(term, |s| log_sum_exp(s, term)));
-            }
-            alpha[pos] = sum.unwrap_or(0.0);
+                n.score + alpha[n.start]
+            });
+            alpha[pos] = log_sum(terms).unwrap_or(0.0);
         }
         let mut beta = vec![0.0f64; len + 1];
         for pos in (0..len).rev() {
-            let mut sum: Option<f64> = None;
-            for &r in &self.begins[pos] {
+            let terms = self.begins[pos].iter().map(|&r| {
                 let n = self.nodes[r as usize];
-                let term = n.score + beta[n.end];
-                sum = Some(sum.map_or(term, |s| log_sum_exp(s, term)));
-            }
-            beta[pos] = sum.unwrap_or(0.0);
+                n.score + beta[n.end]
+            });
+            beta[pos] = log_sum(terms).unwrap_or(0.0);
         }
         let z = alpha[len];
         for pos in 0..len {

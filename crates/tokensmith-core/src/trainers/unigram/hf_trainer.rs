@@ -164,7 +164,7 @@ pub fn hf_finalize(
             Some(&t) => t,
             None => {
                 let t = model.min_score() + penalty;
-                penalty += 0.0001;
+                penalty += super::finalize::MIN_SCORE_PENALTY_DELTA;
                 t
             }
         };
@@ -188,12 +188,14 @@ pub fn hf_finalize(
 mod tests {
     use super::*;
 
+    /// `pieces` with owned strings, as the trainer keeps them.
+    fn owned(pieces: &[(&str, f64)]) -> Vec<(String, f64)> {
+        pieces.iter().map(|&(p, s)| (p.to_string(), s)).collect()
+    }
+
     #[test]
     fn lost_characters_score_below_the_minimum_in_order() {
-        let pieces: Vec<(String, f64)> = [(TRAINING_UNK, f64::NAN), ("ab", -1.0), ("a", -2.0)]
-            .iter()
-            .map(|&(p, s)| (p.to_string(), s))
-            .collect();
+        let pieces = owned(&[(TRAINING_UNK, f64::NAN), ("ab", -1.0), ("a", -2.0)]);
         let model = HfModel::new(&pieces);
         let out = hf_finalize(&model, &pieces, &['c', 'a', 'b'], 10);
         let names: Vec<&str> = out.iter().map(|p| p.0.as_str()).collect();
@@ -259,10 +261,7 @@ mod tests {
 
     #[test]
     fn required_characters_that_fill_the_size_let_every_piece_in() {
-        let pieces: Vec<(String, f64)> = [(TRAINING_UNK, f64::NAN), ("ab", -1.0), ("ba", -2.0)]
-            .iter()
-            .map(|&(p, s)| (p.to_string(), s))
-            .collect();
+        let pieces = owned(&[(TRAINING_UNK, f64::NAN), ("ab", -1.0), ("ba", -2.0)]);
         let model = HfModel::new(&pieces);
         assert_eq!(hf_finalize(&model, &pieces, &['a', 'b'], 2).len(), 4);
     }

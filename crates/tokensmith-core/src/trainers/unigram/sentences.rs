@@ -31,6 +31,7 @@ use super::piece_rules::UNK_CHAR;
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::NormalizerSpec;
 use crate::models::sentencepiece_parts::split_words;
+use crate::models::unigram::SplitMix64;
 use crate::normalizers::sentencepiece::SentencePieceNormalizer;
 use crate::trainers::shards::{by_shard, Shards};
 
@@ -138,7 +139,7 @@ impl SentenceCounter {
             sample: Sample {
                 limit: config.input_sentence_size,
                 shuffle: config.shuffle_input_sentence,
-                rng: SplitMix64(config.seed),
+                rng: SplitMix64::new(config.seed),
                 reservoir: Vec::new(),
                 seen: 0,
             },
@@ -439,32 +440,6 @@ pub fn normalizer_spec(config: &UnigramConfig) -> Result<NormalizerSpec> {
         escape_whitespaces: true,
         has_rule_tsv: false,
     })
-}
-
-/// A small seeded generator (SplitMix64): the same seed samples the same sentences on every
-/// machine.
-#[derive(Debug, Clone, Default)]
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform integer in `0..n` (n > 0), without modulo bias.
-    fn below(&mut self, n: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let x = self.next();
-            if x < zone {
-                return x % n;
-            }
-        }
-    }
 }
 
 #[cfg(test)]
