@@ -1,7 +1,7 @@
 //! Argument conversion shared by the bindings: special-token policies and id lists.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyFrozenSet, PyList, PySet, PyString, PyTuple};
+use pyo3::types::{PyFrozenSet, PyList, PySet, PyString, PyTuple};
 use tokensmith_core::{Encoding, SpecialPolicy, SpecialSet};
 
 use crate::errors::{to_py, type_error};
@@ -85,29 +85,4 @@ pub fn ids(py: Python<'_>, enc: &Encoding, tokens: &Bound<'_, PyAny>) -> PyResul
     }
     let values: Vec<i64> = tokens.extract()?;
     values.into_iter().map(check).collect()
-}
-
-/// Unsigned integers, whose memory is exactly their native-endian bytes (no padding).
-///
-/// # Safety
-/// Implementors must have no padding bytes, so that every byte of their memory is initialised.
-pub unsafe trait PlainInt: Copy {}
-// SAFETY: primitive integers have no padding.
-unsafe impl PlainInt for u32 {}
-// SAFETY: as above.
-unsafe impl PlainInt for u64 {}
-
-/// The memory of `values` as bytes, in native byte order.
-pub fn ne_bytes<T: PlainInt>(values: &[T]) -> &[u8] {
-    // SAFETY: `PlainInt` types have no padding and every byte value is a valid u8; the new
-    // slice covers exactly the memory of `values`, borrowed for as long as `values` is.
-    unsafe {
-        std::slice::from_raw_parts(values.as_ptr().cast::<u8>(), std::mem::size_of_val(values))
-    }
-}
-
-/// Copies u32 values into a `bytes` object in native byte order (for `numpy.frombuffer`):
-/// one `memcpy`, with no zero-filling of the buffer first.
-pub fn u32_bytes<'py>(py: Python<'py>, values: &[u32]) -> Bound<'py, PyBytes> {
-    PyBytes::new(py, ne_bytes(values))
 }

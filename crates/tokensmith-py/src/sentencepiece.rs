@@ -5,7 +5,7 @@
 use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
-use pyo3::types::{PyBytes, PyInt, PyList, PyString};
+use pyo3::types::{PyInt, PyList, PyString};
 use pyo3::PyTraverseError;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -15,9 +15,9 @@ use tokensmith_core::formats::sentencepiece_model::{
 };
 use tokensmith_core::sentencepiece::{OffsetPiece, SentencePieceProcessor};
 
-use crate::convert::u32_bytes;
 use crate::errors::{new_error, to_py};
 use crate::int_cache::IntCache;
+use crate::numpy_array::vec_array;
 use crate::spm_batch::{self, with_texts};
 
 /// One segmentation: its pieces and their ids.
@@ -340,17 +340,13 @@ impl CoreSentencePiece {
     }
 
     /// Ids, begins and ends (byte offsets in `text`, as [`Self::encode_proto`] gives them) as
-    /// three `bytes` of native-endian u32 for `numpy.frombuffer`: the offsets of a long text
-    /// without a Python object per piece.
+    /// three `numpy.uint32` arrays: the offsets of a long text without a Python object per
+    /// piece.
     fn encode_byte_offsets<'py>(
         &self,
         py: Python<'py>,
         text: &str,
-    ) -> PyResult<(
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-        Bound<'py, PyBytes>,
-    )> {
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let too_long = || {
             new_error(
                 py,
@@ -367,9 +363,9 @@ impl CoreSentencePiece {
         });
         let [ids, begins, ends] = columns.ok_or_else(too_long)?;
         Ok((
-            u32_bytes(py, &ids),
-            u32_bytes(py, &begins),
-            u32_bytes(py, &ends),
+            vec_array(py, ids)?,
+            vec_array(py, begins)?,
+            vec_array(py, ends)?,
         ))
     }
 

@@ -165,9 +165,7 @@ class Segmenter:
             # The model's byte offsets as flat arrays: the HF-style result would also build
             # word ids, special-token masks and a tuple per token in Python.
             columns = tok.processor._model.encode_byte_offsets(layout.text)
-            ids, starts, ends = (
-                np.frombuffer(c, dtype=np.uint32).astype(np.int64) for c in columns
-            )
+            ids, starts, ends = (c.astype(np.int64) for c in columns)
             return ids, starts, ends
         assert isinstance(tok, Tokenizer)
         result = tok.encode(layout.text, add_special_tokens=False)
