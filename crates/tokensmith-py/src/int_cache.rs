@@ -88,30 +88,46 @@ impl IntCache {
             if list.is_null() {
                 return Err(PyErr::fetch(py));
             }
-            let look_ahead = self.used.load(Ordering::Relaxed) > PREFETCH_ABOVE;
-            for (i, &id) in ids.iter().enumerate() {
-                // The cached ints of a varied text are spread over megabytes, and each one's
-                // reference count is written: fetch the cell of a later id, and the int of a
-                // nearer one, so those misses overlap.
-                if look_ahead {
-                    if let Some(cell) = ids
-                        .get(i + 2 * LIST_PREFETCH)
-                        .and_then(|&n| self.cells.get(n as usize))
-                    {
-                        prefetch(cell);
-                    }
-                    if let Some(cell) = ids
-                        .get(i + LIST_PREFETCH)
-                        .and_then(|&n| self.cells.get(n as usize))
-                    {
-                        // A prefetch of null (an id not yet listed) is harmless.
-                        prefetch(cell.load(Ordering::Relaxed));
-                    }
+            // The slots are written through a pointer read once: an int's reference count,
+            // written for each id, could otherwise be the list's own field for all the
+            // compiler knows, and PyList_SET_ITEM would read it again for every id.
+            let items = (*list.cast::<pyo3::ffi::PyListObject>()).ob_item;
+            if self.used.load(Ordering::Relaxed) > PREFETCH_ABOVE {
+                self.fill_prefetching(py, ids, items);
+            } else {
+                for (i, &id) in ids.iter().enumerate() {
+                    items.add(i).write(self.int(py, id));
                 }
-                let item = self.int(py, id);
-                pyo3::ffi::PyList_SET_ITEM(list, i as pyo3::ffi::Py_ssize_t, item);
             }
             Ok(Bound::from_owned_ptr(py, list).cast_into_unchecked())
+        }
+    }
+
+    /// Writes the int of each id to `items` (one slot per id), fetching ahead the cells and
+    /// ints of later ids.
+    ///
+    /// # Safety
+    /// `items` has room for `ids.len()` pointers, which the caller owns as new references.
+    unsafe fn fill_prefetching(&self, py: Python<'_>, ids: &[u32], items: *mut *mut PyObject) {
+        for (i, &id) in ids.iter().enumerate() {
+            // The cached ints of a varied text are spread over megabytes, and each one's
+            // reference count is written: fetch the cell of a later id, and the int of a
+            // nearer one, so those misses overlap.
+            if let Some(cell) = ids
+                .get(i + 2 * LIST_PREFETCH)
+                .and_then(|&n| self.cells.get(n as usize))
+            {
+                prefetch(cell);
+            }
+            if let Some(cell) = ids
+                .get(i + LIST_PREFETCH)
+                .and_then(|&n| self.cells.get(n as usize))
+            {
+                // A prefetch of null (an id not yet listed) is harmless.
+                prefetch(cell.load(Ordering::Relaxed));
+            }
+            // SAFETY: `i` is below `ids.len()`, within the caller's slots.
+            unsafe { items.add(i).write(self.int(py, id)) };
         }
     }
 }

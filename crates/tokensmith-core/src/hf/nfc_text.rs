@@ -27,34 +27,97 @@ use unicode_normalization_alignments::{is_nfc_quick, IsNormalized, UnicodeNormal
 /// Every character below U+0300 is stable (the combining marks start there).
 const FIRST_MARK: u32 = 0x300;
 
+/// Words of [`Tables::stable`]: one bit per code point of the Basic Multilingual Plane.
+const BMP_WORDS: usize = 0x10000 / 64;
+
 /// Whether `c` is stable (see the module's documentation), from the tables themselves.
 fn stable_in_tables(c: char) -> bool {
     canonical_combining_class(c) == 0 && is_nfc_quick(std::iter::once(c)) == IsNormalized::Yes
 }
 
-/// One bit per code point of the Basic Multilingual Plane: set when it is stable.
-fn bmp_bits() -> &'static [u64] {
-    static BITS: OnceLock<Vec<u64>> = OnceLock::new();
-    BITS.get_or_init(|| {
-        let mut bits = vec![0u64; 0x10000 / 64];
+/// The Unicode 9 properties the scan reads, for the Basic Multilingual Plane.
+struct Tables {
+    /// One bit per code point, set when it is stable; word `cp / 64` holds the 64 code
+    /// points that share their UTF-8 bytes but the last.
+    stable: Box<[u64; BMP_WORDS]>,
+    /// Bit `lead & 0x0F` is set when every code point of the three-byte lead byte `lead`
+    /// (4,096 of them, from `(lead & 0x0F) << 12`) is stable (the CJK ideographs).
+    stable_leads: u16,
+    /// Per code point: its combining class when that is not 0 and its NFC quick check
+    /// answers Yes (a mark that composes with nothing before it, such as a virama), else 0.
+    plain_marks: Box<[u8]>,
+}
+
+/// The tables, built from `unicode-normalization-alignments` on first use.
+fn tables() -> &'static Tables {
+    static TABLES: OnceLock<Tables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut stable = Box::new([0u64; BMP_WORDS]);
+        let mut plain_marks = vec![0u8; 0x10000].into_boxed_slice();
         for cp in 0..0x10000u32 {
-            if char::from_u32(cp).is_some_and(stable_in_tables) {
-                bits[cp as usize / 64] |= 1 << (cp % 64);
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            let class = canonical_combining_class(c);
+            let yes = is_nfc_quick(std::iter::once(c)) == IsNormalized::Yes;
+            if class == 0 && yes {
+                stable[cp as usize / 64] |= 1 << (cp % 64);
+            } else if yes {
+                plain_marks[cp as usize] = class;
             }
         }
-        bits
+        let mut stable_leads = 0;
+        for (lead, words) in stable.chunks(0x1000 / 64).enumerate() {
+            if words.iter().all(|&w| w == u64::MAX) {
+                stable_leads |= 1 << lead;
+            }
+        }
+        Tables {
+            stable,
+            stable_leads,
+            plain_marks,
+        }
     })
 }
 
-/// Whether the code point `cp` is stable (see the module's documentation).
-#[inline]
-fn is_stable(cp: u32, bmp: &[u64]) -> bool {
-    if cp < FIRST_MARK {
-        return true;
+impl Tables {
+    /// Whether the code point `cp` is stable (see the module's documentation).
+    #[inline]
+    fn is_stable(&self, cp: u32) -> bool {
+        if cp < FIRST_MARK {
+            return true;
+        }
+        match self.stable.get(cp as usize / 64) {
+            Some(word) => word >> (cp % 64) & 1 == 1,
+            None => char::from_u32(cp).is_some_and(stable_in_tables),
+        }
     }
-    match bmp.get(cp as usize / 64) {
-        Some(word) => word >> (cp % 64) & 1 == 1,
-        None => char::from_u32(cp).is_some_and(stable_in_tables),
+
+    /// Whether the character whose lead byte (at least [`FIRST_MARK_LEAD`]) is at `at` is
+    /// stable: read from the lead and the next bytes, without decoding the code point.
+    #[inline]
+    fn is_stable_at(&self, bytes: &[u8], at: usize) -> bool {
+        let lead = bytes[at];
+        let low = |i: usize| bytes.get(at + i).map_or(0, |&b| usize::from(b & 0x3F));
+        match lead {
+            // U+0300..U+07FF: the word is the lead's low bits, the bit the second byte's.
+            ..=0xDF => self.stable[usize::from(lead & 0x1F)] >> low(1) & 1 == 1,
+            0xE0..=0xEF => {
+                let lead = usize::from(lead & 0x0F);
+                self.stable_leads >> lead & 1 == 1
+                    || self.stable[(lead << 6 | low(1)) % BMP_WORDS] >> low(2) & 1 == 1
+            }
+            _ => self.is_stable(decode(bytes, at).0),
+        }
+    }
+
+    /// The combining class of `cp` when it is a plain mark (see [`Tables::plain_marks`]).
+    #[inline]
+    fn plain_mark(&self, cp: u32) -> Option<u8> {
+        self.plain_marks
+            .get(cp as usize)
+            .copied()
+            .filter(|&class| class != 0)
     }
 }
 
@@ -92,14 +155,14 @@ fn mark_leads(word: u64) -> u64 {
 /// The position of the first character at or after byte `from` (a character boundary) that
 /// is not stable, or the text's length.
 #[inline]
-fn next_unstable(bytes: &[u8], bmp: &[u64], mut from: usize) -> usize {
+fn next_unstable(bytes: &[u8], tables: &Tables, mut from: usize) -> usize {
     // Eight bytes at a time: only a byte of FIRST_MARK_LEAD or above (always a lead byte, so
     // a window may start inside a character) needs a look at its character.
     while let Some(word) = bytes.get(from..from + 8) {
         let mut leads = mark_leads(u64::from_le_bytes(word.try_into().unwrap_or_default()));
         while leads != 0 {
             let at = from + leads.trailing_zeros() as usize / 8;
-            if !is_stable(decode(bytes, at).0, bmp) {
+            if !tables.is_stable_at(bytes, at) {
                 return at;
             }
             leads &= leads - 1;
@@ -110,7 +173,7 @@ fn next_unstable(bytes: &[u8], bmp: &[u64], mut from: usize) -> usize {
     while from < bytes.len() {
         if bytes[from] >= FIRST_MARK_LEAD {
             let (cp, len) = decode(bytes, from);
-            if !is_stable(cp, bmp) {
+            if !tables.is_stable(cp) {
                 return from;
             }
             from += len;
@@ -141,8 +204,8 @@ pub fn nfc(text: &str) -> Cow<'_, str> {
     if text.is_ascii() {
         return Cow::Borrowed(text);
     }
-    let bmp = bmp_bits();
-    let mut at = next_unstable(bytes, bmp, 0);
+    let tables = tables();
+    let mut at = next_unstable(bytes, tables, 0);
     let mut out: Option<String> = None;
     // Bytes of `text` already in `out`; end of the last run composed (the character
     // after it is stable).
@@ -151,18 +214,25 @@ pub fn nfc(text: &str) -> Cow<'_, str> {
         // The character before an unstable one (skipped, so stable) starts the run, which
         // ends before the next stable character.
         let start = previous_start(bytes, run_end, at);
-        let mut end = at + decode(bytes, at).1;
+        // Whether the run is its stable first character and plain marks in order of
+        // combining class: the quick check's Yes, read from the tables (a letter and a
+        // virama, say).
+        let (mut end, mut plain, mut class) = (at, true, 0);
         while end < bytes.len() {
             let (next, len) = decode(bytes, end);
-            if is_stable(next, bmp) {
+            if end > at && tables.is_stable(next) {
                 break;
+            }
+            match tables.plain_mark(next) {
+                Some(c) if c >= class => class = c,
+                _ => plain = false,
             }
             end += len;
         }
         let run = &text[start..end];
         let composed = || run.nfc().map(|(c, _)| c);
-        // The quick check settles most runs (a letter and a virama, say) without composing.
-        let known = is_nfc_quick(run.chars()) == IsNormalized::Yes;
+        // Else the quick check settles most runs without composing.
+        let known = plain || is_nfc_quick(run.chars()) == IsNormalized::Yes;
         if !known && !composed().eq(run.chars()) {
             let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
             out.push_str(&text[copied..start]);
@@ -170,7 +240,7 @@ pub fn nfc(text: &str) -> Cow<'_, str> {
             copied = end;
         }
         run_end = end;
-        at = next_unstable(bytes, bmp, end);
+        at = next_unstable(bytes, tables, end);
     }
     match out {
         None => Cow::Borrowed(text),
@@ -209,8 +279,11 @@ mod tests {
     #[test]
     fn equals_composing_the_whole_text() {
         // Marks out of order, Hangul jamo, a composition excluded, Devanagari nukta, a mark
-        // of Unicode 10 (combining class 0 in Unicode 9's tables), marks at the start.
+        // of Unicode 10 (combining class 0 in Unicode 9's tables), marks at the start, plain
+        // marks in order of combining class and out of it (nukta 7, virama 9; 220 and 230).
         let texts = [
+            "\u{915}\u{93c}\u{94d} \u{915}\u{94d}\u{93c}",
+            "a\u{316}\u{301} a\u{301}\u{316}",
             "\u{301}a\u{301}\u{327} x",
             "e\u{301}\u{300}o\u{308}\u{304}",
             "\u{1100}\u{1161}\u{11a8} \u{ac00}\u{11a8}",
@@ -231,12 +304,12 @@ mod tests {
         // A stable character followed by one that may combine backwards; each preceded by
         // starters that begin compositions.
         let before = ["a", "\u{1100}", "\u{ac00}", "\u{928}", "\u{3046}", "\u{cc}"];
-        let bmp = bmp_bits();
+        let tables = tables();
         for cp in 0..0x10000u32 {
             let Some(c) = char::from_u32(cp) else {
                 continue;
             };
-            if !is_stable(cp, bmp) {
+            if !tables.is_stable(cp) {
                 continue;
             }
             for b in before {
@@ -247,8 +320,33 @@ mod tests {
     }
 
     #[test]
+    fn the_byte_lookup_agrees_with_the_code_point_lookup() {
+        let tables = tables();
+        for cp in FIRST_MARK..0x11000 {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            let text = format!("{c}a");
+            let expected = stable_in_tables(c);
+            assert_eq!(tables.is_stable(cp), expected, "U+{cp:04X}");
+            assert_eq!(
+                tables.is_stable_at(text.as_bytes(), 0),
+                expected,
+                "U+{cp:04X}"
+            );
+        }
+        // The ideographs' lead bytes are known stable as a whole; Hangul's are not.
+        assert_eq!(tables.stable_leads >> 0x4 & 1, 1);
+        assert_eq!(tables.stable_leads >> 0xA & 1, 0);
+    }
+
+    #[test]
     fn text_in_nfc_is_borrowed() {
         assert!(matches!(nfc("ça,東京, नमस्ते"), Cow::Borrowed(_)));
+        assert!(matches!(
+            nfc("\u{915}\u{93c}\u{94d}\u{937}"),
+            Cow::Borrowed(_)
+        ));
         assert!(matches!(nfc("c\u{327}a"), Cow::Owned(_)));
     }
 }
