@@ -7,13 +7,13 @@
 //!    occur, into lists by a hash of the pair (the shards of `trainers::shards`);
 //! 2. each shard sums its pairs over the blocks, in block order, on the pool (a few blocks
 //!    at a time, to bound the memory of their lists), so a pair's word list is ascending and
-//!    made by moving the blocks' lists, not by looking each pair up on one thread;
+//!    made by copying the blocks' lists, not by looking each pair up on one thread;
 //! 3. the pairs are sorted by where they first occur (block, then place in the block).
 //!
 //! ```
-//! use tokensmith_core::trainers::sp_bpe::first_pairs;
+//! use tokensmith_core::trainers::sp_bpe::{first_pairs, WordStore};
 //! // Words 0 and 1 ("a b a b" twice, "b a" once): b+a first occurs after a+b.
-//! let pairs = first_pairs(&[vec![1, 2, 1, 2], vec![2, 1]], &[2, 1]);
+//! let pairs = first_pairs(&WordStore::from_words(&[vec![1, 2, 1, 2], vec![2, 1]], &[2, 1]));
 //! let found: Vec<_> = pairs.iter().map(|p| (p.parts, p.weight, p.words.clone())).collect();
 //! assert_eq!(found, [((1, 2), 4, vec![0]), ((2, 1), 3, vec![0, 1])]);
 //! ```
@@ -21,6 +21,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::word_store::WordStore;
 use crate::trainers::shards::{shard_of, SHARDS};
 
 /// Words per block.
@@ -41,66 +42,93 @@ pub struct FirstPair {
     pub words: Vec<u32>,
 }
 
-/// Every distinct adjacent pair of `words` (whose counts are `counts`), in the order of
-/// their first occurrence. See the module documentation.
-pub fn first_pairs(words: &[Vec<u32>], counts: &[u64]) -> Vec<FirstPair> {
+/// Every distinct adjacent pair of `words`, in the order of their first occurrence. See the
+/// module documentation.
+pub fn first_pairs(words: &WordStore) -> Vec<FirstPair> {
     let mut shards: Vec<Shard> = (0..SHARDS).map(|_| Shard::default()).collect();
-    let step = WORDS_PER_BLOCK * BLOCKS_AT_ONCE;
-    for (g, group) in words.chunks(step).enumerate() {
-        let blocks: Vec<Vec<Vec<FirstPair>>> = group
-            .par_chunks(WORDS_PER_BLOCK)
-            .enumerate()
-            .map(|(k, block)| block_pairs(block, g * BLOCKS_AT_ONCE + k, counts))
+    let blocks_in_all = words.len().div_ceil(WORDS_PER_BLOCK);
+    for g in (0..blocks_in_all).step_by(BLOCKS_AT_ONCE) {
+        let blocks: Vec<BlockPairs> = (g..blocks_in_all.min(g + BLOCKS_AT_ONCE))
+            .into_par_iter()
+            .map(|b| block_pairs(words, b))
             .collect();
-        let mut lists: Vec<Vec<Vec<FirstPair>>> = (0..SHARDS)
-            .map(|_| Vec::with_capacity(blocks.len()))
-            .collect();
-        for block in blocks {
-            for (s, list) in block.into_iter().enumerate() {
-                lists[s].push(list);
-            }
-        }
         shards
             .par_iter_mut()
-            .zip(lists)
-            .for_each(|(shard, lists)| shard.add(lists));
+            .enumerate()
+            .for_each(|(s, shard)| shard.add(&blocks, s));
     }
     let mut pairs: Vec<FirstPair> = shards.into_par_iter().flat_map_iter(|s| s.summed).collect();
     pairs.par_sort_unstable_by_key(|p| p.first);
     pairs
 }
 
-/// The pairs of block `b` (whose words start at `b * WORDS_PER_BLOCK`), by shard.
-fn block_pairs(block: &[Vec<u32>], b: usize, counts: &[u64]) -> Vec<Vec<FirstPair>> {
+/// The pairs of one block, listed by shard, their words kept one pair after another in one
+/// list (not a list per pair: a block has tens of thousands of pairs).
+struct BlockPairs {
+    by_shard: Vec<Vec<Counted>>,
+    wids: Vec<u32>,
+}
+
+/// A pair of a block: as [`FirstPair`], its words being `wids[from..to]` of the block.
+struct Counted {
+    parts: (u32, u32),
+    first: u64,
+    weight: u64,
+    from: u32,
+    to: u32,
+}
+
+/// The pairs of block `b` (words `b * WORDS_PER_BLOCK` on).
+fn block_pairs(words: &WordStore, b: usize) -> BlockPairs {
     let start = b * WORDS_PER_BLOCK;
-    let mut at: FxHashMap<(u32, u32), usize> = FxHashMap::default();
-    let mut found: Vec<FirstPair> = Vec::new();
-    for (i, word) in block.iter().enumerate() {
-        let wid = (start + i) as u32;
-        let weight = counts[wid as usize];
-        for pair in word.windows(2) {
+    let mut at: FxHashMap<(u32, u32), u32> = FxHashMap::default();
+    // Each pair's parts, weight, last word and number of words.
+    let mut found: Vec<((u32, u32), u64, u32, u32)> = Vec::new();
+    // `(pair, word)` for each word a pair occurs in, in word order.
+    let mut seen_in: Vec<(u32, u32)> = Vec::new();
+    for w in start..words.len().min(start + WORDS_PER_BLOCK) {
+        let wid = w as u32;
+        let weight = words.count(w);
+        for pair in words.word(w).windows(2) {
             let parts = (pair[0], pair[1]);
             let k = *at.entry(parts).or_insert_with(|| {
-                found.push(FirstPair {
-                    parts,
-                    first: ((b as u64) << 32) | found.len() as u64,
-                    weight: 0,
-                    words: Vec::new(),
-                });
-                found.len() - 1
+                found.push((parts, 0, u32::MAX, 0));
+                found.len() as u32 - 1
             });
-            let p = &mut found[k];
-            p.weight += weight;
-            if p.words.last() != Some(&wid) {
-                p.words.push(wid);
+            let p = &mut found[k as usize];
+            p.1 += weight;
+            if p.2 != wid {
+                p.2 = wid;
+                p.3 += 1;
+                seen_in.push((k, wid));
             }
         }
     }
-    let mut lists: Vec<Vec<FirstPair>> = (0..SHARDS).map(|_| Vec::new()).collect();
-    for p in found {
-        lists[shard_of(&p.parts)].push(p);
+    // Each pair's words, one pair after another, in word order.
+    let mut ends: Vec<u32> = found
+        .iter()
+        .scan(0u32, |end, p| {
+            *end += p.3;
+            Some(*end)
+        })
+        .collect();
+    let mut wids = vec![0u32; seen_in.len()];
+    for &(k, wid) in seen_in.iter().rev() {
+        let end = &mut ends[k as usize];
+        *end -= 1;
+        wids[*end as usize] = wid;
     }
-    lists
+    let mut by_shard: Vec<Vec<Counted>> = (0..SHARDS).map(|_| Vec::new()).collect();
+    for (rank, (&(parts, weight, _, n), &from)) in found.iter().zip(&ends).enumerate() {
+        by_shard[shard_of(&parts)].push(Counted {
+            parts,
+            first: ((b as u64) << 32) | rank as u64,
+            weight,
+            from,
+            to: from + n,
+        });
+    }
+    BlockPairs { by_shard, wids }
 }
 
 /// One shard's pairs, summed over the blocks so far.
@@ -111,18 +139,26 @@ struct Shard {
 }
 
 impl Shard {
-    /// Adds the shard's lists of the next blocks, in block order.
-    fn add(&mut self, lists: Vec<Vec<FirstPair>>) {
-        for p in lists.into_iter().flatten() {
-            match self.at.get(&p.parts) {
-                Some(&k) => {
-                    let q = &mut self.summed[k];
-                    q.weight += p.weight;
-                    q.words.extend_from_slice(&p.words);
-                }
-                None => {
-                    self.at.insert(p.parts, self.summed.len());
-                    self.summed.push(p);
+    /// Adds this shard's (`s`) pairs of the next blocks, in block order.
+    fn add(&mut self, blocks: &[BlockPairs], s: usize) {
+        for block in blocks {
+            for p in &block.by_shard[s] {
+                let words = &block.wids[p.from as usize..p.to as usize];
+                match self.at.get(&p.parts) {
+                    Some(&k) => {
+                        let q = &mut self.summed[k];
+                        q.weight += p.weight;
+                        q.words.extend_from_slice(words);
+                    }
+                    None => {
+                        self.at.insert(p.parts, self.summed.len());
+                        self.summed.push(FirstPair {
+                            parts: p.parts,
+                            first: p.first,
+                            weight: p.weight,
+                            words: words.to_vec(),
+                        });
+                    }
                 }
             }
         }
@@ -167,7 +203,7 @@ mod tests {
             })
             .collect();
         let counts: Vec<u64> = (0..n).map(|_| 1 + next(5)).collect();
-        let got: Vec<_> = first_pairs(&words, &counts)
+        let got: Vec<_> = first_pairs(&WordStore::from_words(&words, &counts))
             .into_iter()
             .map(|p| (p.parts, p.weight, p.words))
             .collect();

@@ -8,9 +8,10 @@
 //!
 //! One concept per file: [`symbols`] (every character and pair, in the states of
 //! sentencepiece's symbol cache), [`first_pairs`](mod@first_pairs) (the pairs before any
-//! merge, counted on the pool), [`words`] (merging a pair in one word), [`tally`] (a merge's
-//! changes summed per pair), [`active`] (the pairs each step chooses among, and the choice,
-//! kept in a [`queue`]) and the driver [`trainer`].
+//! merge, counted on the pool), [`word_store`] (the words, in one buffer), [`words`]
+//! (merging a pair in one word), [`tally`] (a merge's changes summed per pair), [`active`]
+//! (the pairs each step chooses among, and the choice, kept in a [`queue`]) and the driver
+//! [`trainer`].
 //! `docs/sp_bpe_trainer.md` gives the algorithm and how it is made fast.
 //!
 //! ```
@@ -38,6 +39,7 @@ pub mod queue;
 pub mod symbols;
 pub mod tally;
 pub mod trainer;
+pub mod word_store;
 pub mod words;
 
 pub use active::Active;
@@ -46,4 +48,5 @@ pub use queue::Queue;
 pub use symbols::{State, Symbols, NONE};
 pub use tally::{Gain, Loss, Slots, Tally};
 pub use trainer::{train, Event};
+pub use word_store::{Part, Word, WordStore};
 pub use words::{merge_word, Change};

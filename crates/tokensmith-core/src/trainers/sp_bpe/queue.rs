@@ -5,7 +5,13 @@
 //! The BPE trainer seeds its queue with every pair of the words (millions on a large corpus)
 //! and then pushes only the pairs each merge adds to. One heap of them all made each pop
 //! walk a tree of millions of entries, a cache miss per level; here most pops read the next
-//! entry of a sorted array, and the heap stays as small as the pushes since the seed.
+//! entry of a sorted array.
+//!
+//! Most pushes are pairs a merge has just made, with counts far below the ones still to be
+//! chosen, and most of them never come out. A pushed entry below a floor (the seed's
+//! [`HEAP_ROOM`]th entry at first) goes to an unordered list instead of the heap; when the
+//! fronts fall below the floor, the largest listed entries move to the heap and the floor
+//! drops to the least of them. The heap stays small enough to stay in cache.
 //!
 //! ```
 //! use tokensmith_core::trainers::sp_bpe::Queue;
@@ -19,6 +25,9 @@ use std::collections::BinaryHeap;
 
 use rayon::prelude::*;
 
+/// About how many entries the heap holds when the floor is set.
+pub const HEAP_ROOM: usize = 4096;
+
 /// See the module documentation.
 #[derive(Debug)]
 pub struct Queue<T> {
@@ -26,6 +35,9 @@ pub struct Queue<T> {
     sorted: Vec<T>,
     next: usize,
     heap: BinaryHeap<T>,
+    /// Every entry of `below` is at most the floor; `None` when `below` is empty.
+    floor: Option<T>,
+    below: Vec<T>,
 }
 
 impl<T: Ord> Default for Queue<T> {
@@ -34,6 +46,8 @@ impl<T: Ord> Default for Queue<T> {
             sorted: Vec::new(),
             next: 0,
             heap: BinaryHeap::new(),
+            floor: None,
+            below: Vec::new(),
         }
     }
 }
@@ -42,27 +56,60 @@ impl<T: Ord + Copy + Send> Queue<T> {
     /// A queue holding `entries`.
     pub fn seeded(mut entries: Vec<T>) -> Self {
         entries.par_sort_unstable_by(|a, b| b.cmp(a));
+        let floor = entries.get(HEAP_ROOM).copied();
         Self {
             sorted: entries,
             next: 0,
             heap: BinaryHeap::new(),
+            floor,
+            below: Vec::new(),
         }
     }
 
     pub fn push(&mut self, entry: T) {
-        self.heap.push(entry);
+        match self.floor {
+            Some(floor) if entry <= floor => self.below.push(entry),
+            _ => self.heap.push(entry),
+        }
     }
 
-    /// The largest entry, left in the queue.
-    pub fn peek(&self) -> Option<T> {
+    /// The larger of the two fronts: the largest entry when it is not below the floor.
+    fn front(&self) -> Option<T> {
         match (self.sorted.get(self.next), self.heap.peek()) {
             (Some(&s), Some(&h)) => Some(s.max(h)),
             (s, h) => s.or(h).copied(),
         }
     }
 
+    /// Moves listed entries to the heap until the fronts are not below the floor.
+    fn settle(&mut self) {
+        while let Some(floor) = self.floor {
+            if self.front().is_some_and(|f| f >= floor) {
+                return;
+            }
+            if self.below.len() <= HEAP_ROOM {
+                self.heap.extend(self.below.drain(..));
+                self.floor = None;
+                return;
+            }
+            // The HEAP_ROOM largest listed entries go up; the least of them is the floor.
+            let at = self.below.len() - HEAP_ROOM;
+            self.below.select_nth_unstable(at);
+            let floor = self.below[at];
+            self.heap.extend(self.below.drain(at..));
+            self.floor = Some(floor);
+        }
+    }
+
+    /// The largest entry, left in the queue.
+    pub fn peek(&mut self) -> Option<T> {
+        self.settle();
+        self.front()
+    }
+
     /// Takes out the largest entry.
     pub fn pop(&mut self) -> Option<T> {
+        self.settle();
         let from_sorted = match (self.sorted.get(self.next), self.heap.peek()) {
             (Some(s), Some(h)) => s >= h,
             (Some(_), None) => true,
@@ -103,5 +150,33 @@ mod tests {
             assert_eq!(queue.pop(), heap.pop());
         }
         assert_eq!(queue.pop(), heap.pop());
+    }
+
+    #[test]
+    fn many_small_pushes_keep_the_order() {
+        // Far more pushes below the floor than the heap's room, so listed entries move up
+        // several times, and now and then a push above every entry.
+        let mut rng = crate::models::unigram::SplitMix64::new(5);
+        let seed: Vec<u64> = (0..3 * HEAP_ROOM as u64)
+            .map(|_| rng.next_u64() % 5000)
+            .collect();
+        let mut queue = Queue::seeded(seed.clone());
+        let mut heap = BinaryHeap::from(seed);
+        for round in 0..40 * HEAP_ROOM {
+            let r = rng.next_u64();
+            if !r.is_multiple_of(4) {
+                let e = if r % 97 == 1 { 6000 } else { r % 300 };
+                queue.push(e);
+                heap.push(e);
+            }
+            if round.is_multiple_of(2) {
+                assert_eq!(queue.peek(), heap.peek().copied());
+                assert_eq!(queue.pop(), heap.pop());
+            }
+        }
+        while let Some(e) = heap.pop() {
+            assert_eq!(queue.pop(), Some(e));
+        }
+        assert_eq!(queue.pop(), None);
     }
 }

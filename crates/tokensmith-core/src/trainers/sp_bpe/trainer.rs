@@ -21,7 +21,8 @@ use super::active::Active;
 use super::first_pairs::first_pairs;
 use super::symbols::{Symbols, NONE};
 use super::tally::{Slots, Tally};
-use super::words::{merge_word_into, Change};
+use super::word_store::{Part, WordStore};
+use super::words::{merge_in_place, Change};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType};
 use crate::trainers::unigram::finalize::build_proto_as;
@@ -122,8 +123,7 @@ fn train_here(
 struct Merger {
     symbols: Symbols,
     active: Active,
-    words: Vec<Vec<u32>>,
-    counts: Vec<u64>,
+    words: WordStore,
     /// The tallies' slots, kept between merges (one per thread at work).
     slots: Mutex<Vec<Slots>>,
 }
@@ -144,22 +144,14 @@ impl Merger {
             ids[c as usize] = symbols.char_id(c);
         }
         let unk = symbols.char_id(UNK_CHAR);
-        let words: Vec<Vec<u32>> = table
-            .par_iter()
-            .map(|(w, _)| {
-                w.chars()
-                    .map(|c| match ids.get(c as usize) {
-                        Some(&id) if id != NONE => id,
-                        _ => unk,
-                    })
-                    .collect()
-            })
-            .collect();
-        let counts: Vec<u64> = table.iter().map(|(_, n)| *n).collect();
+        let words = WordStore::spell(&table, |c| match ids.get(c as usize) {
+            Some(&id) if id != NONE => id,
+            _ => unk,
+        });
         // The texts are not needed again; freed before the pairs are counted.
         drop(table);
         let mut active = Active::default();
-        let pairs = first_pairs(&words, &counts);
+        let pairs = first_pairs(&words);
         for p in pairs {
             if let Some(id) = symbols.lookup(p.parts.0, p.parts.1) {
                 symbols.add_words(id, p.weight, p.words);
@@ -170,7 +162,6 @@ impl Merger {
             symbols,
             active,
             words,
-            counts,
             slots: Mutex::new(Vec::new()),
         }
     }
@@ -214,38 +205,28 @@ impl Merger {
         let occurrences = std::mem::take(&mut self.symbols.occurrences[best as usize]);
         let run = Run {
             merge,
-            counts: &self.counts,
             pool: &self.slots,
             symbols: self.symbols.len(),
         };
         if occurrences.len() < PARALLEL_WORDS {
-            // Merged where they are: moving the words out and back cost more than merging.
             let mut tally = run.start();
-            for &wid in &occurrences {
-                tally.word(wid, &mut self.words[wid as usize]);
+            for mut part in self.words.parts(&occurrences, occurrences.len()) {
+                tally.part(&mut part);
             }
             return run.finish(tally);
         }
-        // The words are moved out (not copied), merged in runs on the pool, and put back.
-        let mut taken: Vec<(u32, Vec<u32>)> = occurrences
-            .iter()
-            .map(|&wid| (wid, std::mem::take(&mut self.words[wid as usize])))
-            .collect();
         // Runs few enough that adding their tallies costs little, enough to balance.
-        let size = WORDS_PER_TASK.max(taken.len() / (4 * rayon::current_num_threads()));
-        let tallies: Vec<Tally> = taken
-            .par_chunks_mut(size)
-            .map(|chunk| {
+        let size = WORDS_PER_TASK.max(occurrences.len() / (4 * rayon::current_num_threads()));
+        let tallies: Vec<Tally> = self
+            .words
+            .parts(&occurrences, size)
+            .into_par_iter()
+            .map(|mut part| {
                 let mut tally = run.start();
-                for (wid, word) in chunk {
-                    tally.word(*wid, word);
-                }
+                tally.part(&mut part);
                 run.finish(tally)
             })
             .collect();
-        for (wid, word) in taken {
-            self.words[wid as usize] = word;
-        }
         let mut tallies = tallies.into_iter();
         let mut total = tallies.next().unwrap_or_else(|| Tally::new(run.parts()));
         let mut slots = run.take_slots();
@@ -259,19 +240,16 @@ impl Merger {
     }
 }
 
-/// What each run of a merge's words shares: the merge, the word counts and the tallies'
-/// slots.
+/// What each run of a merge's words shares: the merge and the tallies' slots.
 struct Run<'a> {
     /// `((left, right), merged)`.
     merge: ((u32, u32), u32),
-    counts: &'a [u64],
     pool: &'a Mutex<Vec<Slots>>,
     symbols: usize,
 }
 
 /// A run's tally being made, with its slots and a buffer of one word's changes.
-struct RunTally<'a> {
-    counts: &'a [u64],
+struct RunTally {
     merge: ((u32, u32), u32),
     tally: Tally,
     slots: Slots,
@@ -284,9 +262,8 @@ impl<'a> Run<'a> {
         (left, right, merged)
     }
 
-    fn start(&self) -> RunTally<'a> {
+    fn start(&self) -> RunTally {
         RunTally {
-            counts: self.counts,
             merge: self.merge,
             tally: Tally::new(self.parts()),
             slots: self.take_slots(),
@@ -294,7 +271,7 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn finish(&self, mut run: RunTally<'a>) -> Tally {
+    fn finish(&self, mut run: RunTally) -> Tally {
         run.tally.clear(&mut run.slots);
         self.give_slots(run.slots);
         run.tally
@@ -319,15 +296,22 @@ impl<'a> Run<'a> {
     }
 }
 
-impl RunTally<'_> {
-    /// Merges the pair in word `wid` and adds the changes.
-    fn word(&mut self, wid: u32, word: &mut Vec<u32>) {
+impl RunTally {
+    /// Merges the pair in each word of `part` and adds the changes.
+    fn part(&mut self, part: &mut Part<'_>) {
         let ((left, right), merged) = self.merge;
-        self.changes.clear();
-        merge_word_into(word, left, right, merged, &mut self.changes);
-        for &change in &self.changes {
-            self.tally
-                .add(&mut self.slots, wid, self.counts[wid as usize], change);
-        }
+        part.for_each(|wid, room, len, count| {
+            self.changes.clear();
+            *len = merge_in_place(
+                &mut room[..*len as usize],
+                left,
+                right,
+                merged,
+                &mut self.changes,
+            ) as u32;
+            for &change in &self.changes {
+                self.tally.add(&mut self.slots, wid, count, change);
+            }
+        });
     }
 }

@@ -38,9 +38,21 @@ pub fn merge_word_into(
     merged: u32,
     changes: &mut Vec<Change>,
 ) {
+    let len = merge_in_place(word, left, right, merged, changes);
+    word.truncate(len);
+}
+
+/// [`merge_word_into`] on a slice: the merged word is `word[..returned length]`.
+pub fn merge_in_place(
+    word: &mut [u32],
+    left: u32,
+    right: u32,
+    merged: u32,
+    changes: &mut Vec<Change>,
+) -> usize {
     // A word a pair has left since it was listed is only read.
     let Some(first) = word.windows(2).position(|w| w[0] == left && w[1] == right) else {
-        return;
+        return word.len();
     };
     // One pass, copying each kept symbol down over the merged ones: `word[..out]` is done,
     // `word[at..]` is still as it was.
@@ -70,7 +82,7 @@ pub fn merge_word_into(
         out += 1;
         at += 2;
     }
-    word.truncate(out);
+    out
 }
 
 #[cfg(test)]
