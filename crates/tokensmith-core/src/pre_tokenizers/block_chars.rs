@@ -30,6 +30,7 @@
 
 use super::blocks::Block;
 use super::char_class::{Classes, LETTER, LOWERISH, MARK, NUMBER, SPACE, UPPERISH};
+use super::flag_masks::{masks, Test};
 
 /// How [`add_classes`] reads a pattern's classes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,12 +46,29 @@ pub struct CharRules {
     pub cases: bool,
 }
 
+impl CharRules {
+    /// The flags that make a char a letter of the block's letter mask.
+    #[inline(always)]
+    pub fn letters(self) -> u8 {
+        if self.cases {
+            UPPERISH | LOWERISH
+        } else {
+            LETTER
+        }
+    }
+}
+
 /// Adds the classes of the non-ASCII chars of the block `m` of `bytes[i..]` (whose
 /// continuation bytes are `cont`, see [`Block::cont_at`]), and returns how
 /// many bytes from `i` are decided: up to the end of the text, the first char that crosses
 /// the block's end, the first non-ASCII number (unless `rules.numbers`) or, with
 /// `rules.cases`, the first mark after punctuation. Bytes from there on become high bytes
 /// in `m`.
+///
+/// A block with at most three non-ASCII chars (quote marks or accents in English) takes them
+/// one at a time; more go through a flag array ([`add_classes_by_flags`]), whose fixed cost
+/// is paid back from the fourth char on (measured: a limit of two or four costs more
+/// instructions on English and multilingual text).
 #[inline(always)]
 pub fn add_classes(
     m: &mut Block,
@@ -60,13 +78,31 @@ pub fn add_classes(
     classes: Classes,
     rules: CharRules,
 ) -> usize {
-    let letters = if rules.cases {
-        UPPERISH | LOWERISH
+    let firsts = m.high & !cont & below((bytes.len() - i).min(64));
+    // Less its two lowest bits, `firsts` keeps at most one bit when it has at most three.
+    let after_one = firsts & firsts.wrapping_sub(1);
+    let after_two = after_one & after_one.wrapping_sub(1);
+    if after_two & after_two.wrapping_sub(1) == 0 {
+        add_classes_by_char(m, firsts, bytes, i, classes, rules)
     } else {
-        LETTER
-    };
+        add_classes_by_flags(m, cont, bytes, i, classes, rules)
+    }
+}
+
+/// [`add_classes`] one char at a time: each char (`firsts` are their first bytes) is
+/// decoded, tested for the stops, and its class bits set on its bytes.
+#[inline(always)]
+pub fn add_classes_by_char(
+    m: &mut Block,
+    firsts: u64,
+    bytes: &[u8],
+    i: usize,
+    classes: Classes,
+    rules: CharRules,
+) -> usize {
+    let letters = rules.letters();
     let mut decided = (bytes.len() - i).min(64);
-    let mut firsts = m.high & !cont & below(decided);
+    let mut firsts = firsts;
     while firsts != 0 {
         let p = firsts.trailing_zeros() as usize;
         firsts &= firsts - 1;
@@ -113,6 +149,120 @@ pub fn add_classes(
     decided
 }
 
+/// [`add_classes`] for all chars at once: the loop over the chars only decodes each one and
+/// writes its flag byte on its bytes (4 bytes from its first; the next char's write covers
+/// what spills onto it, and ASCII bytes are masked off); the class masks and the stops then
+/// come from that flag array ([`masks`]).
+#[inline(always)]
+pub fn add_classes_by_flags(
+    m: &mut Block,
+    cont: u64,
+    bytes: &[u8],
+    i: usize,
+    classes: Classes,
+    rules: CharRules,
+) -> usize {
+    let letters = rules.letters();
+    let in_text = below((bytes.len() - i).min(64));
+    let firsts = m.high & !cont & in_text;
+    let chunk = padded_chunk(bytes, i);
+    let mut flags = [0u8; 68];
+    let mut rest = firsts;
+    while rest != 0 {
+        let p = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        let f = classes.of(decode(&chunk, p));
+        flags[p..p + 4].copy_from_slice(&(u32::from(f) * 0x0101_0101).to_le_bytes());
+    }
+    let flags: &[u8; 64] = flags[..64].try_into().expect("64 of 68 bytes");
+    let case = UPPERISH | LOWERISH;
+    let [not_letter, not_number, not_space, not_mark, upper, both] = masks(
+        flags,
+        [
+            Test {
+                and: letters,
+                equal: 0,
+            },
+            Test {
+                and: NUMBER,
+                equal: 0,
+            },
+            Test {
+                and: SPACE,
+                equal: 0,
+            },
+            Test {
+                and: MARK,
+                equal: 0,
+            },
+            Test {
+                and: case,
+                equal: UPPERISH,
+            },
+            Test {
+                and: case,
+                equal: case,
+            },
+        ],
+    );
+    let chars = m.high & in_text;
+    let (letter, number, space) = (!not_letter & chars, !not_number & chars, !not_space & chars);
+    // The first char that stops the block, as a bit (none: 0).
+    let mut stops = 0;
+    let last = 63 - (firsts | 1).leading_zeros() as usize;
+    if firsts != 0 && last + chunk[last].leading_ones() as usize > 64 {
+        stops |= 1 << last;
+    }
+    if !rules.numbers {
+        stops |= number & firsts;
+    }
+    // A mark after punctuation may belong to its run: leave it to the scalar splitter.
+    if rules.cases {
+        let classed = m.letter | m.digit | m.space | letter | number | space;
+        stops |= !not_mark & firsts & !(classed << 1) & !1;
+    }
+    let decided = (stops | !in_text).trailing_zeros() as usize;
+    let keep = below(decided);
+    m.letter |= letter & keep;
+    m.digit |= number & keep;
+    m.space |= space & keep;
+    if rules.cases {
+        m.upper |= upper & chars & keep;
+        m.both |= both & chars & keep;
+    }
+    m.high = !keep;
+    decided
+}
+
+/// `bytes[i..i + 68]`, bytes past the end of the text as `0x80` (a continuation byte): the
+/// block and the 4 bytes after it, so that a char that starts in the block can be read
+/// whole.
+#[inline(always)]
+fn padded_chunk(bytes: &[u8], i: usize) -> [u8; 68] {
+    if let Some(chunk) = bytes.get(i..i + 68) {
+        return chunk.try_into().expect("68 bytes");
+    }
+    let mut padded = [0x80u8; 68];
+    let rest = &bytes[i.min(bytes.len())..];
+    padded[..rest.len()].copy_from_slice(rest);
+    padded
+}
+
+/// The code point of the char whose first byte is `chunk[p]` (a UTF-8 lead byte), without
+/// validation: any bytes give a value below 2^21.
+#[inline(always)]
+fn decode(chunk: &[u8; 68], p: usize) -> u32 {
+    let w = u32::from_le_bytes(chunk[p..p + 4].try_into().expect("4 bytes"));
+    let (b0, b1, b2, b3) = (w & 0xFF, w >> 8 & 0x3F, w >> 16 & 0x3F, w >> 24 & 0x3F);
+    if b0 < 0xE0 {
+        (b0 & 0x1F) << 6 | b1
+    } else if b0 < 0xF0 {
+        (b0 & 0x0F) << 12 | b1 << 6 | b2
+    } else {
+        (b0 & 0x07) << 18 | b1 << 12 | b2 << 6 | b3
+    }
+}
+
 /// Bits `0..n` (`n` at most 64).
 #[inline(always)]
 pub fn below(n: usize) -> u64 {
@@ -145,4 +295,121 @@ pub fn first_to_all(bits: u64, cont: u64) -> u64 {
         b |= (b << 1) & cont;
     }
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pre_tokenizers::char_class::flags_of;
+
+    /// [`add_classes`] over `str::char_indices`, each stop tested in text order: the
+    /// reference for both ways of computing it.
+    fn reference(m: &mut Block, bytes: &[u8], i: usize, rules: CharRules) -> usize {
+        let letters = rules.letters();
+        let text = std::str::from_utf8(&bytes[i..]).expect("a char boundary");
+        for (p, c) in text.char_indices().filter(|(_, c)| !c.is_ascii()) {
+            if p >= 64 {
+                break;
+            }
+            let flags = flags_of(c as u32);
+            let marked = rules.cases && flags & MARK != 0 && p > 0;
+            let after_punctuation = (m.letter | m.digit | m.space) >> p.saturating_sub(1) & 1 == 0;
+            if p + c.len_utf8() > 64
+                || (!rules.numbers && flags & NUMBER != 0)
+                || (marked && after_punctuation)
+            {
+                m.high = !below(p);
+                return p;
+            }
+            let bits = below(p + c.len_utf8()) & !below(p);
+            let set = |mask: &mut u64, on: bool| *mask |= if on { bits } else { 0 };
+            set(&mut m.letter, flags & letters != 0);
+            set(&mut m.digit, flags & NUMBER != 0);
+            set(&mut m.space, flags & SPACE != 0);
+            if rules.cases {
+                set(&mut m.upper, flags & (UPPERISH | LOWERISH) == UPPERISH);
+                set(
+                    &mut m.both,
+                    flags & (UPPERISH | LOWERISH) == UPPERISH | LOWERISH,
+                );
+            }
+        }
+        let decided = (bytes.len() - i).min(64);
+        m.high = !below(decided);
+        decided
+    }
+
+    #[test]
+    fn both_ways_equal_the_reference() {
+        // Units of every class and length: letters of both cases and neither, marks, numbers,
+        // whitespace, punctuation, 2-, 3- and 4-byte chars, and ASCII between them.
+        let units = [
+            "a",
+            "Z",
+            " ",
+            "1",
+            ".",
+            "'",
+            "\n",
+            "é",
+            "É",
+            "ß",
+            "ǅ",
+            "ʰ",
+            "中",
+            "\u{301}",
+            "\u{a0}",
+            "\u{3000}",
+            "½",
+            "٣",
+            "Ⅻ",
+            "、",
+            "—",
+            "🙂",
+            "𝐀",
+            "𝑎",
+            "𐐀",
+            "\u{1F3FB}",
+            "ก",
+            "\u{e31}",
+        ];
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let classes = Classes::new();
+        let mut stopped = [0usize; 2];
+        for _ in 0..4000 {
+            let len = next(60);
+            let text: String = (0..len).map(|_| units[next(units.len())]).collect();
+            let bytes = text.as_bytes();
+            for (i, _) in text.char_indices() {
+                for (numbers, cases) in [(false, false), (true, false), (false, true)] {
+                    let rules = CharRules { numbers, cases };
+                    let block = Block::at(bytes, i);
+                    let cont = Block::cont_at(bytes, i);
+                    let firsts = block.high & !cont & below((bytes.len() - i).min(64));
+                    let (mut by_flags, mut by_char, mut want) = (block, block, block);
+                    let decided = reference(&mut want, bytes, i, rules);
+                    let got = add_classes_by_flags(&mut by_flags, cont, bytes, i, classes, rules);
+                    assert_eq!(
+                        (got, by_flags),
+                        (decided, want),
+                        "{rules:?} at {i} of {text:?}"
+                    );
+                    let got = add_classes_by_char(&mut by_char, firsts, bytes, i, classes, rules);
+                    assert_eq!(
+                        (got, by_char),
+                        (decided, want),
+                        "{rules:?} at {i} of {text:?}"
+                    );
+                    stopped[usize::from(decided < (bytes.len() - i).min(64))] += 1;
+                }
+            }
+        }
+        assert!(stopped[0] > 1000 && stopped[1] > 1000, "{stopped:?}");
+    }
 }

@@ -35,10 +35,17 @@ const CLASSES: [(&str, u8); 6] = [
     (r"[\p{Ll}\p{Lm}\p{Lo}\p{M}]", LOWERISH),
 ];
 
-const N_CODE_POINTS: usize = 0x11_0000;
+/// The table's length: every value that 21 bits hold, which covers every code point and
+/// every value that a UTF-8 decoder without range checks produces (4 bytes carry 21 bits),
+/// so a lookup needs no bounds check. The entries past U+10FFFF stay 0 and are never
+/// written, so their pages are never touched.
+const TABLE_LEN: usize = 1 << 21;
 
-fn build_table() -> Box<[u8]> {
-    let mut table = vec![0u8; N_CODE_POINTS].into_boxed_slice();
+type Table = [u8; TABLE_LEN];
+
+fn build_table() -> Box<Table> {
+    let table = vec![0u8; TABLE_LEN].into_boxed_slice();
+    let mut table: Box<Table> = table.try_into().expect("TABLE_LEN entries");
     for (pattern, flag) in CLASSES {
         // The patterns are constants, so a parse failure is a bug in this file, caught by tests.
         let hir = regex_syntax::parse(pattern).expect("constant class pattern parses");
@@ -54,8 +61,8 @@ fn build_table() -> Box<[u8]> {
     table
 }
 
-fn table() -> &'static [u8] {
-    static TABLE: OnceLock<Box<[u8]>> = OnceLock::new();
+fn table() -> &'static Table {
+    static TABLE: OnceLock<Box<Table>> = OnceLock::new();
     TABLE.get_or_init(build_table)
 }
 
@@ -68,7 +75,7 @@ pub fn flags_of(cp: u32) -> u8 {
 /// A view of the flag table, for hot loops that look up many code points.
 #[derive(Clone, Copy)]
 pub struct Classes {
-    table: &'static [u8],
+    table: &'static Table,
 }
 
 impl Default for Classes {
@@ -83,11 +90,13 @@ impl Classes {
         Self { table: table() }
     }
 
-    /// The flags of one code point.
+    /// The flags of one code point (any value below 2^21, which is all that a UTF-8
+    /// decoder yields; 0 beyond U+10FFFF).
     #[inline(always)]
     pub fn of(&self, cp: u32) -> u8 {
-        // Every `char` is below 0x110000, so this index is always in range.
-        self.table[cp as usize]
+        // The mask keeps the index inside the table, so the compiler drops the bounds check;
+        // it changes no value a decoder yields.
+        self.table[cp as usize & (TABLE_LEN - 1)]
     }
 }
 
@@ -113,5 +122,7 @@ mod tests {
         assert_eq!(flags_of('½' as u32), NUMBER);
         assert_eq!(flags_of(0x85) & SPACE, SPACE);
         assert_eq!(flags_of(0x200B), 0, "zero-width space is not White_Space");
+        assert_eq!(flags_of(0x10_FFFF), 0);
+        assert_eq!(Classes::new().of(0x1F_FFFF), 0, "the largest 4-byte decode");
     }
 }

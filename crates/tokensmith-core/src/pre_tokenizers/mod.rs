@@ -10,6 +10,7 @@ pub mod block_starts;
 pub mod blocks;
 pub mod char_class;
 pub mod cl100k;
+pub mod flag_masks;
 pub mod o200k;
 pub mod r50k;
 pub mod scan;
