@@ -16,13 +16,12 @@ NFC + WhitespaceSplit). Text: every line of ``tests/data/multilingual.txt``, rep
 With ``--unit 2kb`` each call encodes a ~2 KB document of that text instead of a line (the
 ``tokenizer.json`` figures of issue 26). Where a peer loads a file and gives HF's ids on every
 input, the last columns time it against tokensmith's ``encode(x).ids`` (above 1: tokensmith is
-faster): fastokens (``fastokens.Tokenizer.from_file(path)``) and tokie
+faster). The column ``gigatoken`` is issue 26's target, ``gigatoken.Tokenizer(path).encode(x)``
+as it comes: a ``numpy.uint32`` array, which costs less to make than tokensmith's list of ints;
+``gigatoken .tolist()`` times ``encode(x).tolist()``, the same list of ints (like for like).
+fastokens (``fastokens.Tokenizer.from_file(path)``) and tokie
 (``tokie.Tokenizer.from_json(path)``) give ``encode(x).ids``, a list of ints as HF and
-tokensmith do. gigatoken (``gigatoken.Tokenizer(path)``) gives ``encode(x)``, a ``numpy.uint32``
-array, which costs less to make than a list: the column ``gigatoken`` times
-``encode(x).tolist()``, the same list of ints (like for like), and ``gigatoken numpy`` its
-array as it comes (a cheaper result than tokensmith's list, shown for what a caller that can
-use an array would see).
+tokensmith do.
 
 Rows: ``single`` keeps the result of one ``encode`` call per line in a list (what a data loader
 does); ``single .ids`` keeps only the ids; ``batch`` is one ``encode_batch`` call with every line
@@ -169,17 +168,17 @@ def all_files(base: list[str], only: str) -> dict[str, str]:
 
 
 # The peers that run a ``tokenizer.json``, by column: the package, how it loads a file, and
-# its ids of one text (a list of ints as tokensmith's ``.ids``, but for ``gigatoken numpy``).
+# its ids of one text (a list of ints as tokensmith's ``.ids``, but for ``gigatoken``'s array).
 PEERS: dict[str, tuple[str, Callable[[str], Any], Callable[[Any, str], Any]]] = {
     "gigatoken": (
         "gigatoken",
         lambda path: __import__("gigatoken").Tokenizer(path),
-        lambda tok, x: tok.encode(x).tolist(),
+        lambda tok, x: tok.encode(x),
     ),
-    "gigatoken numpy": (
+    "gigatoken .tolist()": (
         "gigatoken",
         lambda path: __import__("gigatoken").Tokenizer(path),
-        lambda tok, x: tok.encode(x),
+        lambda tok, x: tok.encode(x).tolist(),
     ),
     "fastokens": (
         "fastokens",
@@ -295,8 +294,9 @@ def run(args: argparse.Namespace) -> str:
         + ", ".join(
             f"{p} {package_version(p) or '(not installed)'}" for p in dict.fromkeys(PEERS_PACKAGES)
         )
-        + ": `gigatoken.Tokenizer(path).encode(x).tolist()` (gigatoken numpy: `.encode(x)`, "
-        "its uint32 array, cheaper to make than a list), `fastokens.Tokenizer.from_file(path)"
+        + ": `gigatoken.Tokenizer(path).encode(x)` (issue 26's target: its uint32 array, "
+        "cheaper to make than a list; `gigatoken .tolist()`: the same ids as a list), "
+        "`fastokens.Tokenizer.from_file(path)"
         ".encode(x).ids`, `tokie.Tokenizer.from_json(path).encode(x).ids`, each timed against "
         "tokensmith's `encode(x).ids` (a list) where it gives HF's ids on every input "
         "(else why not)",
