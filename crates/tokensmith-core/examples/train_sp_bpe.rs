@@ -16,7 +16,14 @@ const BLOCK: usize = 1 << 20;
 /// Blocks handed to the counter at a time.
 const BLOCKS_PER_BATCH: usize = 4;
 
+/// CPU seconds of this process so far (NaN where `getrusage` does not exist).
+#[cfg(not(unix))]
+fn cpu_seconds() -> f64 {
+    f64::NAN
+}
+
 /// CPU seconds of this process so far.
+#[cfg(unix)]
 fn cpu_seconds() -> f64 {
     // SAFETY: getrusage only writes the struct it is given.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };

@@ -48,5 +48,5 @@ pub use queue::Queue;
 pub use symbols::{State, Symbols, NONE};
 pub use tally::{Gain, Loss, Slots, Tally};
 pub use trainer::{train, Event};
-pub use word_store::{Part, Word, WordStore};
+pub use word_store::{Part, WordStore};
 pub use words::{merge_word, Change};

@@ -1,6 +1,7 @@
 //! A max-queue filled once with many entries and then fed a few at a time: the first
-//! entries are sorted (on the pool) and read from the front, later ones go to a small heap,
-//! and the larger of the two fronts comes out first.
+//! entries are sorted (on the pool) and read from the front, later ones go to a small heap
+//! (or, below a floor, to an unordered list), and the larger of the two fronts comes out
+//! first.
 //!
 //! The BPE trainer seeds its queue with every pair of the words (millions on a large corpus)
 //! and then pushes only the pairs each merge adds to. One heap of them all made each pop
@@ -35,7 +36,8 @@ pub struct Queue<T> {
     sorted: Vec<T>,
     next: usize,
     heap: BinaryHeap<T>,
-    /// Every entry of `below` is at most the floor; `None` when `below` is empty.
+    /// Every entry of `below` is at most the floor; `None` once every listed entry has moved
+    /// to the heap (pushes then go to the heap).
     floor: Option<T>,
     below: Vec<T>,
 }

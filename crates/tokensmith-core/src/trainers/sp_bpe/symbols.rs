@@ -189,6 +189,11 @@ impl Symbols {
             return;
         }
         for w in words {
+            // The lists stay ascending: `WordStore::parts` relies on it.
+            debug_assert!(
+                occ.last().is_none_or(|&last| last <= w),
+                "word ids must ascend"
+            );
             if occ.last() != Some(&w) {
                 occ.push(w);
             }

@@ -25,6 +25,7 @@
 //! assert_eq!(store.word(0), [1]);
 //! ```
 
+use crate::models::bpe::prefetch;
 use rayon::prelude::*;
 
 /// Words visited ahead of the one being merged when fetching their symbols (their `Word`s
@@ -147,6 +148,7 @@ impl WordStore {
     /// The words `wids` (ascending) in runs of `size` (the last may be shorter), each run
     /// holding its words mutably.
     pub fn parts<'a>(&'a mut self, wids: &'a [u32], size: usize) -> Vec<Part<'a>> {
+        debug_assert!(wids.windows(2).all(|w| w[0] < w[1]), "word ids must ascend");
         let mut parts = Vec::with_capacity(wids.len().div_ceil(size.max(1)));
         let mut symbols: &mut [u32] = &mut self.symbols;
         let mut words: &mut [Word] = &mut self.words;
@@ -194,12 +196,12 @@ impl Part<'_> {
         let (first, origin) = (self.first, self.origin);
         for (k, &wid) in self.wids.iter().enumerate() {
             if let Some(&ahead) = self.wids.get(k + 2 * FETCH_AHEAD) {
-                fetch(&self.words[ahead as usize - first]);
+                prefetch(&self.words[ahead as usize - first]);
             }
             if let Some(&ahead) = self.wids.get(k + FETCH_AHEAD) {
                 let at = self.words[ahead as usize - first].start - origin;
                 if let Some(symbol) = self.symbols.get(at) {
-                    fetch(symbol);
+                    prefetch(symbol);
                 }
             }
             let w = &mut self.words[wid as usize - first];
@@ -212,19 +214,6 @@ impl Part<'_> {
             );
         }
     }
-}
-
-/// Asks for the cache line of `value` ahead of its use (nothing where that cannot be asked).
-#[inline(always)]
-fn fetch<T>(value: &T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SSE is part of every x86-64 CPU; a prefetch never faults.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
 }
 
 #[cfg(test)]
@@ -260,6 +249,24 @@ mod tests {
             };
             assert_eq!(store.word(i), kept, "word {i}");
         }
+        // One run of every word: the look-ahead reaches across the whole run, up to an empty
+        // last word.
+        let mut words = words.clone();
+        words.push(Vec::new());
+        let counts: Vec<u64> = (0..words.len() as u64).collect();
+        let mut store = WordStore::from_words(&words, &counts);
+        let wids: Vec<u32> = (0..words.len() as u32).collect();
+        let mut seen = Vec::new();
+        for mut part in store.parts(&wids, wids.len()) {
+            part.for_each(|wid, room, len, count| {
+                assert_eq!(&room[..*len as usize], &words[wid as usize][..]);
+                seen.push((wid, count));
+            });
+        }
+        assert_eq!(
+            seen,
+            wids.iter().map(|&w| (w, w as u64)).collect::<Vec<_>>()
+        );
         let spelled = WordStore::spell(&[("ab".into(), 2), ("ba".into(), 1)], |c| c as u32);
         assert_eq!((spelled.word(1), spelled.count(0)), (&[98, 97][..], 2));
     }
