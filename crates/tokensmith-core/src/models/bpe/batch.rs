@@ -13,7 +13,8 @@
 //! next (a vocabulary slot, the stored bytes of a long piece), and then encodes them in order.
 //! Counting runs the same passes and adds up the number of ranks instead of writing them.
 
-use super::cache::{CachedRanks, LongPieceCache, PieceCache, ThreadState, LONG_MAX, MAX_TOKENS};
+use super::cache::{CachedRanks, PieceCache, ThreadState, MAX_TOKENS};
+use super::long_cache::{LongPieceCache, LONG_MAX};
 use super::model::{Bpe, Rank};
 use super::piece_table::{InlineKey, INLINE};
 use crate::error::Result;

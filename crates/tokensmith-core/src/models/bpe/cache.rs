@@ -16,6 +16,7 @@
 //! vocabulary; a merges-only vocabulary also pays once per process for finding its tokens.
 
 use super::huge::{HugeSlice, Zeroable};
+use super::long_cache::LongPieceCache;
 use super::merge::MergeScratch;
 use super::model::{Bpe, Rank};
 use super::pair_table::RANK_BITS;
@@ -251,95 +252,6 @@ impl PieceCache {
     }
 }
 
-/// Pieces longer than 15 bytes (whitespace runs, rules of dashes, long words) up to this
-/// length are cached with their bytes; longer ones are rare and not worth the copy.
-pub const LONG_MAX: usize = 256;
-/// A few megabytes of non-Latin text hold some ten thousand distinct long pieces (words of
-/// 6+ letters in 2- and 3-byte scripts); with 8,192 slots a third of them collided.
-const LONG_SLOTS: usize = 32768;
-
-/// One cached long piece: its hash, then its ranks (as little-endian bytes) followed by its
-/// bytes in one allocation, so a hit follows one pointer.
-#[derive(Default, Clone)]
-struct LongSlot {
-    hash: u64,
-    n_ranks: u32,
-    data: Vec<u8>,
-}
-
-/// A direct-mapped cache for pieces of 17 to [`LONG_MAX`] bytes.
-#[derive(Default)]
-pub struct LongPieceCache {
-    slots: Vec<LongSlot>,
-}
-
-impl LongPieceCache {
-    /// A hash of a piece's bytes for [`get`](Self::get) and [`put`](Self::put).
-    #[inline]
-    pub fn hash(bytes: &[u8]) -> u64 {
-        use std::hash::{BuildHasher, BuildHasherDefault};
-        BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(bytes)
-    }
-
-    #[inline(always)]
-    fn index(hash: u64) -> usize {
-        hash as usize % LONG_SLOTS
-    }
-
-    /// Starts loading the slot of a piece with this hash.
-    #[inline(always)]
-    pub fn prefetch(&self, hash: u64) {
-        if let Some(slot) = self.slots.get(Self::index(hash)) {
-            prefetch(slot);
-        }
-    }
-
-    /// Starts loading the stored ranks and bytes of the slot of a piece with this hash (the
-    /// slot itself should have been prefetched a while before).
-    #[inline(always)]
-    pub fn prefetch_entry(&self, hash: u64) {
-        if let Some(slot) = self.slots.get(Self::index(hash)) {
-            if slot.hash == hash {
-                prefetch(slot.data.as_ptr());
-            }
-        }
-    }
-
-    /// Appends the cached ranks of `bytes` to `out` and returns true, or returns false.
-    #[inline]
-    pub fn get_into(&self, bytes: &[u8], hash: u64, out: &mut Vec<Rank>) -> bool {
-        let Some(slot) = self.slots.get(Self::index(hash)) else {
-            return false;
-        };
-        let split = slot.n_ranks as usize * 4;
-        if slot.hash != hash
-            || slot.data.len() != split + bytes.len()
-            || slot.data[split..] != *bytes
-        {
-            return false;
-        }
-        out.extend(
-            slot.data[..split]
-                .chunks_exact(4)
-                .map(|r| Rank::from_le_bytes(r.try_into().unwrap())),
-        );
-        true
-    }
-
-    #[inline]
-    pub fn put(&mut self, bytes: &[u8], hash: u64, ranks: &[Rank]) {
-        if self.slots.is_empty() {
-            self.slots = vec![LongSlot::default(); LONG_SLOTS];
-        }
-        let slot = &mut self.slots[Self::index(hash)];
-        slot.hash = hash;
-        slot.n_ranks = ranks.len() as u32;
-        slot.data.clear();
-        slot.data.extend(ranks.iter().flat_map(|r| r.to_le_bytes()));
-        slot.data.extend_from_slice(bytes);
-    }
-}
-
 /// What one thread keeps between encode calls for one vocabulary.
 #[derive(Default)]
 pub struct ThreadState {
@@ -438,22 +350,6 @@ mod tests {
         assert_eq!(get(&mut cache, b, h), None, "b was the least recently used");
         assert_eq!(get(&mut cache, a, h), Some(vec![1]));
         assert_eq!(get(&mut cache, c, h), Some(vec![3]));
-    }
-
-    #[test]
-    fn long_cache_checks_bytes() {
-        let mut cache = LongPieceCache::default();
-        let piece = b"a rather long piece of text";
-        let h = LongPieceCache::hash(piece);
-        let get = |cache: &LongPieceCache, bytes: &[u8]| {
-            let mut out = vec![];
-            cache.get_into(bytes, h, &mut out).then_some(out)
-        };
-        assert_eq!(get(&cache, piece), None);
-        cache.put(piece, h, &[1, 2, 3, 2_000_000]);
-        assert_eq!(get(&cache, piece), Some(vec![1, 2, 3, 2_000_000]));
-        assert_eq!(get(&cache, b"another long piece of text!"), None);
-        assert_eq!(get(&cache, b"a rather long piece of tex"), None, "a prefix");
     }
 
     #[test]

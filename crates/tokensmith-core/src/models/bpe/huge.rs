@@ -49,6 +49,8 @@ pub unsafe trait Zeroable: Copy {}
 
 // SAFETY: an integer of zero bytes is 0.
 unsafe impl Zeroable for u64 {}
+// SAFETY: as for `u64`.
+unsafe impl Zeroable for u8 {}
 
 impl<T: Zeroable> HugeSlice<T> {
     /// `len` all-zero values. The memory comes zeroed from the system and is touched only

@@ -6,6 +6,7 @@ mod batch;
 mod cache;
 mod fill;
 pub(crate) mod huge;
+mod long_cache;
 mod merge;
 mod model;
 pub(crate) mod pair_filter;

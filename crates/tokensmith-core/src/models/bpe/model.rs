@@ -1,7 +1,8 @@
 //! The byte-level BPE vocabulary: bytes to rank, rank to bytes, and the merge table.
 
-use super::cache::{LongPieceCache, ThreadState, LONG_MAX};
+use super::cache::ThreadState;
 use super::fill::OwnEncodings;
+use super::long_cache::{LongPieceCache, LONG_MAX};
 use super::merge;
 use super::pair_table::{PairTable, RANK_BITS};
 use super::piece_table::{InlineKey, PieceTable, INLINE};
@@ -258,9 +259,33 @@ impl Bpe {
         };
         match whole {
             Some(r) => out.push(r),
-            None => merge::merge(self, &text[start..end], out, &mut state.scratch)?,
+            None => self.encode_short_merged(&text[start..end], hash, out, state)?,
         }
         state.pieces.put(key, hash, &out[before..]);
+        Ok(())
+    }
+
+    /// A piece of at most [`INLINE`] bytes that missed the piece cache and is not a token
+    /// (or may not be taken whole): the long-piece cache may still hold it, since it keeps
+    /// the merged short pieces too, with as many ranks as they have. There it survives the
+    /// piece cache's evictions (a set of the piece cache keeps only two pieces, and a few
+    /// scripts' text wants more), so warm text merges almost nothing again. `key_hash` is
+    /// the piece's [`InlineKey::hash`].
+    #[inline(never)]
+    fn encode_short_merged(
+        &self,
+        piece: &[u8],
+        key_hash: usize,
+        out: &mut Vec<Rank>,
+        state: &mut ThreadState,
+    ) -> Result<()> {
+        let hash = LongPieceCache::hash_of_key(key_hash);
+        if state.long_pieces.get_into(piece, hash, out) {
+            return Ok(());
+        }
+        let before = out.len();
+        merge::merge(self, piece, out, &mut state.scratch)?;
+        state.long_pieces.put(piece, hash, &out[before..]);
         Ok(())
     }
 
@@ -409,6 +434,27 @@ fn find_pairs(encoder: &FxHashMap<Vec<u8>, Rank>) -> Vec<(Rank, Rank, Rank)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_piece_of_more_ranks_than_a_cache_slot_comes_back_from_the_long_piece_cache() {
+        // Single bytes only: a piece of seven bytes is seven ranks, more than a slot holds.
+        let bpe = Bpe::new((0..=255u8).map(|b| (vec![b], b as Rank)).collect()).unwrap();
+        let mut state = ThreadState::default();
+        let text = b"abcdefg";
+        let expected: Vec<Rank> = text.iter().map(|&b| b as Rank).collect();
+        let key = InlineKey::new(text);
+        for _ in 0..2 {
+            let mut out = vec![1];
+            bpe.encode_piece_cached(text, 0, 7, &mut out, &mut state)
+                .unwrap();
+            assert_eq!(out[1..], expected);
+        }
+        assert!(!state.pieces.contains(key, key.hash()));
+        let mut cached = Vec::new();
+        let hash = LongPieceCache::hash_of_key(key.hash());
+        assert!(state.long_pieces.get_into(text, hash, &mut cached));
+        assert_eq!(cached, expected);
+    }
 
     #[test]
     fn the_all_ones_rank_is_refused() {
