@@ -81,9 +81,13 @@ impl InlineKey {
     pub fn from_text(text: &[u8], start: usize, end: usize) -> Self {
         let len = end - start;
         debug_assert!(len <= INLINE);
-        if let Some(window) = text.get(start..start.wrapping_add(16)) {
-            let lo = u64::from_le_bytes(window[..8].try_into().unwrap());
-            let hi = u64::from_le_bytes(window[8..].try_into().unwrap());
+        if start < text.len().saturating_sub(INLINE) {
+            // SAFETY: `start + 16 <= text.len()`, so both words lie within `text`.
+            let (lo, hi) = unsafe {
+                let at = text.as_ptr().add(start).cast::<u64>();
+                (at.read_unaligned(), at.add(1).read_unaligned())
+            };
+            let (lo, hi) = (u64::from_le(lo), u64::from_le(hi));
             let [keep_lo, keep_hi] = KEEP[len];
             Self {
                 lo: lo & keep_lo,
