@@ -204,10 +204,12 @@ impl Default for PieceCache {
 }
 
 impl PieceCache {
-    /// The set where a key with this hash lives.
+    /// The set where a key with this hash lives: the hash's top bits, which for an
+    /// [`InlineKey::hash`] are those of its multiplication, the best mixed (and the key's
+    /// set costs one shift).
     #[inline(always)]
     pub fn index(hash: usize) -> usize {
-        (hash >> 7) & (SETS - 1)
+        hash >> (usize::BITS - SETS.trailing_zeros())
     }
 
     /// Starts loading the set at `index` (from [`index`](Self::index)).
