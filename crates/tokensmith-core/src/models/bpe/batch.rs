@@ -27,42 +27,89 @@ pub const BATCH: usize = 32;
 /// piece cache for a piece of at most [`INLINE`] bytes (whose key holds its bytes), the
 /// [`LongPieceCache::hash`] for a longer one up to [`LONG_MAX`] bytes, 0 beyond (a longer
 /// piece's key holds only its length).
+///
+/// Only the first `n` entries are written: a batch is prepared for every 32 pieces, and
+/// clearing the arrays first would cost as much as preparing a few of its pieces.
 struct Keys {
-    keys: [InlineKey; BATCH],
-    at: [u64; BATCH],
+    keys: [MaybeUninit<InlineKey>; BATCH],
+    at: [MaybeUninit<u64>; BATCH],
+    /// How many entries are written.
+    n: usize,
     /// Bit `k` is set when the `k`-th piece is longer than a key.
     long: u32,
 }
 
 impl Keys {
-    /// The keys of the pieces at `spans` (at most [`BATCH`]) of `text`, with their cache
-    /// slots requested from memory.
+    /// Room for the keys of a batch, none written yet.
     #[inline(always)]
-    fn new(text: &[u8], spans: &[(usize, usize)], state: &ThreadState) -> Self {
-        let mut keys = Self {
-            keys: [InlineKey::default(); BATCH],
-            at: [0; BATCH],
+    fn empty() -> Self {
+        Self {
+            keys: [const { MaybeUninit::uninit() }; BATCH],
+            at: [const { MaybeUninit::uninit() }; BATCH],
+            n: 0,
             long: 0,
-        };
-        for (k, &(start, end)) in spans.iter().enumerate().take(BATCH) {
+        }
+    }
+
+    /// Writes the keys of the pieces at `spans` (at most [`BATCH`]) of `text`, with their
+    /// cache slots requested from memory. (Filled in place: a returned `Keys` was copied.)
+    #[inline(always)]
+    fn fill(&mut self, text: &[u8], spans: &[(usize, usize)], state: &ThreadState) {
+        let n = spans.len().min(BATCH);
+        let keys = self;
+        keys.n = n;
+        keys.long = 0;
+        let pending = spans[..n].iter().zip(&mut keys.keys).zip(&mut keys.at);
+        for (k, ((&(start, end), key_k), at_k)) in pending.enumerate() {
             let len = end - start;
             if len <= INLINE {
                 let key = InlineKey::from_text(text, start, end);
                 let set = PieceCache::index(key.hash());
                 state.pieces.prefetch_set(set);
-                keys.keys[k] = key;
-                keys.at[k] = set as u64;
+                key_k.write(key);
+                at_k.write(set as u64);
             } else {
-                keys.keys[k].len = len.min(u32::MAX as usize) as u32;
+                key_k.write(InlineKey {
+                    len: len.min(u32::MAX as usize) as u32,
+                    ..InlineKey::default()
+                });
                 keys.long |= 1 << k;
+                let mut hash = 0;
                 if len <= LONG_MAX {
-                    let hash = LongPieceCache::hash(&text[start..end]);
+                    hash = LongPieceCache::hash(&text[start..end]);
                     state.long_pieces.prefetch(hash);
-                    keys.at[k] = hash;
                 }
+                at_k.write(hash);
             }
         }
-        keys
+    }
+
+    /// The keys of the pieces `from..to` (`to` at most `n`).
+    #[inline(always)]
+    fn keys(&self, from: usize, to: usize) -> &[InlineKey] {
+        let written = &self.keys[from..to.min(self.n)];
+        // SAFETY: `new` wrote the first `n` entries, and `MaybeUninit<T>` has `T`'s layout.
+        unsafe { &*(written as *const [MaybeUninit<InlineKey>] as *const [InlineKey]) }
+    }
+
+    /// Where the lookups of the pieces `from..to` (`to` at most `n`) start.
+    #[inline(always)]
+    fn ats(&self, from: usize, to: usize) -> &[u64] {
+        let written = &self.at[from..to.min(self.n)];
+        // SAFETY: as in `keys`.
+        unsafe { &*(written as *const [MaybeUninit<u64>] as *const [u64]) }
+    }
+
+    /// The key of the `k`-th piece (`k` below `n`).
+    #[inline(always)]
+    fn key(&self, k: usize) -> InlineKey {
+        self.keys(k, k + 1)[0]
+    }
+
+    /// Where the lookup of the `k`-th piece starts (`k` below `n`).
+    #[inline(always)]
+    fn at(&self, k: usize) -> u64 {
+        self.ats(k, k + 1)[0]
     }
 
     /// Hands `hit` the cached ranks of the pieces from the `k`-th one on (of the first `n`)
@@ -78,13 +125,13 @@ impl Keys {
     ) -> usize {
         // Up to the next long piece, only a miss stops the loop.
         let next_long = (self.long >> k << k).trailing_zeros() as usize;
-        let stop = n.min(next_long).min(BATCH);
+        let stop = n.min(next_long).min(self.n);
         if k >= stop {
             return k;
         }
         k + state
             .pieces
-            .find_run(&self.keys[k..stop], &self.at[k..stop], hit)
+            .find_run(self.keys(k, stop), self.ats(k, stop), hit)
     }
 
     /// Whether the `k`-th piece is longer than a key.
@@ -105,20 +152,21 @@ impl Bpe {
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<()> {
-        let keys = Keys::new(text, spans, state);
+        let mut keys = Keys::empty();
+        keys.fill(text, spans, state);
         let n = spans.len().min(BATCH);
         let mut k = 0;
         while k < n {
             // Room for the ranks of every piece left, and a whole slot after the last.
             out.reserve((n - k + 1) * MAX_TOKENS);
             let before = out.len();
-            let spare = out.spare_capacity_mut();
+            let spare = out.spare_capacity_mut().as_mut_ptr();
             let mut written = 0;
             k = keys.hits_from(k, n, state, |hit| {
-                let slot: &mut [MaybeUninit<Rank>; MAX_TOKENS] = (&mut spare
-                    [written..written + MAX_TOKENS])
-                    .try_into()
-                    .expect("a slot of MAX_TOKENS ranks");
+                // SAFETY: at most `n - k` pieces hit, each writing at most MAX_TOKENS ranks,
+                // so this slot lies within the `(n - k + 1) * MAX_TOKENS` reserved above.
+                let slot =
+                    unsafe { &mut *spare.add(written).cast::<[MaybeUninit<Rank>; MAX_TOKENS]>() };
                 written += hit.write_to(slot);
             });
             // SAFETY: `write_to` initialised the first `written` ranks after the old length,
@@ -131,7 +179,7 @@ impl Bpe {
                 return self.encode_rest(text, spans, &keys, k, out, state);
             }
             let (start, end) = spans[k];
-            self.encode_long_hashed(&text[start..end], keys.at[k], out, state)?;
+            self.encode_long_hashed(&text[start..end], keys.at(k), out, state)?;
             k += 1;
         }
         Ok(())
@@ -148,7 +196,8 @@ impl Bpe {
         scratch: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<usize> {
-        let keys = Keys::new(text, spans, state);
+        let mut keys = Keys::empty();
+        keys.fill(text, spans, state);
         let n = spans.len().min(BATCH);
         let mut total = 0;
         let mut k = 0;
@@ -163,7 +212,7 @@ impl Bpe {
                 return Ok(total + scratch.len());
             }
             let (start, end) = spans[k];
-            self.encode_long_hashed(&text[start..end], keys.at[k], scratch, state)?;
+            self.encode_long_hashed(&text[start..end], keys.at(k), scratch, state)?;
             total += scratch.len();
             k += 1;
         }
@@ -185,8 +234,11 @@ impl Bpe {
         // Short pieces are looked up first (nearly all hit); a miss starts loading the
         // vocabulary slot its merge will need, and a long piece its stored bytes.
         let mut hits = [None::<CachedRanks>; BATCH];
-        let pending = keys.keys.iter().zip(&keys.at).zip(&mut hits);
-        for ((&key, &at), hit) in pending.take(spans.len()).skip(first) {
+        let pending = keys
+            .keys(0, spans.len())
+            .iter()
+            .zip(keys.ats(0, spans.len()));
+        for ((&key, &at), hit) in pending.zip(&mut hits).skip(first) {
             let len = key.len as usize;
             if len <= INLINE {
                 *hit = state.pieces.find_in_set(key, at as usize);
@@ -198,13 +250,13 @@ impl Bpe {
             }
         }
         for (k, &(start, end)) in spans.iter().enumerate().skip(first) {
-            let key = keys.keys[k];
+            let key = keys.key(k);
             if let Some(hit) = &hits[k] {
                 hit.append_to(out);
             } else if key.len as usize <= INLINE {
                 self.encode_short_piece(text, start, end, key, key.hash(), out, state)?;
             } else {
-                self.encode_long_hashed(&text[start..end], keys.at[k], out, state)?;
+                self.encode_long_hashed(&text[start..end], keys.at(k), out, state)?;
             }
         }
         Ok(())

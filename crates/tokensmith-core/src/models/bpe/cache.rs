@@ -35,13 +35,21 @@ const SETS: usize = 65536;
 /// How many vocabularies one thread keeps caches for.
 const CACHES_PER_THREAD: usize = 4;
 
+/// The bits of one rank.
 const FIELD: u64 = (1 << RANK_BITS) - 1;
-/// Where the number of ranks (3 bits) sits in `Slot::b`, above its two 21-bit ranks.
-const COUNT_SHIFT: u32 = 56;
+/// Where the number of ranks (3 bits) sits in `Slot::b`, above its two ranks.
+const COUNT_SHIFT: u32 = 61;
+/// How many bits of the fifth rank sit in the upper half of `Slot::a`'s first 32-bit half.
+const SPLIT: u32 = 32 - RANK_BITS;
+// The fifth rank fits in the spare bits of the two halves of `Slot::a`, and the count above
+// the second rank of `Slot::b`.
+const _: () = assert!(2 * (32 - RANK_BITS) >= RANK_BITS && RANK_BITS + 32 <= COUNT_SHIFT);
 
 /// One cached piece: its key (whose top byte, `len + 1`, is never 0, so an all-zero slot is
-/// empty), and its ranks three and two to a word, with their number:
-/// `a = r0 | r1 << 21 | r2 << 42`, `b = r3 | r4 << 21 | count << 56`.
+/// empty), and its ranks two to a word, each in its own 32-bit half, so that the first two
+/// (most pieces are one or two tokens) reach the output as they are after clearing the spare
+/// bits: `a = r0 | r1 << 32` with the fifth rank's low and high bits in the spare bits
+/// above `r0` and above `r1`, `b = r2 | r3 << 32 | count << 61`.
 #[derive(Clone, Copy, Default)]
 #[repr(C)]
 struct Slot {
@@ -57,22 +65,53 @@ impl Slot {
         self.lo == key.lo && self.hi == key.hi
     }
 
+    /// The slot of `key` with `ranks` (at most [`MAX_TOKENS`], each below `1 << RANK_BITS`).
+    #[inline(always)]
+    fn new(key: InlineKey, ranks: &[Rank]) -> Self {
+        let mut r = [0u64; MAX_TOKENS];
+        for (slot, &rank) in r.iter_mut().zip(ranks) {
+            *slot = rank as u64 & FIELD;
+        }
+        let fifth = (r[4] & ((1 << SPLIT) - 1)) << RANK_BITS | (r[4] >> SPLIT) << (32 + RANK_BITS);
+        Self {
+            lo: key.lo,
+            hi: key.hi,
+            a: r[0] | r[1] << 32 | fifth,
+            b: r[2] | r[3] << 32 | (ranks.len() as u64) << COUNT_SHIFT,
+        }
+    }
+
+    /// How many ranks there are.
+    #[inline(always)]
+    fn count(&self) -> usize {
+        (self.b >> COUNT_SHIFT) as usize
+    }
+
+    /// The two ranks in the halves of `word`.
+    #[inline(always)]
+    fn pair(word: u64) -> [Rank; 2] {
+        [(word & FIELD) as Rank, ((word >> 32) & FIELD) as Rank]
+    }
+
+    /// The fifth rank, from the spare bits of `a`.
+    #[inline(always)]
+    fn fifth(&self) -> Rank {
+        let low = (self.a >> RANK_BITS) & ((1 << SPLIT) - 1);
+        let high = (self.a >> (32 + RANK_BITS)) & ((1 << (RANK_BITS - SPLIT)) - 1);
+        (low | high << SPLIT) as Rank
+    }
+
     #[inline(always)]
     fn append_ranks(&self, out: &mut Vec<Rank>) {
-        let count = ((self.b >> COUNT_SHIFT) & 7) as usize;
-        let first = (self.a & FIELD) as Rank;
+        let count = self.count();
+        let [first, second] = Self::pair(self.a);
         // Most pieces are one token: skip unpacking the other four.
         if count == 1 {
             out.push(first);
             return;
         }
-        let ranks = [
-            first,
-            ((self.a >> RANK_BITS) & FIELD) as Rank,
-            ((self.a >> (2 * RANK_BITS)) & FIELD) as Rank,
-            (self.b & FIELD) as Rank,
-            ((self.b >> RANK_BITS) & FIELD) as Rank,
-        ];
+        let [third, fourth] = Self::pair(self.b);
+        let ranks = [first, second, third, fourth, self.fifth()];
         out.extend_from_slice(&ranks[..count]);
     }
 }
@@ -91,7 +130,7 @@ impl CachedRanks {
     /// How many ranks there are.
     #[inline(always)]
     pub fn count(&self) -> usize {
-        ((self.0.b >> COUNT_SHIFT) & 7) as usize
+        self.0.count()
     }
 
     /// Writes the ranks to the front of `out` and returns how many there are.
@@ -100,16 +139,32 @@ impl CachedRanks {
     /// the common case takes no branch on the count; the slots after the last rank get junk.
     #[inline(always)]
     pub fn write_to(&self, out: &mut [MaybeUninit<Rank>; MAX_TOKENS]) -> usize {
-        let Slot { a, b, .. } = self.0;
-        out[0].write((a & FIELD) as Rank);
-        out[1].write(((a >> RANK_BITS) & FIELD) as Rank);
-        let count = ((b >> COUNT_SHIFT) & 7) as usize;
+        let slot = &self.0;
+        write_pair(slot.a, out);
+        let count = slot.count();
         if count > 2 {
-            out[2].write((a >> (2 * RANK_BITS)) as Rank);
-            out[3].write((b & FIELD) as Rank);
-            out[4].write(((b >> RANK_BITS) & FIELD) as Rank);
+            let [third, fourth] = Slot::pair(slot.b);
+            out[2].write(third);
+            out[3].write(fourth);
+            out[4].write(slot.fifth());
         }
         count
+    }
+}
+
+/// Writes the two ranks in the halves of `word` to the front of `out`: one store of both on
+/// a little-endian machine, where the halves are already in order.
+#[inline(always)]
+fn write_pair(word: u64, out: &mut [MaybeUninit<Rank>; MAX_TOKENS]) {
+    const BOTH: u64 = FIELD | FIELD << 32;
+    if cfg!(target_endian = "little") {
+        // SAFETY: `out` holds five 4-byte ranks, so its first 8 bytes are writable; an
+        // unaligned write needs no alignment, and any bits are a valid `u32`.
+        unsafe { out.as_mut_ptr().cast::<u64>().write_unaligned(word & BOTH) };
+    } else {
+        let [first, second] = Slot::pair(word);
+        out[0].write(first);
+        out[1].write(second);
     }
 }
 
@@ -150,16 +205,28 @@ impl Default for PieceCache {
 }
 
 impl PieceCache {
-    /// The set where a key with this hash lives.
+    /// The set where a key with this hash lives: the hash's top bits, which for an
+    /// [`InlineKey::hash`] are those of its multiplication, the best mixed (and the key's
+    /// set costs one shift).
     #[inline(always)]
     pub fn index(hash: usize) -> usize {
-        (hash >> 7) & (SETS - 1)
+        hash >> (usize::BITS - SETS.trailing_zeros())
     }
 
     /// Starts loading the set at `index` (from [`index`](Self::index)).
     #[inline(always)]
     pub fn prefetch_set(&self, index: usize) {
-        prefetch(&self.sets[index]);
+        // A prefetch never faults, so the address needs no bounds check (`index` is in
+        // bounds anyway).
+        prefetch(self.sets.as_ptr().wrapping_add(index));
+    }
+
+    /// The table as an array, so that an index masked to its size needs no bounds check.
+    #[inline(always)]
+    fn sets_mut(&mut self) -> &mut [Set; SETS] {
+        (&mut self.sets[..SETS])
+            .try_into()
+            .expect("the table has SETS sets")
     }
 
     /// [`find`](Self::find) in the set at `index` (from [`index`](Self::index)).
@@ -177,10 +244,11 @@ impl PieceCache {
         indices: &[u64],
         mut hit: impl FnMut(CachedRanks),
     ) -> usize {
-        // The table's address and length are read once, not once a piece.
-        let sets: &mut [Set] = &mut self.sets;
+        // The table's address is read once, not once a piece, and the masked index needs
+        // no bounds check.
+        let sets = self.sets_mut();
         for (found, (&key, &index)) in keys.iter().zip(indices).enumerate() {
-            match find_in(&mut sets[index as usize], key) {
+            match find_in(&mut sets[index as usize & (SETS - 1)], key) {
                 Some(ranks) => hit(ranks),
                 None => return found,
             }
@@ -226,18 +294,9 @@ impl PieceCache {
         if ranks.len() > MAX_TOKENS {
             return;
         }
-        let mut r = [0u64; MAX_TOKENS];
-        for (slot, &rank) in r.iter_mut().zip(ranks) {
-            *slot = rank as u64 & FIELD;
-        }
         let set = &mut self.sets[Self::index(hash)];
         set.ways[1] = set.ways[0];
-        set.ways[0] = Slot {
-            lo: key.lo,
-            hi: key.hi,
-            a: r[0] | r[1] << RANK_BITS | r[2] << (2 * RANK_BITS),
-            b: r[3] | r[4] << RANK_BITS | (ranks.len() as u64) << COUNT_SHIFT,
-        };
+        set.ways[0] = Slot::new(key, ranks);
     }
 }
 
@@ -331,6 +390,11 @@ mod tests {
             cache.put(key, key.hash(), &ranks);
             assert_eq!(get(&mut cache, key, key.hash()), Some(ranks));
         }
+        // Every bit of every rank, the fifth's split between the two halves of a word too.
+        let full = vec![(1 << RANK_BITS) - 1; MAX_TOKENS];
+        let key = InlineKey::new(b"full");
+        cache.put(key, key.hash(), &full);
+        assert_eq!(get(&mut cache, key, key.hash()), Some(full));
     }
 
     #[test]

@@ -45,15 +45,18 @@ pub struct InlineKey {
     pub len: u32,
 }
 
-/// For each key length, the masks that keep its bytes of the two little-endian words.
-const KEEP: [[u64; 2]; INLINE + 1] = {
-    let mut t = [[0u64; 2]; INLINE + 1];
+/// For each key length, the masks that keep its bytes of the two little-endian words, and
+/// the length tag (`len + 1` in the top byte) of its `hi` word.
+const KEEP: [[u64; 3]; INLINE + 1] = {
+    let mut t = [[0u64; 3]; INLINE + 1];
+    t[0][2] = 1 << LEN_SHIFT;
     let mut len = 1;
     while len <= INLINE {
+        let tag = (len as u64 + 1) << LEN_SHIFT;
         t[len] = if len <= 8 {
-            [u64::MAX >> (64 - 8 * len), 0]
+            [u64::MAX >> (64 - 8 * len), 0, tag]
         } else {
-            [u64::MAX, u64::MAX >> (64 - 8 * (len - 8))]
+            [u64::MAX, u64::MAX >> (64 - 8 * (len - 8)), tag]
         };
         len += 1;
     }
@@ -81,13 +84,17 @@ impl InlineKey {
     pub fn from_text(text: &[u8], start: usize, end: usize) -> Self {
         let len = end - start;
         debug_assert!(len <= INLINE);
-        if let Some(window) = text.get(start..start.wrapping_add(16)) {
-            let lo = u64::from_le_bytes(window[..8].try_into().unwrap());
-            let hi = u64::from_le_bytes(window[8..].try_into().unwrap());
-            let [keep_lo, keep_hi] = KEEP[len];
+        if start < text.len().saturating_sub(INLINE) {
+            // SAFETY: `start + 16 <= text.len()`, so both words lie within `text`.
+            let (lo, hi) = unsafe {
+                let at = text.as_ptr().add(start).cast::<u64>();
+                (at.read_unaligned(), at.add(1).read_unaligned())
+            };
+            let (lo, hi) = (u64::from_le(lo), u64::from_le(hi));
+            let [keep_lo, keep_hi, tag] = KEEP[len];
             Self {
                 lo: lo & keep_lo,
-                hi: (hi & keep_hi) | ((len as u64 + 1) << LEN_SHIFT),
+                hi: (hi & keep_hi) | tag,
                 len: len as u32,
             }
         } else {
@@ -198,6 +205,23 @@ impl PieceTable {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A key read from a text, by whole words or (near its end) by copying, packs the same
+    /// words as the bytes on their own, for every length.
+    #[test]
+    fn keys_from_text_equal_keys_of_their_bytes() {
+        let text: Vec<u8> = (0..40u8).map(|i| i.wrapping_mul(37) | 1).collect();
+        for len in 0..=INLINE {
+            for start in 0..=text.len() - len {
+                let key = InlineKey::from_text(&text, start, start + len);
+                assert_eq!(
+                    key,
+                    InlineKey::new(&text[start..start + len]),
+                    "{start}+{len}"
+                );
+            }
+        }
+    }
 
     proptest! {
         #[test]
