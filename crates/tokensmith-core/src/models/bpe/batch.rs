@@ -232,7 +232,8 @@ impl Bpe {
     ) -> Result<()> {
         let spans = &spans[..spans.len().min(BATCH)];
         // Short pieces are looked up first (nearly all hit); a miss starts loading the
-        // vocabulary slot its merge will need, and a long piece its stored bytes.
+        // vocabulary slot and the long-piece cache set it will need, and a long piece its
+        // stored bytes.
         let mut hits = [None::<CachedRanks>; BATCH];
         let pending = keys
             .keys(0, spans.len())
@@ -243,7 +244,13 @@ impl Bpe {
             if len <= INLINE {
                 *hit = state.pieces.find_in_set(key, at as usize);
                 if hit.is_none() {
-                    self.prefetch_token(key.hash());
+                    // Both places a miss looks next: the vocabulary, then (for a piece that
+                    // is no token) the long-piece cache's set of the merged short pieces.
+                    let hash = key.hash();
+                    self.prefetch_token(hash);
+                    state
+                        .long_pieces
+                        .prefetch(LongPieceCache::hash_of_key(hash));
                 }
             } else if len <= LONG_MAX {
                 state.long_pieces.prefetch_entry(at);
