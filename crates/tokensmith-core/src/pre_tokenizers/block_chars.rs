@@ -85,7 +85,7 @@ pub fn add_classes(
     if after_two & after_two.wrapping_sub(1) == 0 {
         add_classes_by_char(m, firsts, bytes, i, classes, rules)
     } else {
-        add_classes_by_flags(m, cont, bytes, i, classes, rules)
+        add_classes_by_flags(m, firsts, bytes, i, classes, rules)
     }
 }
 
@@ -152,11 +152,12 @@ pub fn add_classes_by_char(
 /// [`add_classes`] for all chars at once: the loop over the chars only decodes each one and
 /// writes its flag byte on its bytes (4 bytes from its first; the next char's write covers
 /// what spills onto it, and ASCII bytes are masked off); the class masks and the stops then
-/// come from that flag array ([`masks`]).
+/// come from that flag array ([`masks`]). `firsts` marks the first byte of each char in the
+/// text, as for [`add_classes_by_char`].
 #[inline(always)]
 pub fn add_classes_by_flags(
     m: &mut Block,
-    cont: u64,
+    firsts: u64,
     bytes: &[u8],
     i: usize,
     classes: Classes,
@@ -164,7 +165,6 @@ pub fn add_classes_by_flags(
 ) -> usize {
     let letters = rules.letters();
     let in_text = below((bytes.len() - i).min(64));
-    let firsts = m.high & !cont & in_text;
     let chunk = padded_chunk(bytes, i);
     let mut flags = [0u8; 68];
     let mut rest = firsts;
@@ -394,7 +394,7 @@ mod tests {
                     let firsts = block.high & !cont & below((bytes.len() - i).min(64));
                     let (mut by_flags, mut by_char, mut want) = (block, block, block);
                     let decided = reference(&mut want, bytes, i, rules);
-                    let got = add_classes_by_flags(&mut by_flags, cont, bytes, i, classes, rules);
+                    let got = add_classes_by_flags(&mut by_flags, firsts, bytes, i, classes, rules);
                     assert_eq!(
                         (got, by_flags),
                         (decided, want),
