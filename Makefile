@@ -32,6 +32,7 @@ run: $(BUILT)
 
 rust-test:
 	cargo test -p tokensmith-core --quiet
+	cargo test -p tokensmith-py --quiet
 
 # The HTML-report test renders a report in headless Chromium, from Debian's packages.
 browser:

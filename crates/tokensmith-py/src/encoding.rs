@@ -7,13 +7,13 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokensmith_core::formats::tiktoken_file;
 use tokensmith_core::{parallel, Encoding, SpecialPolicy};
 
 use crate::convert::{ids, policy};
 use crate::errors::IntoPyResult;
-use crate::id_buffer::with_ids;
+use crate::id_buffer::{pooled_ids, return_ids, with_ids};
 use crate::int_cache::IntCache;
 use crate::numpy_array::{u32_array, vec_array};
 use crate::signal_slices;
@@ -308,14 +308,6 @@ impl CoreEncoding {
             return PyList::new(py, lists);
         }
         let out = PyList::new(py, (0..texts.len()).map(|_| py.None()))?;
-        let spare: Mutex<Vec<Vec<u32>>> = Mutex::new(Vec::new());
-        let take = || spare.lock().map_or_else(|_| None, |mut s| s.pop());
-        let give = |mut ids: Vec<u32>| {
-            ids.clear();
-            if let Ok(mut s) = spare.lock() {
-                s.push(ids);
-            }
-        };
         // Slice by slice, so that Ctrl-C (a pending signal) stops the batch within one slice.
         for range in signal_slices::slices(texts, signal_slices::SLICE_BYTES) {
             py.check_signals()?;
@@ -329,7 +321,7 @@ impl CoreEncoding {
                 &order,
                 num_threads,
                 |&i| {
-                    let mut ids = take().unwrap_or_default();
+                    let mut ids = pooled_ids();
                     // About 4 bytes of text per id: one growth of the buffer per text.
                     ids.reserve(slice[i].len() / 3 + 1);
                     enc.encode_into(&slice[i], policy, &mut ids).map(|()| ids)
@@ -342,7 +334,7 @@ impl CoreEncoding {
                             }
                             let item = r.py_err(py).and_then(|ids| {
                                 let list = self.list(py, &ids);
-                                give(ids);
+                                return_ids(ids);
                                 list
                             });
                             if let Err(e) = item.and_then(|list| out.set_item(offset + i, list)) {
