@@ -13,7 +13,7 @@
 //! Long pieces that are a few runs of one repeated byte are first offered to `runs.rs`,
 //! which merges a whole run at a time.
 
-use super::huge::advise_huge_capacity;
+use super::huge::{advise_huge_capacity, HugeSlice};
 use super::model::{Bpe, Rank, NO_RANK};
 use super::pair_table::RANK_BITS;
 use super::prefetch::prefetch;
@@ -32,26 +32,52 @@ pub struct MergeScratch {
     pairs: PairCache,
 }
 
+impl MergeScratch {
+    /// Scratch for a vocabulary of ranks below `rank_bound` whose tables are allocated (and
+    /// the pair cache backed by memory) already, so that the first pieces merged pay no
+    /// allocation and no page faults; the default scratch allocates on first use.
+    pub fn ready(rank_bound: usize) -> Self {
+        Self {
+            parts: Vec::new(),
+            queue: RankQueue {
+                list_of: vec![0; rank_bound],
+                ..RankQueue::default()
+            },
+            pairs: PairCache {
+                slots: HugeSlice::zeroed_backed(1 << PAIR_CACHE_BITS, usize::MAX),
+            },
+        }
+    }
+}
+
 /// A small direct-mapped cache of recent pair lookups: the pairs of one script repeat, and
 /// the full pair table is too big to stay in L1/L2.
-#[derive(Default, Debug)]
+#[derive(Debug)]
 struct PairCache {
     /// The complement of `left << 42 | right << 21 | merged` (ranks have at most 21 bits,
     /// `NO_RANK` is stored as all ones), so that a zero slot, which complements to a key no
     /// pair has, is empty and the table comes zeroed from the allocator instead of being
-    /// filled; allocated on first use.
-    slots: Vec<u64>,
+    /// filled; allocated on first use, or up front by [`MergeScratch::ready`].
+    slots: HugeSlice<u64>,
 }
 
 /// 32,768 slots of 8 bytes: 256 KB, which stays in L2 next to the piece cache's hot part.
 const PAIR_CACHE_BITS: u32 = 15;
 const FIELD: u64 = (1 << RANK_BITS) - 1;
 
+impl Default for PairCache {
+    fn default() -> Self {
+        Self {
+            slots: HugeSlice::zeroed(0),
+        }
+    }
+}
+
 impl PairCache {
     #[inline(always)]
     fn get(&mut self, bpe: &Bpe, a: Rank, b: Rank) -> Rank {
         if self.slots.is_empty() {
-            self.slots = vec![0; 1 << PAIR_CACHE_BITS];
+            self.slots = HugeSlice::zeroed(1 << PAIR_CACHE_BITS);
         }
         let key = ((a as u64) << RANK_BITS) | b as u64;
         let i = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PAIR_CACHE_BITS)) as usize;
@@ -169,7 +195,8 @@ impl RankQueue {
             }
         }
         if self.list_of.len() < rank_bound {
-            self.list_of.resize(rank_bound, 0);
+            // All zero now: zeroed memory, which the system backs only where it is used.
+            self.list_of = vec![0; rank_bound];
         }
     }
 
@@ -395,6 +422,24 @@ pub(super) mod tests {
         assert_eq!(cache.get(bpe, rank("hell"), rank("o")), rank("hello"));
         assert_eq!(cache.get(bpe, rank(" wor"), rank("ld")), rank(" world"));
         assert_eq!(cache.get(bpe, rank("zz"), rank("é")), NO_RANK);
+    }
+
+    #[test]
+    fn ready_scratch_merges_as_the_default_one() {
+        let bpe = cl100k();
+        let mut ready = MergeScratch::ready(bpe.rank_bound());
+        // Short (array scan) and long (rank queue), twice: the queue is reused.
+        let long: Vec<u8> = (0..40).map(|i| b"abcde"[i % 5]).collect();
+        for piece in [
+            &b" tokenizers"[..],
+            &long,
+            "中文字".repeat(30).as_bytes(),
+            &long,
+        ] {
+            let mut out = Vec::new();
+            merge(bpe, piece, &mut out, &mut ready).unwrap();
+            assert_eq!(out, reference(bpe, piece), "{piece:?}");
+        }
     }
 
     #[test]
