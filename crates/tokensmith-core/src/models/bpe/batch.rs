@@ -8,10 +8,13 @@
 //! 2. reads the ranks of the pieces that hit the cache (nearly all of them on text like that
 //!    seen before) into a small array on the stack, which then goes to the output in one copy.
 //!
-//! The first piece that misses (or is longer than a cache key) and everything after it go to
-//! [`Bpe::encode_rest`], which first probes them all, starts loading what the misses need
-//! next (a vocabulary slot, the stored bytes of a long piece), and then encodes them in order.
-//! Counting runs the same passes and adds up the number of ranks instead of writing them.
+//! A piece that misses (or is longer than a cache key) is encoded on its own, and the pieces
+//! after it go back to the second pass. At the first short miss of a batch, the pieces after
+//! it are probed once, and those that will miss too start loading what they need next (a
+//! vocabulary slot, the stored bytes of a long piece), so that their memory waits overlap.
+//! (Until 2026-12 every piece after a miss took a slower path; on new English text, where a
+//! batch holds one or two misses, that was half of all pieces.) Counting runs the same
+//! passes and adds up the number of ranks instead of writing them.
 
 use super::cache::{CachedRanks, PieceCache, ThreadState, MAX_TOKENS};
 use super::long_cache::{LongPieceCache, LONG_MAX};
@@ -156,6 +159,7 @@ impl Bpe {
         keys.fill(text, spans, state);
         let n = spans.len().min(BATCH);
         let mut k = 0;
+        let mut probed = false;
         while k < n {
             // Room for the ranks of every piece left, and a whole slot after the last.
             out.reserve((n - k + 1) * MAX_TOKENS);
@@ -175,11 +179,11 @@ impl Bpe {
             if k == n {
                 break;
             }
-            if !keys.is_long(k) {
-                return self.encode_rest(text, spans, &keys, k, out, state);
+            if !probed && !keys.is_long(k) {
+                self.probe_after(&keys, k, state);
+                probed = true;
             }
-            let (start, end) = spans[k];
-            self.encode_long_hashed(&text[start..end], keys.at(k), out, state)?;
+            self.encode_missed(text, spans[k], &keys, k, out, state)?;
             k += 1;
         }
         Ok(())
@@ -201,72 +205,71 @@ impl Bpe {
         let n = spans.len().min(BATCH);
         let mut total = 0;
         let mut k = 0;
+        let mut probed = false;
         while k < n {
             k = keys.hits_from(k, n, state, |hit| total += hit.count());
             if k == n {
                 break;
             }
-            scratch.clear();
-            if !keys.is_long(k) {
-                self.encode_rest(text, spans, &keys, k, scratch, state)?;
-                return Ok(total + scratch.len());
+            if !probed && !keys.is_long(k) {
+                self.probe_after(&keys, k, state);
+                probed = true;
             }
-            let (start, end) = spans[k];
-            self.encode_long_hashed(&text[start..end], keys.at(k), scratch, state)?;
+            scratch.clear();
+            self.encode_missed(text, spans[k], &keys, k, scratch, state)?;
             total += scratch.len();
             k += 1;
         }
         Ok(total)
     }
 
-    /// The pieces of a batch from the `first` one on, which may miss the cache.
+    /// After the first short piece of a batch that missed the piece cache (the `first`
+    /// one), starts loading what every piece from it on that misses will need: for a short
+    /// piece its vocabulary slot and the long-piece cache set of the merged short pieces, for
+    /// a long one its stored bytes. Their memory waits then overlap instead of following one
+    /// another; the pieces that hit are left to the fast path.
     #[inline(never)]
-    fn encode_rest(
+    fn probe_after(&self, keys: &Keys, first: usize, state: &ThreadState) {
+        let (keys_k, ats) = (keys.keys(first, keys.n), keys.ats(first, keys.n));
+        // Long pieces' entries hold no set index: their bits are dropped.
+        let mut short_misses = state.pieces.misses(keys_k, ats) & !(keys.long >> first);
+        while short_misses != 0 {
+            let k = short_misses.trailing_zeros() as usize;
+            short_misses &= short_misses - 1;
+            let hash = keys_k[k].hash();
+            self.prefetch_token(hash);
+            state
+                .long_pieces
+                .prefetch(LongPieceCache::hash_of_key(hash));
+        }
+        let mut long = keys.long >> first;
+        while long != 0 {
+            let k = long.trailing_zeros() as usize;
+            long &= long - 1;
+            if keys_k[k].len as usize <= LONG_MAX {
+                state.long_pieces.prefetch_entry(ats[k]);
+            }
+        }
+    }
+
+    /// Appends the ranks of the `k`-th piece of a batch, at `span`, which missed the piece
+    /// cache or is longer than a key.
+    #[inline(always)]
+    fn encode_missed(
         &self,
         text: &[u8],
-        spans: &[(usize, usize)],
+        span: (usize, usize),
         keys: &Keys,
-        first: usize,
+        k: usize,
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<()> {
-        let spans = &spans[..spans.len().min(BATCH)];
-        // Short pieces are looked up first (nearly all hit); a miss starts loading the
-        // vocabulary slot and the long-piece cache set it will need, and a long piece its
-        // stored bytes.
-        let mut hits = [None::<CachedRanks>; BATCH];
-        let pending = keys
-            .keys(0, spans.len())
-            .iter()
-            .zip(keys.ats(0, spans.len()));
-        for ((&key, &at), hit) in pending.zip(&mut hits).skip(first) {
-            let len = key.len as usize;
-            if len <= INLINE {
-                *hit = state.pieces.find_in_set(key, at as usize);
-                if hit.is_none() {
-                    // Both places a miss looks next: the vocabulary, then (for a piece that
-                    // is no token) the long-piece cache's set of the merged short pieces.
-                    let hash = key.hash();
-                    self.prefetch_token(hash);
-                    state
-                        .long_pieces
-                        .prefetch(LongPieceCache::hash_of_key(hash));
-                }
-            } else if len <= LONG_MAX {
-                state.long_pieces.prefetch_entry(at);
-            }
+        let (start, end) = span;
+        if keys.is_long(k) {
+            return self.encode_long_hashed(&text[start..end], keys.at(k), out, state);
         }
-        for (k, &(start, end)) in spans.iter().enumerate().skip(first) {
-            let key = keys.key(k);
-            if let Some(hit) = &hits[k] {
-                hit.append_to(out);
-            } else if key.len as usize <= INLINE {
-                self.encode_short_piece(text, start, end, key, key.hash(), out, state)?;
-            } else {
-                self.encode_long_hashed(&text[start..end], keys.at(k), out, state)?;
-            }
-        }
-        Ok(())
+        let key = keys.key(k);
+        self.encode_short_piece(text, start, end, key, key.hash(), out, state)
     }
 }
 

@@ -256,6 +256,26 @@ impl PieceCache {
         keys.len().min(indices.len())
     }
 
+    /// A mask of the keys that are not cached: bit `i` is set when `keys[i]`, whose set is at
+    /// `indices[i]`, is in neither of its set's slots (at most 32 keys; without marking any
+    /// as used). An index is only masked to the table's size, so a key whose index is no set
+    /// (see [`find_run`](Self::find_run)) gets a meaningless bit.
+    #[inline(always)]
+    pub fn misses(&self, keys: &[InlineKey], indices: &[u64]) -> u32 {
+        let sets: &[Set; SETS] = (&self.sets[..SETS])
+            .try_into()
+            .expect("the table has SETS sets");
+        let n = keys.len().min(indices.len()).min(32);
+        let (keys, indices) = (&keys[..n], &indices[..n]);
+        let mut mask = 0;
+        for i in 0..n {
+            let set = &sets[indices[i] as usize & (SETS - 1)];
+            let cached = set.ways[0].holds(keys[i]) | set.ways[1].holds(keys[i]);
+            mask |= u32::from(!cached) << i;
+        }
+        mask
+    }
+
     /// Starts loading the set of a key with this hash.
     #[inline(always)]
     pub fn prefetch(&self, hash: usize) {
@@ -395,6 +415,23 @@ mod tests {
         let key = InlineKey::new(b"full");
         cache.put(key, key.hash(), &full);
         assert_eq!(get(&mut cache, key, key.hash()), Some(full));
+    }
+
+    #[test]
+    fn misses_marks_the_keys_in_neither_slot_of_their_set() {
+        let mut cache = PieceCache::default();
+        let keys: Vec<InlineKey> = (0..40u8).map(|i| InlineKey::new(&[b'a', i])).collect();
+        let indices: Vec<u64> = keys
+            .iter()
+            .map(|k| PieceCache::index(k.hash()) as u64)
+            .collect();
+        for k in keys.iter().step_by(3) {
+            cache.put(*k, k.hash(), &[1]);
+        }
+        let expected = (0..32).filter(|i| i % 3 != 0).fold(0u32, |m, i| m | 1 << i);
+        assert_eq!(cache.misses(&keys, &indices), expected, "at most 32 keys");
+        assert_eq!(cache.misses(&keys[1..3], &indices[1..3]), 0b11);
+        assert_eq!(cache.misses(&keys[..1], &indices[..1]), 0);
     }
 
     #[test]

@@ -13,7 +13,8 @@
 //! It does not pre-fill pieces longer than [`INLINE`] bytes, or anything the text has not
 //! shown to be common.
 
-use super::cache::ThreadState;
+use super::cache::{PieceCache, ThreadState};
+use super::long_cache::LongPieceCache;
 use super::merge::{self, MergeScratch};
 use super::model::{Bpe, Rank};
 use super::piece_table::{InlineKey, INLINE};
@@ -54,9 +55,16 @@ impl Bpe {
     /// token of up to [`INLINE`] bytes that is its own piece's encoding: text never seen
     /// before then hits on its common words instead of looking each one up or merging it.
     /// They go in from the highest rank down, so that where more tokens share a set than it
-    /// holds, the lowest ranks (the most frequent merges) stay.
+    /// holds, the lowest ranks (the most frequent merges) stay. The tables the first pieces
+    /// that miss it need (the long-piece cache, the merge scratch) are allocated and backed by
+    /// memory here too, so that their page faults (a few hundred microseconds on huge pages)
+    /// are part of setting the thread up rather than of its first encode call.
     pub(crate) fn new_thread_state(&self) -> ThreadState {
-        let mut state = ThreadState::default();
+        let mut state = ThreadState {
+            pieces: PieceCache::default(),
+            long_pieces: LongPieceCache::backed(),
+            scratch: MergeScratch::ready(self.rank_bound()),
+        };
         let own = (!self.whole_pieces()).then(|| self.own_encodings().bits(self));
         let decoder = self.decoder();
         // Keys read straight from the decoder's arena, where the bytes of all tokens sit one

@@ -58,6 +58,25 @@ impl<T: Zeroable> HugeSlice<T> {
     pub fn zeroed(len: usize) -> Self {
         Self::allocate(len, None)
     }
+
+    /// `len` all-zero values, of which the first `bytes` bytes (all of them if the table is
+    /// shorter) are backed by memory now rather than on first use: by writing a zero byte to
+    /// every 4 KB page. A zeroed table is otherwise backed page by page where it is first
+    /// written, and on huge pages the first write to each 2 MB clears all of them. For tables
+    /// a thread sets up before its first encode call, so that the call does not pay for it.
+    pub fn zeroed_backed(len: usize, bytes: usize) -> Self {
+        const PAGE: usize = 4096;
+        let table = Self::allocate(len, None);
+        let size = std::mem::size_of_val::<[T]>(&table).min(bytes);
+        let base = table.ptr.as_ptr().cast::<u8>();
+        for offset in (0..size).step_by(PAGE) {
+            // SAFETY: `offset < size`, within the table, which nothing else refers to yet;
+            // writing zero to zeroed memory keeps every value as it was. The write is
+            // volatile so that it happens although it changes nothing.
+            unsafe { base.add(offset).write_volatile(0) };
+        }
+        table
+    }
 }
 
 impl<T: Copy> HugeSlice<T> {
@@ -257,6 +276,15 @@ mod tests {
             let t = HugeSlice::<u64>::zeroed(len);
             assert_eq!(t.len(), len);
             assert!(t.iter().all(|&v| v == 0));
+        }
+    }
+
+    #[test]
+    fn backed_tables_are_zero() {
+        for (len, bytes) in [(0usize, 100), (3, 1 << 20), (HUGE_PAGE / 8 + 5, HUGE_PAGE)] {
+            let t = HugeSlice::<u64>::zeroed_backed(len, bytes);
+            assert_eq!(t.len(), len);
+            assert!(t.iter().all(|&v| v == 0), "{len}");
         }
     }
 
