@@ -37,3 +37,15 @@ def test_each_read_is_a_new_list() -> None:
     first.append(1)
     assert enc.ids == [2**18 - 1, 2**18]
     assert enc.ids is not enc.ids
+
+
+def test_every_length_and_position() -> None:
+    """The list is filled four ids a step, then the rest one at a time: lengths 0 to 9 with
+    the uncached ids (2**18 and above) at every position give HF's lists."""
+    ours = tokensmith.Tokenizer.from_str(JSON)
+    hf = HfTokenizer.from_str(JSON)
+    words = ["a", "b", "c", "d", "e", "x"]
+    for n in range(10):
+        for shift in range(len(words)):
+            text = " ".join(words[(shift + k) % len(words)] for k in range(n))
+            assert ours.encode(text).ids == hf.encode(text).ids, text

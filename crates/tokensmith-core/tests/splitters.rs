@@ -2,8 +2,10 @@
 //! block path (`pre_tokenizers::block_starts`) exactly where their scalar path does.
 //!
 //! The reference is the published pattern run on fancy-regex, the engine tiktoken uses. Every
-//! check runs all five known patterns and compares three splits of the same text: the
-//! splitter as used (block path with scalar fallback), its scalar path alone, and the regex.
+//! check runs all five known patterns and compares four splits of the same text: the
+//! splitter as used (block path with scalar fallback, in the build this CPU runs), the
+//! baseline build of the same code (`pre_tokenizers::tiled`), its scalar path alone, and the
+//! regex.
 
 use proptest::prelude::*;
 use std::sync::OnceLock;
@@ -47,6 +49,11 @@ fn check(text: &str) {
             pieces,
             fast.scalar_pieces(text).unwrap(),
             "{fast:?} against its scalar path on {text:?}"
+        );
+        assert_eq!(
+            pieces,
+            fast.baseline_pieces(text).unwrap(),
+            "{fast:?} against its baseline build on {text:?}"
         );
         assert_eq!(
             pieces,

@@ -14,6 +14,7 @@ pub mod flag_masks;
 pub mod o200k;
 pub mod r50k;
 pub mod scan;
+pub mod tiled;
 
 use crate::error::{Error, Result};
 use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
@@ -83,11 +84,11 @@ impl PreTokenizer {
     #[inline]
     pub fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, usize)) -> Result<()> {
         match self {
-            Self::R50k => tile_blocks(text, Rules::R50K, r50k::piece_end, f),
-            Self::Cl100k => tile_blocks(text, Rules::CL100K, cl100k::piece_end, f),
-            Self::O200k => tile_blocks(text, Rules::O200K, o200k::piece_end, f),
-            Self::Llama3 => tile_blocks(text, Rules::CL100K, cl100k::llama3_piece_end, f),
-            Self::Qwen2 => tile_blocks(text, Rules::QWEN2, cl100k::qwen2_piece_end, f),
+            Self::R50k => tiled::r50k(text, f),
+            Self::Cl100k => tiled::cl100k(text, f),
+            Self::O200k => tiled::o200k(text, f),
+            Self::Llama3 => tiled::llama3(text, f),
+            Self::Qwen2 => tiled::qwen2(text, f),
             Self::Regex(re) => {
                 for m in re.find_iter(text) {
                     let m = m.map_err(|e| Error::Pattern(format!("matching failed: {e}")))?;
@@ -120,6 +121,22 @@ impl PreTokenizer {
         Ok(out)
     }
 
+    /// The pieces of `text` from the baseline build of the block splitter (the reference the
+    /// x86-64-v3 build is tested against, see [`tiled`]); the regex engine for other patterns.
+    pub fn baseline_pieces<'t>(&self, text: &'t str) -> Result<Vec<&'t str>> {
+        let mut out = Vec::new();
+        let push = |s: usize, e: usize| out.push(&text[s..e]);
+        match self {
+            Self::R50k => tiled::baseline::r50k(text, push),
+            Self::Cl100k => tiled::baseline::cl100k(text, push),
+            Self::O200k => tiled::baseline::o200k(text, push),
+            Self::Llama3 => tiled::baseline::llama3(text, push),
+            Self::Qwen2 => tiled::baseline::qwen2(text, push),
+            Self::Regex(_) => return self.pieces(text),
+        }
+        Ok(out)
+    }
+
     /// The pieces of `text` as string slices (convenient, not fast).
     pub fn pieces<'t>(&self, text: &'t str) -> Result<Vec<&'t str>> {
         let mut out = Vec::new();
@@ -139,7 +156,7 @@ fn compile(pattern: &str) -> Result<fancy_regex::Regex> {
 /// answers, else one piece at a time from the scalar `piece_end` (runs too long for a block,
 /// whitespace at the end of the text, non-ASCII numbers).
 #[inline(always)]
-fn tile_blocks(
+pub(crate) fn tile_blocks(
     text: &str,
     rules: Rules,
     piece_end: fn(&Scanner, usize) -> usize,
