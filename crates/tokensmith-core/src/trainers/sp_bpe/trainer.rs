@@ -73,14 +73,11 @@ fn train_here(
     {
         return Ok(None);
     }
-    let mut state = Merger::new(PieceRules::from_config(config), &required, &words);
+    let mut state = Merger::new(PieceRules::from_config(config), &required, words);
     let wanted = config.vocab_size - meta - required.len();
     let mut learned: Vec<(String, f64)> = Vec::with_capacity(config.vocab_size);
     let mut seen: FxHashSet<String> = FxHashSet::default();
     state.active.seed(&state.symbols);
-    // The texts are not needed again. Freeing 800k of them took 0.1 s on the path to the
-    // first merge; the merges leave the second thread mostly idle.
-    drop_elsewhere(words);
     while learned.len() < wanted {
         let Some(best) = state.active.best(&state.symbols) else {
             break;
@@ -145,7 +142,7 @@ struct Merger {
 
 impl Merger {
     /// Every word spelled in characters, and every adjacent pair counted.
-    fn new(rules: PieceRules, alphabet: &[(char, u64)], table: &[(String, u64)]) -> Self {
+    fn new(rules: PieceRules, alphabet: &[(char, u64)], table: Vec<(String, u64)>) -> Self {
         let mut symbols = Symbols::new(rules);
         // The words hold their alphabet's characters and U+2585 only (see
         // `alphabet_and_words`); a character outside it would be U+2585 too.
@@ -159,10 +156,13 @@ impl Merger {
             ids[c as usize] = symbols.char_id(c);
         }
         let unk = symbols.char_id(UNK_CHAR);
-        let words = WordStore::spell(table, |c| match ids.get(c as usize) {
+        let words = WordStore::spell(&table, |c| match ids.get(c as usize) {
             Some(&id) if id != NONE => id,
             _ => unk,
         });
+        // The texts are not needed again; freeing 800k of them took 0.1 s on the path to
+        // the first merge. Freed early, their memory serves the pairs counted next.
+        drop_elsewhere(table);
         let mut active = Active::default();
         let pairs = first_pairs(&words);
         for p in pairs {
