@@ -35,6 +35,7 @@
 
 pub mod active;
 pub mod first_pairs;
+pub mod pair_map;
 pub mod queue;
 pub mod symbols;
 pub mod tally;
@@ -44,6 +45,7 @@ pub mod words;
 
 pub use active::Active;
 pub use first_pairs::{first_pairs, FirstPair};
+pub use pair_map::PairMap;
 pub use queue::Queue;
 pub use symbols::{State, Symbols, NONE};
 pub use tally::{Gain, Loss, Slots, Tally};

@@ -16,6 +16,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::pair_map::PairMap;
 use crate::trainers::unigram::PieceRules;
 
 /// No symbol (the parts of a character).
@@ -47,7 +48,7 @@ pub struct Symbols {
     ends: Vec<usize>,
     /// The text of the pair being looked up (kept to save an allocation per new pair).
     scratch: String,
-    pair_ids: FxHashMap<(u32, u32), u32>,
+    pair_ids: PairMap,
     char_ids: FxHashMap<char, u32>,
     rules: PieceRules,
     /// Symbols in sentencepiece's cache: characters, and `Live` or `Ghost` pairs (its size
@@ -67,7 +68,7 @@ impl Symbols {
             texts: String::new(),
             ends: Vec::new(),
             scratch: String::new(),
-            pair_ids: FxHashMap::default(),
+            pair_ids: PairMap::default(),
             char_ids: FxHashMap::default(),
             rules,
             cache_size: 0,
@@ -123,7 +124,7 @@ impl Symbols {
     ///
     /// A new pair is `Live` with count 0; an `Erased` one comes back as a `Ghost`.
     pub fn lookup(&mut self, left: u32, right: u32) -> Option<u32> {
-        if let Some(&id) = self.pair_ids.get(&(left, right)) {
+        if let Some(id) = self.pair_ids.get(left, right) {
             if id == NONE {
                 return None;
             }
@@ -134,7 +135,7 @@ impl Symbols {
             return Some(id);
         }
         let found = self.new_pair(left, right);
-        self.pair_ids.insert((left, right), found.unwrap_or(NONE));
+        self.pair_ids.insert(left, right, found.unwrap_or(NONE));
         found
     }
 
@@ -143,7 +144,7 @@ impl Symbols {
     /// merged symbol, which no word held before.
     pub fn make(&mut self, left: u32, right: u32) -> Option<u32> {
         let found = self.new_pair(left, right);
-        let old = self.pair_ids.insert((left, right), found.unwrap_or(NONE));
+        let old = self.pair_ids.insert(left, right, found.unwrap_or(NONE));
         debug_assert!(old.is_none(), "pair {left}+{right} was made twice");
         found
     }
@@ -162,6 +163,12 @@ impl Symbols {
         };
         self.scratch = text;
         found
+    }
+
+    /// Starts fetching the map entry that [`Self::lookup`] or [`Self::make`] of
+    /// `left`+`right` reads first.
+    pub fn prefetch_pair(&self, left: u32, right: u32) {
+        self.pair_ids.prefetch(left, right);
     }
 
     /// The two parts of pair `id`.

@@ -194,6 +194,17 @@ impl Part<'_> {
     /// lowered.
     pub fn for_each(&mut self, mut each: impl FnMut(u32, &mut [u32], &mut u32, u64)) {
         let (first, origin) = (self.first, self.origin);
+        // The first words have no visits before them to hide their fetches behind: their
+        // `Word`s are fetched all at once, then their symbols (most merges visit a few words).
+        for &ahead in self.wids.iter().take(2 * FETCH_AHEAD) {
+            prefetch(&self.words[ahead as usize - first]);
+        }
+        for &ahead in self.wids.iter().take(FETCH_AHEAD) {
+            let at = self.words[ahead as usize - first].start - origin;
+            if let Some(symbol) = self.symbols.get(at) {
+                prefetch(symbol);
+            }
+        }
         for (k, &wid) in self.wids.iter().enumerate() {
             if let Some(&ahead) = self.wids.get(k + 2 * FETCH_AHEAD) {
                 prefetch(&self.words[ahead as usize - first]);

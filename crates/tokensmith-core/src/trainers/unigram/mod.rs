@@ -33,6 +33,7 @@
 //! (`nmt_nfkc` by default). The other model types train from the same
 //! [`SentenceCounter`]: [`super::sp_bpe`], [`super::sp_char`] and [`super::sp_word`].
 
+pub mod char_tables;
 pub mod config;
 pub mod em;
 pub mod file_lines;

@@ -15,6 +15,7 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::char_tables::{char_counts, CharSet};
 use super::config::UnigramConfig;
 use super::em::{e_step, m_step};
 use super::finalize::{build_proto, final_pieces};
@@ -228,27 +229,10 @@ fn estimate_rounds(seeds: usize, desired: usize, config: &UnigramConfig) -> usiz
 /// `coverage`. So forced characters are dropped too once coverage is reached (only possible
 /// when they alone cover that much). Spaces, NUL and U+2585 never count.
 pub fn required_chars(words: &[(String, u64)], coverage: f64, forced: &[char]) -> Vec<(char, u64)> {
-    let mut counts: FxHashMap<char, u64> = crate::parallel::install(|| {
-        words
-            .par_iter()
-            .fold(
-                FxHashMap::default,
-                |mut counts: FxHashMap<char, u64>, (w, n)| {
-                    for c in w.chars() {
-                        if c != ' ' && c != '\0' && c != UNK_CHAR {
-                            *counts.entry(c).or_insert(0) += n;
-                        }
-                    }
-                    counts
-                },
-            )
-            .reduce(FxHashMap::default, |mut a, b| {
-                for (c, n) in b {
-                    *a.entry(c).or_insert(0) += n;
-                }
-                a
-            })
-    });
+    let mut counts: FxHashMap<char, u64> = crate::parallel::install(|| char_counts(words));
+    for c in [' ', '\0', UNK_CHAR] {
+        counts.remove(&c);
+    }
     let all: u64 = counts.values().sum();
     let by_count = |a: &(char, u64), b: &(char, u64)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
     let mut forced: Vec<char> = forced
@@ -290,8 +274,8 @@ pub fn replace_rare_chars(
     words: Vec<(String, u64)>,
     required: &[(char, u64)],
 ) -> Vec<(String, u64)> {
-    let keep: rustc_hash::FxHashSet<char> = required.iter().map(|c| c.0).collect();
-    let rare = |w: &String| w.chars().any(|c| !keep.contains(&c));
+    let keep = CharSet::new(required.iter().map(|c| c.0));
+    let rare = |w: &String| w.chars().any(|c| !keep.contains(c));
     // Looked up on the pool: one set lookup per character of every word.
     let flags: Vec<bool> =
         crate::parallel::install(|| words.par_iter().map(|(w, _)| rare(w)).collect());
@@ -311,7 +295,7 @@ pub fn replace_rare_chars(
     let replaced = changed.map(|(w, n)| {
         let w: String = w
             .chars()
-            .map(|c| if keep.contains(&c) { c } else { UNK_CHAR })
+            .map(|c| if keep.contains(c) { c } else { UNK_CHAR })
             .collect();
         (w, n)
     });
