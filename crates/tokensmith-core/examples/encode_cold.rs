@@ -44,14 +44,24 @@ passes!(
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let [_, vocab, pattern, files @ ..] = args.as_slice() else {
-        eprintln!("usage: encode_cold VOCAB cl100k|o200k FILE...");
+    let usage = || -> ! {
+        eprintln!(
+            "usage: encode_cold VOCAB cl100k|o200k FILE... (at most {} files)",
+            PASSES.len()
+        );
         std::process::exit(2);
+    };
+    let [_, vocab, pattern, files @ ..] = args.as_slice() else {
+        usage()
     };
     let pattern = match pattern.as_str() {
         "cl100k" => CL100K_PATTERN,
-        _ => O200K_PATTERN,
+        "o200k" => O200K_PATTERN,
+        _ => usage(),
     };
+    if files.len() > PASSES.len() {
+        usage();
+    }
     let enc = Encoding::new(
         tiktoken_file::read(vocab.as_ref()).unwrap(),
         vec![],

@@ -283,8 +283,8 @@ impl CoreEncoding {
     /// The longest texts go first, so that the last texts handed out, which one thread may
     /// finish while the other waits, are the shortest. The id buffers go round: once its list
     /// is built, a buffer is handed back for the next text, so a batch allocates a few
-    /// buffers instead of one (and its growth) per text. The spare buffers are freed on this
-    /// thread when the batch ends, whichever thread made them.
+    /// buffers instead of one (and its growth) per text; they come from, and go back to, a
+    /// small pool kept between batches ([`crate::id_buffer`]).
     fn batch_lists<'py>(
         &self,
         py: Python<'py>,

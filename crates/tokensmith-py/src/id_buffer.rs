@@ -14,14 +14,15 @@
 
 use std::cell::RefCell;
 use std::sync::Mutex;
-use tokensmith_core::scratch::release_if_large;
+use tokensmith_core::scratch::{release_if_large, KEEP_BYTES};
 
 /// How many buffers the pool keeps: more than a batch has in flight at once (a few a thread).
 const POOL_SIZE: usize = 32;
 
-/// The largest buffer the pool keeps, in ids: a text of ~256 KB. Texts with more ids cost so
-/// much more to encode than to allocate for that keeping their buffer gains nothing.
-const POOL_IDS: usize = 1 << 16;
+/// The largest buffer the pool keeps, in ids: a text of ~128 KB. Texts with more ids cost so
+/// much more to encode than to allocate for that keeping their buffer gains nothing. With
+/// [`POOL_SIZE`], the pool holds at most [`KEEP_BYTES`], the rule for a set of kept buffers.
+const POOL_IDS: usize = KEEP_BYTES / POOL_SIZE / std::mem::size_of::<u32>();
 
 /// Empty id buffers left by earlier batches.
 static POOL: Mutex<Vec<Vec<u32>>> = Mutex::new(Vec::new());

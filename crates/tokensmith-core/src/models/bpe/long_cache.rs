@@ -73,8 +73,8 @@ impl LongSet {
 
 /// A four-way set-associative cache from long pieces to their ranks.
 pub struct LongPieceCache {
-    /// Allocated on first use, like `arena`, as zeroed memory that is only paid for where
-    /// it is written.
+    /// Like `arena`, zeroed memory: allocated on first use, and only paid for where it is
+    /// written, unless [`Self::backed`] made it (and the arena's start) resident up front.
     sets: HugeSlice<LongSet>,
     /// Entries, at their position modulo [`ARENA`].
     arena: HugeSlice<u8>,

@@ -112,8 +112,7 @@ pub(super) fn merge(
     }
 }
 
-/// A pair rank as `merge_small` scans it: a signed integer, which the baseline x86-64 and
-/// aarch64 instruction sets take the minimum of several at a time, and `NONE` for no pair.
+/// A pair rank as `merge_small` scans it, with `NONE` (above every rank) for no pair.
 type PairKey = i32;
 /// No pair: a dead part, the last part, or two parts that do not merge.
 const NONE: PairKey = PairKey::MAX;
@@ -126,9 +125,9 @@ fn pair_key(rank: Rank) -> PairKey {
 
 /// The array scan. Parts stay where their first byte was: `pair[i]` is the rank of joining
 /// the part that starts at `i` with the next one, and a part merged into its left neighbour
-/// is unlinked and gets [`NONE`], so a merge moves nothing. Each step takes the minimum of
-/// all [`SMALL`] entries (a fixed length, which the compiler turns into vector code) and
-/// its first position, which is the leftmost live pair of that rank.
+/// is unlinked and gets [`NONE`], so a merge moves nothing. Each step scans the entries
+/// before the last byte for the lowest rank, keeping the first position where it occurs:
+/// the leftmost live pair of that rank.
 fn merge_small(bpe: &Bpe, piece: &[u8], out: &mut Vec<Rank>, pairs: &mut PairCache) -> Result<()> {
     let n = piece.len();
     debug_assert!(n <= SMALL);
@@ -422,7 +421,7 @@ pub(super) mod tests {
         #![proptest_config(ProptestConfig::with_cases(2000))]
 
         #[test]
-        fn array_and_long_agree_with_reference(piece in prop::collection::vec(prop::sample::select(b"aab eeinst\xe4\xb8\xad\xff\x00".to_vec()), 1..64)) {
+        fn array_and_long_agree_with_reference(piece in prop::collection::vec(prop::sample::select(b"aab eeinst\xe4\xb8\xad\xff\x00".to_vec()), 1..=64)) {
             let bpe = cl100k();
             let expected = reference(bpe, &piece);
             if piece.len() <= SMALL {
@@ -459,13 +458,16 @@ pub(super) mod tests {
     fn ready_scratch_merges_as_the_default_one() {
         let bpe = cl100k();
         let mut ready = MergeScratch::ready(bpe.rank_bound());
-        // Short (array scan) and long (rank queue), twice: the queue is reused.
-        let long: Vec<u8> = (0..40).map(|i| b"abcde"[i % 5]).collect();
+        // Short (array scan) and long (rank queue), each twice: the queue is reused.
+        let long: Vec<u8> = (0..SMALL + 20).map(|i| b"abcde"[i % 5]).collect();
+        let cjk = "中文字".repeat(30);
         for piece in [
             &b" tokenizers"[..],
             &long,
-            "中文字".repeat(30).as_bytes(),
+            cjk.as_bytes(),
             &long,
+            &b" tokenizers"[..],
+            cjk.as_bytes(),
         ] {
             let mut out = Vec::new();
             merge(bpe, piece, &mut out, &mut ready).unwrap();
