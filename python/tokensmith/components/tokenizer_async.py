@@ -17,16 +17,27 @@ a running event loop raises ``RuntimeError``.
 
 from __future__ import annotations
 
-import asyncio
 import functools
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 if TYPE_CHECKING:
+    import asyncio
+
     from tokensmith._core import EncodingResult
     from tokensmith.hf_tokenizer import Tokenizer
 
 __all__ = ["TokenizerAsync"]
+
+T = TypeVar("T")
+
+
+def _in_executor(run: Callable[[], T]) -> asyncio.Future[T]:
+    """``run`` on the running loop's default executor. asyncio is imported here, on first
+    use: imported with the module, it was about a third of ``import tokensmith``'s time."""
+    import asyncio
+
+    return asyncio.get_running_loop().run_in_executor(None, run)
 
 
 class TokenizerAsync:
@@ -44,7 +55,7 @@ class TokenizerAsync:
         """A future of :meth:`~tokensmith.Tokenizer.encode`'s result."""
         tok = cast("Tokenizer", self)
         run = functools.partial(tok.encode, sequence, pair, is_pretokenized, add_special_tokens)
-        return asyncio.get_running_loop().run_in_executor(None, run)
+        return _in_executor(run)
 
     def async_encode_batch(
         self, input: Sequence[Any], is_pretokenized: bool = False, add_special_tokens: bool = True
@@ -52,7 +63,7 @@ class TokenizerAsync:
         """A future of :meth:`~tokensmith.Tokenizer.encode_batch`'s result."""
         tok = cast("Tokenizer", self)
         run = functools.partial(tok.encode_batch, input, is_pretokenized, add_special_tokens)
-        return asyncio.get_running_loop().run_in_executor(None, run)
+        return _in_executor(run)
 
     def async_encode_batch_fast(
         self, input: Sequence[Any], is_pretokenized: bool = False, add_special_tokens: bool = True
@@ -60,7 +71,7 @@ class TokenizerAsync:
         """A future of :meth:`~tokensmith.Tokenizer.encode_batch_fast`'s result."""
         tok = cast("Tokenizer", self)
         run = functools.partial(tok.encode_batch_fast, input, is_pretokenized, add_special_tokens)
-        return asyncio.get_running_loop().run_in_executor(None, run)
+        return _in_executor(run)
 
     def async_decode_batch(
         self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True
@@ -68,4 +79,4 @@ class TokenizerAsync:
         """A future of :meth:`~tokensmith.Tokenizer.decode_batch`'s result."""
         tok = cast("Tokenizer", self)
         run = functools.partial(tok.decode_batch, sequences, skip_special_tokens)
-        return asyncio.get_running_loop().run_in_executor(None, run)
+        return _in_executor(run)
