@@ -107,21 +107,13 @@ pub fn add_classes_by_char(
         let p = firsts.trailing_zeros() as usize;
         firsts &= firsts - 1;
         let b = &bytes[i + p..];
-        let (cp, len) = match b[0] {
-            0xC0..=0xDF => (u32::from(b[0] & 0x1F) << 6 | u32::from(b[1] & 0x3F), 2),
-            0xE0..=0xEF => (
-                u32::from(b[0] & 0x0F) << 12 | u32::from(b[1] & 0x3F) << 6 | u32::from(b[2] & 0x3F),
-                3,
-            ),
-            _ => (
-                u32::from(b[0] & 0x07) << 18
-                    | u32::from(b[1] & 0x3F) << 12
-                    | u32::from(b[2] & 0x3F) << 6
-                    | u32::from(b[3] & 0x3F),
-                4,
-            ),
-        };
-        let flags = classes.of(cp);
+        // A lead byte's leading ones are its char's length (2 to 4: the char is not ASCII).
+        let len = b[0].leading_ones() as usize;
+        let word = b[..len]
+            .iter()
+            .rev()
+            .fold(0u32, |w, &x| w << 8 | u32::from(x));
+        let flags = classes.of(code_point(word));
         if p + len > 64 || (!rules.numbers && flags & NUMBER != 0) {
             decided = p;
             break;
@@ -252,7 +244,15 @@ fn padded_chunk(bytes: &[u8], i: usize) -> [u8; 68] {
 /// validation: any bytes give a value below 2^21.
 #[inline(always)]
 fn decode(chunk: &[u8; 68], p: usize) -> u32 {
-    let w = u32::from_le_bytes(chunk[p..p + 4].try_into().expect("4 bytes"));
+    code_point(u32::from_le_bytes(
+        chunk[p..p + 4].try_into().expect("4 bytes"),
+    ))
+}
+
+/// The code point of the non-ASCII char whose UTF-8 bytes start `w` (little-endian: the lead
+/// byte lowest); the bytes after the char are ignored.
+#[inline(always)]
+fn code_point(w: u32) -> u32 {
     let (b0, b1, b2, b3) = (w & 0xFF, w >> 8 & 0x3F, w >> 16 & 0x3F, w >> 24 & 0x3F);
     if b0 < 0xE0 {
         (b0 & 0x1F) << 6 | b1
