@@ -25,27 +25,37 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from train import WORK_DIR
+from train import WORK_DIR, needs
 from train_unigram import NORMALIZATION, THREADS, compare
 
 
+@needs("tokensmith", "sentencepiece")
 def train_tokensmith(corpus: Path, vocab: int) -> Any:
     import tokensmith
 
     sp = tokensmith.train_unigram(
-        files=[str(corpus)], vocab_size=vocab, model_type="bpe", num_threads=THREADS,
+        files=[str(corpus)],
+        vocab_size=vocab,
+        model_type="bpe",
+        num_threads=THREADS,
         normalization_rule_name=NORMALIZATION,  # type: ignore[arg-type]
     )
     return _counter(sp.serialized_model_proto())
 
 
+@needs("sentencepiece")
 def train_spm(corpus: Path, vocab: int) -> Any:
     import sentencepiece as spm
 
     prefix = WORK_DIR / "spm-bpe"
     spm.SentencePieceTrainer.train(
-        input=str(corpus), model_prefix=str(prefix), vocab_size=vocab, model_type="bpe",
-        normalization_rule_name=NORMALIZATION, num_threads=THREADS, minloglevel=2,
+        input=str(corpus),
+        model_prefix=str(prefix),
+        vocab_size=vocab,
+        model_type="bpe",
+        normalization_rule_name=NORMALIZATION,
+        num_threads=THREADS,
+        minloglevel=2,
     )
     return _counter(Path(f"{prefix}.model").read_bytes())
 

@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from train import RESULTS, WORK_DIR, arguments, build_corpus, child, run_with_usage
+from train import RESULTS, WORK_DIR, arguments, build_corpus, child, needs, run_with_usage
 from train import markdown as train_markdown
 
 TRAINERS = ("tokensmith", "sentencepiece")
@@ -37,6 +37,7 @@ THREADS = 2
 NORMALIZATION = "nmt_nfkc"
 
 
+@needs("tokensmith")
 def train_tokensmith(corpus: Path, vocab: int) -> Any:
     import tokensmith
 
@@ -49,6 +50,7 @@ def train_tokensmith(corpus: Path, vocab: int) -> Any:
     return lambda lines: sum(len(sp.encode(line)) for line in lines)
 
 
+@needs("sentencepiece")
 def train_spm(corpus: Path, vocab: int) -> Any:
     import sentencepiece as spm
 
