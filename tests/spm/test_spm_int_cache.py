@@ -94,9 +94,9 @@ def test_each_list_holds_its_own_reference() -> None:
     assert after_drop == before - 1
 
 
-# A vocabulary above 16,384 pieces, where listing ids looks ahead (prefetches) and most ids are
+# A vocabulary above 40,960 pieces, where listing ids looks ahead (prefetches) and most ids are
 # beyond CPython's own ints: piece `▁w<n>` is a whole word, at an id known from its position.
-WORDS = 20_000
+WORDS = 45_000
 FIRST_WORD_ID = 2  # after <unk> and the fallback character pieces below
 LETTERS = [chr(c) for c in range(ord("0"), ord("9") + 1)] + ["w", "▁"]
 
@@ -106,7 +106,7 @@ def large_model() -> tokensmith.SentencePieceProcessor:
     pieces += [(f"▁w{n}", -1.0 - n * 1e-6, "normal") for n in range(WORDS)]
     pieces += [(c, -60.0, "normal") for c in LETTERS if c != "▁"]
     sp = tokensmith.SentencePieceProcessor.from_pieces(pieces)
-    assert sp.get_piece_size() > 16_384
+    assert sp.get_piece_size() > 40_960
     return sp
 
 
@@ -117,7 +117,7 @@ def words_text(numbers: list[int]) -> tuple[str, list[int]]:
 
 def test_large_vocabulary_ids_are_the_pieces_ids() -> None:
     sp = large_model()
-    for numbers in ([WORDS - 1], [3, 19_000, 3, 17_000], list(range(0, WORDS, 7))):
+    for numbers in ([WORDS - 1], [3, 44_000, 3, 42_000], list(range(0, WORDS, 7))):
         text, want = words_text(numbers)
         assert sp.encode(text) == want
         assert sp.encode([text, text]) == [want, want]
@@ -126,9 +126,9 @@ def test_large_vocabulary_ids_are_the_pieces_ids() -> None:
 def test_large_vocabulary_lists_share_one_int_and_own_a_reference_each() -> None:
     sp = large_model()
     # Short and long lists (the look-ahead reaches past the end of short ones).
-    short, short_ids = words_text([19_999, 18_000])
-    long, long_ids = words_text([19_999] + list(range(17_000, 17_400)) + [19_999])
-    big = FIRST_WORD_ID + 19_999
+    short, short_ids = words_text([44_999, 43_000])
+    long, long_ids = words_text([44_999] + list(range(42_000, 42_400)) + [44_999])
+    big = FIRST_WORD_ID + 44_999
     first = sp.encode(short)
 
     def refs() -> int:
@@ -147,7 +147,7 @@ def test_large_vocabulary_lists_share_one_int_and_own_a_reference_each() -> None
 
 
 def test_large_vocabulary_threads_filling_a_new_cache_agree() -> None:
-    numbers = list(range(16_000, WORDS, 3))
+    numbers = list(range(41_000, WORDS, 3))
     texts = [words_text(numbers[k::9])[0] for k in range(9)]
     want = [words_text(numbers[k::9])[1] for k in range(9)]
     for _ in range(3):

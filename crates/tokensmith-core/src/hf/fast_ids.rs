@@ -235,10 +235,17 @@ impl HfTokenizer {
         if configured || !self.normalized_matcher.is_empty() {
             return None;
         }
-        let guess = (text.len() + pair.map_or(0, str::len)) / 3 + 8;
+        let bytes = text.len() + pair.map_or(0, str::len);
+        let scratch = bytes <= SCRATCH_BYTES;
         let sequence =
             |text: &str, out: &mut Vec<u32>| sequence_ids(fast, &self.raw_matcher, text, out);
-        let mut first = Vec::with_capacity(guess);
+        let mut first = if scratch {
+            let mut kept = SCRATCH.take();
+            kept.clear();
+            kept
+        } else {
+            Vec::with_capacity(bytes / 3 + 8)
+        };
         let mut second = Vec::new();
         for (text, out) in std::iter::once((text, &mut first)).chain(pair.map(|p| (p, &mut second)))
         {
@@ -257,7 +264,12 @@ impl HfTokenizer {
             ) => t,
             _ => {
                 first.extend_from_slice(&second);
-                return Some(Ok(first));
+                if !scratch {
+                    return Some(Ok(first));
+                }
+                let ids = first.as_slice().to_vec();
+                SCRATCH.set(first);
+                return Some(Ok(ids));
             }
         };
         let mut ids = Vec::with_capacity(first.len() + second.len() + 8);
@@ -271,8 +283,24 @@ impl HfTokenizer {
                 }
             }
         }
+        if scratch {
+            SCRATCH.set(first);
+        }
         Some(Ok(ids))
     }
+}
+
+/// Inputs of up to this many bytes (text and pair) are encoded into a buffer the thread
+/// keeps (at most about 4 bytes a byte of input, plus the engine's reserve), and their ids
+/// copied out at their exact length: the engine reserves room for the most ids each batch of
+/// pieces could give before writing it, so a buffer sized for the text alone would be
+/// reallocated (a short line always was), and the result would keep the spare room.
+pub(crate) const SCRATCH_BYTES: usize = 16 * 1024;
+
+thread_local! {
+    /// The buffer of [`SCRATCH_BYTES`]: empty between calls, with the capacity kept. A call
+    /// takes it out (a nested or failed call finds an empty one and allocates).
+    static SCRATCH: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// The ids of one sequence: its added tokens, and the engine's ids of the text between them

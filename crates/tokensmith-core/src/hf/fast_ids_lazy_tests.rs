@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 /// A byte-level BPE file that qualifies for the engine: GPT-2's pre-tokenizer, the 256
 /// byte characters and one merge.
-fn byte_level_json() -> String {
+pub(super) fn byte_level_json() -> String {
     let mut vocab = serde_json::Map::new();
     for (id, c) in byte_chars().iter().enumerate() {
         vocab.insert(c.to_string(), id.into());

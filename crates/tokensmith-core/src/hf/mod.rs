@@ -34,6 +34,8 @@ pub mod encoding;
 pub mod fast_ids;
 #[cfg(test)]
 mod fast_ids_lazy_tests;
+#[cfg(test)]
+mod fast_ids_scratch_tests;
 pub mod json;
 pub mod known_split;
 pub mod metaspace;
