@@ -41,7 +41,8 @@ pub struct Symbols {
     /// The weighted count of each `Live` pair's adjacent occurrences.
     pub freq: Vec<u64>,
     pub state: Vec<State>,
-    /// The words each pair occurs in, ascending; may name words it no longer occurs in.
+    /// The words each pair occurs in, by their places in the word store, ascending; may
+    /// name words it no longer occurs in.
     pub occurrences: Vec<Vec<u32>>,
     /// Every symbol's text, one after another; symbol `id`'s ends at `ends[id]`.
     texts: String,

@@ -82,8 +82,8 @@ impl Tally {
         }
     }
 
-    /// Adds one change made in word `wid`, whose count is `weight`. Words come in
-    /// ascending order; `slots` hold this tally's pairs (see [`Self::mark`]).
+    /// Adds one change made in word `wid` (its place in the word store), whose count is
+    /// `weight`. Words come in ascending order; `slots` hold this tally's pairs (see [`Self::mark`]).
     pub fn add(&mut self, slots: &mut Slots, wid: u32, weight: u64, change: Change) {
         match change {
             Change::Lost(a, b) => {

@@ -73,7 +73,7 @@ fn train_here(
     {
         return Ok(None);
     }
-    let mut state = Merger::new(PieceRules::from_config(config), &required, words);
+    let mut state = Merger::new(PieceRules::from_config(config), &required, words)?;
     let wanted = config.vocab_size - meta - required.len();
     let mut learned: Vec<(String, f64)> = Vec::with_capacity(config.vocab_size);
     let mut seen: FxHashSet<String> = FxHashSet::default();
@@ -142,7 +142,7 @@ struct Merger {
 
 impl Merger {
     /// Every word spelled in characters, and every adjacent pair counted.
-    fn new(rules: PieceRules, alphabet: &[(char, u64)], table: Vec<(String, u64)>) -> Self {
+    fn new(rules: PieceRules, alphabet: &[(char, u64)], table: Vec<(String, u64)>) -> Result<Self> {
         let mut symbols = Symbols::new(rules);
         // The words hold their alphabet's characters and U+2585 only (see
         // `alphabet_and_words`); a character outside it would be U+2585 too.
@@ -159,7 +159,7 @@ impl Merger {
         let words = WordStore::spell(&table, |c| match ids.get(c as usize) {
             Some(&id) if id != NONE => id,
             _ => unk,
-        });
+        })?;
         // The texts are not needed again; freeing 800k of them took 0.1 s on the path to
         // the first merge. Freed early, their memory serves the pairs counted next.
         drop_elsewhere(table);
@@ -171,12 +171,12 @@ impl Merger {
                 active.insert(id);
             }
         }
-        Self {
+        Ok(Self {
             symbols,
             active,
             words,
             slots: Mutex::new(Vec::new()),
-        }
+        })
     }
 
     /// Merges `best` in every word it occurs in, then takes it out of the cache.
@@ -328,18 +328,13 @@ impl RunTally {
     /// Merges the pair in each word of `part` and adds the changes.
     fn part(&mut self, part: &mut Part<'_>) {
         let ((left, right), merged) = self.merge;
-        part.for_each(|wid, room, len, count| {
+        part.for_each(|place, word, count| {
             self.changes.clear();
-            *len = merge_in_place(
-                &mut room[..*len as usize],
-                left,
-                right,
-                merged,
-                &mut self.changes,
-            ) as u32;
+            let len = merge_in_place(word, left, right, merged, &mut self.changes);
             for &change in &self.changes {
-                self.tally.add(&mut self.slots, wid, count, change);
+                self.tally.add(&mut self.slots, place, count, change);
             }
+            len
         });
     }
 }
