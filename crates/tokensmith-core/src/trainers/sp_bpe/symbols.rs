@@ -17,6 +17,7 @@
 use rustc_hash::FxHashMap;
 
 use super::pair_map::PairMap;
+use crate::models::bpe::prefetch;
 use crate::trainers::unigram::PieceRules;
 
 /// No symbol (the parts of a character).
@@ -170,6 +171,20 @@ impl Symbols {
     /// `left`+`right` reads first.
     pub fn prefetch_pair(&self, left: u32, right: u32) {
         self.pair_ids.prefetch(left, right);
+    }
+
+    /// Starts fetching what [`Self::make`] of `left`+`right` reads of its parts, in two
+    /// steps: `first` their lengths and where their texts are, then (once those are in) the
+    /// texts. The merged part is in cache; the other is any symbol.
+    pub fn prefetch_parts(&self, left: u32, right: u32, first: bool) {
+        for id in [left as usize, right as usize] {
+            if first {
+                prefetch(self.ends.as_ptr().wrapping_add(id.wrapping_sub(1)));
+                prefetch(self.chars.as_ptr().wrapping_add(id));
+            } else if let Some(&start) = id.checked_sub(1).and_then(|i| self.ends.get(i)) {
+                prefetch(self.texts.as_ptr().wrapping_add(start));
+            }
+        }
     }
 
     /// The two parts of pair `id`.

@@ -187,13 +187,22 @@ impl Merger {
     fn merge(&mut self, best: u32) {
         let (mut gains, lost) = self.merge_words(best).into_parts();
         let mut grown: Vec<u32> = Vec::new();
-        // Each pair's map entry is fetched a few pairs ahead: most are cache misses.
+        // Each pair's map entry and its parts' texts are fetched a few pairs ahead (where
+        // the texts are, twice as far ahead): most are cache misses.
+        for g in gains.iter().take(2 * PAIRS_AHEAD) {
+            self.symbols.prefetch_parts(g.0 .0, g.0 .1, true);
+        }
         for g in gains.iter().take(PAIRS_AHEAD) {
             self.symbols.prefetch_pair(g.0 .0, g.0 .1);
+            self.symbols.prefetch_parts(g.0 .0, g.0 .1, false);
         }
         for k in 0..gains.len() {
+            if let Some(g) = gains.get(k + 2 * PAIRS_AHEAD) {
+                self.symbols.prefetch_parts(g.0 .0, g.0 .1, true);
+            }
             if let Some(g) = gains.get(k + PAIRS_AHEAD) {
                 self.symbols.prefetch_pair(g.0 .0, g.0 .1);
+                self.symbols.prefetch_parts(g.0 .0, g.0 .1, false);
             }
             let ((a, b), weight) = (gains[k].0, gains[k].1);
             let words = std::mem::take(&mut gains[k].2);
