@@ -22,7 +22,7 @@ use super::first_pairs::first_pairs;
 use super::symbols::{Symbols, NONE};
 use super::tally::{Slots, Tally};
 use super::word_store::{Part, WordStore};
-use super::words::{merge_in_place, Change};
+use super::words::merge_in_place;
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType};
 use crate::trainers::unigram::finalize::build_proto_as;
@@ -138,6 +138,8 @@ struct Merger {
     words: WordStore,
     /// The tallies' slots, kept between merges (one per thread at work).
     slots: Mutex<Vec<Slots>>,
+    /// Emptied tallies, whose memory the next merges reuse.
+    tallies: Mutex<Vec<Tally>>,
 }
 
 impl Merger {
@@ -176,6 +178,7 @@ impl Merger {
             active,
             words,
             slots: Mutex::new(Vec::new()),
+            tallies: Mutex::new(Vec::new()),
         })
     }
 
@@ -185,7 +188,11 @@ impl Merger {
     /// appear (word by word, as sentencepiece makes them), before the lost occurrences are
     /// taken off: a pair made and lost again in one word then ends at count 0, in the cache.
     fn merge(&mut self, best: u32) {
-        let (mut gains, lost) = self.merge_words(best).into_parts();
+        let mut tally = self.merge_words(best);
+        let (mut gains, lost) = tally.into_parts();
+        if let Ok(spare) = self.tallies.get_mut() {
+            spare.push(tally);
+        }
         let mut grown: Vec<u32> = Vec::new();
         // Each pair's map entry and its parts' texts are fetched a few pairs ahead (where
         // the texts are, twice as far ahead): most are cache misses.
@@ -243,6 +250,7 @@ impl Merger {
         let run = Run {
             merge,
             pool: &self.slots,
+            tallies: &self.tallies,
             symbols: self.symbols.len(),
         };
         if occurrences.len() < PARALLEL_WORDS {
@@ -265,11 +273,12 @@ impl Merger {
             })
             .collect();
         let mut tallies = tallies.into_iter();
-        let mut total = tallies.next().unwrap_or_else(|| Tally::new(run.parts()));
+        let mut total = tallies.next().unwrap_or_else(|| run.take_tally());
         let mut slots = run.take_slots();
         total.mark(&mut slots);
         for t in tallies {
-            total.absorb(&mut slots, t);
+            total.absorb(&mut slots, &t);
+            run.give_tally(t);
         }
         total.clear(&mut slots);
         run.give_slots(slots);
@@ -282,15 +291,15 @@ struct Run<'a> {
     /// `((left, right), merged)`.
     merge: ((u32, u32), u32),
     pool: &'a Mutex<Vec<Slots>>,
+    tallies: &'a Mutex<Vec<Tally>>,
     symbols: usize,
 }
 
-/// A run's tally being made, with its slots and a buffer of one word's changes.
+/// A run's tally being made, with its slots.
 struct RunTally {
     merge: ((u32, u32), u32),
     tally: Tally,
     slots: Slots,
-    changes: Vec<Change>,
 }
 
 impl<'a> Run<'a> {
@@ -302,9 +311,27 @@ impl<'a> Run<'a> {
     fn start(&self) -> RunTally {
         RunTally {
             merge: self.merge,
-            tally: Tally::new(self.parts()),
+            tally: self.take_tally(),
             slots: self.take_slots(),
-            changes: Vec::new(),
+        }
+    }
+
+    /// An empty tally of this merge, reusing an earlier one if one is free.
+    fn take_tally(&self) -> Tally {
+        let spare = self.tallies.lock().ok().and_then(|mut t| t.pop());
+        match spare {
+            Some(mut tally) => {
+                tally.reset(self.parts());
+                tally
+            }
+            None => Tally::new(self.parts()),
+        }
+    }
+
+    /// Keeps an added tally's memory for the next merges.
+    fn give_tally(&self, tally: Tally) {
+        if let Ok(mut t) = self.tallies.lock() {
+            t.push(tally);
         }
     }
 
@@ -337,13 +364,15 @@ impl RunTally {
     /// Merges the pair in each word of `part` and adds the changes.
     fn part(&mut self, part: &mut Part<'_>) {
         let ((left, right), merged) = self.merge;
+        let mut changes = self.tally.take_changes();
         part.for_each(|place, word, count| {
-            self.changes.clear();
-            let len = merge_in_place(word, left, right, merged, &mut self.changes);
-            for &change in &self.changes {
+            changes.clear();
+            let len = merge_in_place(word, left, right, merged, &mut changes);
+            for &change in &changes {
                 self.tally.add(&mut self.slots, place, count, change);
             }
             len
         });
+        self.tally.give_changes(changes);
     }
 }
