@@ -223,6 +223,11 @@ impl Symbols {
         }
     }
 
+    /// Starts fetching the count of `id`, for a [`Self::remove`] soon after.
+    pub fn prefetch_count(&self, id: u32) {
+        prefetch(self.freq.as_ptr().wrapping_add(id as usize));
+    }
+
     /// Records that `id` occurs `weight` fewer times.
     pub fn remove(&mut self, id: u32, weight: u64) {
         let f = &mut self.freq[id as usize];

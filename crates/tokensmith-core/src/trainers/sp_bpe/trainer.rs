@@ -11,6 +11,7 @@
 //! The words are merged on `num_threads` threads (the per-process pool when 0); the result
 //! does not depend on that number.
 
+use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::sync::Mutex;
 
@@ -223,16 +224,27 @@ impl Merger {
         for &((a, b), _) in lost.iter().take(PAIRS_AHEAD) {
             self.symbols.prefetch_pair(a, b);
         }
+        // Each count is lowered a few pairs after its lookup, its line fetched meanwhile.
+        let mut lowered: VecDeque<(u32, u64)> = VecDeque::with_capacity(PAIRS_AHEAD + 1);
         for (k, &((a, b), weight)) in lost.iter().enumerate() {
             if let Some(&((c, d), _)) = lost.get(k + PAIRS_AHEAD) {
                 self.symbols.prefetch_pair(c, d);
             }
             if let Some(id) = self.symbols.lookup(a, b) {
                 if id != best {
+                    self.symbols.prefetch_count(id);
+                    lowered.push_back((id, weight));
+                }
+            }
+            if lowered.len() > PAIRS_AHEAD {
+                if let Some((id, weight)) = lowered.pop_front() {
                     // A lost count needs no heap entry: see `Active`.
                     self.symbols.remove(id, weight);
                 }
             }
+        }
+        for (id, weight) in lowered {
+            self.symbols.remove(id, weight);
         }
         self.symbols.erase(best);
         self.active.remove(best);
