@@ -51,6 +51,8 @@ pub unsafe trait Zeroable: Copy {}
 unsafe impl Zeroable for u64 {}
 // SAFETY: as for `u64`.
 unsafe impl Zeroable for u8 {}
+// SAFETY: as for `u64`.
+unsafe impl Zeroable for u32 {}
 
 impl<T: Zeroable> HugeSlice<T> {
     /// `len` all-zero values. The memory comes zeroed from the system and is touched only

@@ -12,10 +12,11 @@
 //!
 //! ```
 //! use tokensmith_core::trainers::sp_bpe::{first_pairs, WordStore};
-//! // Words 0 and 1 ("a b a b" twice, "b a" once): b+a first occurs after a+b.
+//! // Words 0 and 1 ("a b a b" twice, "b a" once, at places 0 and 7): b+a first occurs
+//! // after a+b.
 //! let pairs = first_pairs(&WordStore::from_words(&[vec![1, 2, 1, 2], vec![2, 1]], &[2, 1]));
 //! let found: Vec<_> = pairs.iter().map(|p| (p.parts, p.weight, p.words.clone())).collect();
-//! assert_eq!(found, [((1, 2), 4, vec![0]), ((2, 1), 3, vec![0, 1])]);
+//! assert_eq!(found, [((1, 2), 4, vec![0]), ((2, 1), 3, vec![0, 7])]);
 //! ```
 
 use rayon::prelude::*;
@@ -38,7 +39,7 @@ pub struct FirstPair {
     pub first: u64,
     /// Its adjacent occurrences (overlapping ones included), each times its word's count.
     pub weight: u64,
-    /// The words it occurs in, ascending.
+    /// The words it occurs in, by their places in the store, ascending.
     pub words: Vec<u32>,
 }
 
@@ -87,7 +88,7 @@ fn block_pairs(words: &WordStore, b: usize) -> BlockPairs {
     // `(pair, word)` for each word a pair occurs in, in word order.
     let mut seen_in: Vec<(u32, u32)> = Vec::new();
     for w in start..words.len().min(start + WORDS_PER_BLOCK) {
-        let wid = w as u32;
+        let place = words.place(w);
         let weight = words.count(w);
         for pair in words.word(w).windows(2) {
             let parts = (pair[0], pair[1]);
@@ -97,10 +98,10 @@ fn block_pairs(words: &WordStore, b: usize) -> BlockPairs {
             });
             let p = &mut found[k as usize];
             p.1 += weight;
-            if p.2 != wid {
-                p.2 = wid;
+            if p.2 != place {
+                p.2 = place;
                 p.3 += 1;
-                seen_in.push((k, wid));
+                seen_in.push((k, place));
             }
         }
     }
@@ -203,10 +204,19 @@ mod tests {
             })
             .collect();
         let counts: Vec<u64> = (0..n).map(|_| 1 + next(5)).collect();
-        let got: Vec<_> = first_pairs(&WordStore::from_words(&words, &counts))
+        let store = WordStore::from_words(&words, &counts);
+        let got: Vec<_> = first_pairs(&store)
             .into_iter()
             .map(|p| (p.parts, p.weight, p.words))
             .collect();
-        assert_eq!(got, one_pass(&words, &counts));
+        // The pairs name the words by their places.
+        let want: Vec<_> = one_pass(&words, &counts)
+            .into_iter()
+            .map(|(parts, weight, wids)| {
+                let places = wids.iter().map(|&w| store.place(w as usize)).collect();
+                (parts, weight, places)
+            })
+            .collect();
+        assert_eq!(got, want);
     }
 }

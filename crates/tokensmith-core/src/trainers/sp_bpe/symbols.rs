@@ -17,6 +17,7 @@
 use rustc_hash::FxHashMap;
 
 use super::pair_map::PairMap;
+use crate::models::bpe::prefetch;
 use crate::trainers::unigram::PieceRules;
 
 /// No symbol (the parts of a character).
@@ -41,7 +42,8 @@ pub struct Symbols {
     /// The weighted count of each `Live` pair's adjacent occurrences.
     pub freq: Vec<u64>,
     pub state: Vec<State>,
-    /// The words each pair occurs in, ascending; may name words it no longer occurs in.
+    /// The words each pair occurs in, by their places in the word store, ascending; may
+    /// name words it no longer occurs in.
     pub occurrences: Vec<Vec<u32>>,
     /// Every symbol's text, one after another; symbol `id`'s ends at `ends[id]`.
     texts: String,
@@ -171,6 +173,20 @@ impl Symbols {
         self.pair_ids.prefetch(left, right);
     }
 
+    /// Starts fetching what [`Self::make`] of `left`+`right` reads of its parts, in two
+    /// steps: `first` their lengths and where their texts are, then (once those are in) the
+    /// texts. The merged part is in cache; the other is any symbol.
+    pub fn prefetch_parts(&self, left: u32, right: u32, first: bool) {
+        for id in [left as usize, right as usize] {
+            if first {
+                prefetch(self.ends.as_ptr().wrapping_add(id.wrapping_sub(1)));
+                prefetch(self.chars.as_ptr().wrapping_add(id));
+            } else if let Some(&start) = id.checked_sub(1).and_then(|i| self.ends.get(i)) {
+                prefetch(self.texts.as_ptr().wrapping_add(start));
+            }
+        }
+    }
+
     /// The two parts of pair `id`.
     pub fn parts_of(&self, id: u32) -> (u32, u32) {
         self.parts[id as usize]
@@ -205,6 +221,11 @@ impl Symbols {
                 occ.push(w);
             }
         }
+    }
+
+    /// Starts fetching the count of `id`, for a [`Self::remove`] soon after.
+    pub fn prefetch_count(&self, id: u32) {
+        prefetch(self.freq.as_ptr().wrapping_add(id as usize));
     }
 
     /// Records that `id` occurs `weight` fewer times.

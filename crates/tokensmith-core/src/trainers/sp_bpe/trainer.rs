@@ -11,6 +11,7 @@
 //! The words are merged on `num_threads` threads (the per-process pool when 0); the result
 //! does not depend on that number.
 
+use std::collections::VecDeque;
 use std::ops::ControlFlow;
 use std::sync::Mutex;
 
@@ -22,7 +23,7 @@ use super::first_pairs::first_pairs;
 use super::symbols::{Symbols, NONE};
 use super::tally::{Slots, Tally};
 use super::word_store::{Part, WordStore};
-use super::words::{merge_in_place, Change};
+use super::words::merge_in_place;
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType};
 use crate::trainers::unigram::finalize::build_proto_as;
@@ -73,7 +74,7 @@ fn train_here(
     {
         return Ok(None);
     }
-    let mut state = Merger::new(PieceRules::from_config(config), &required, words);
+    let mut state = Merger::new(PieceRules::from_config(config), &required, words)?;
     let wanted = config.vocab_size - meta - required.len();
     let mut learned: Vec<(String, f64)> = Vec::with_capacity(config.vocab_size);
     let mut seen: FxHashSet<String> = FxHashSet::default();
@@ -138,11 +139,13 @@ struct Merger {
     words: WordStore,
     /// The tallies' slots, kept between merges (one per thread at work).
     slots: Mutex<Vec<Slots>>,
+    /// Emptied tallies, whose memory the next merges reuse.
+    tallies: Mutex<Vec<Tally>>,
 }
 
 impl Merger {
     /// Every word spelled in characters, and every adjacent pair counted.
-    fn new(rules: PieceRules, alphabet: &[(char, u64)], table: Vec<(String, u64)>) -> Self {
+    fn new(rules: PieceRules, alphabet: &[(char, u64)], table: Vec<(String, u64)>) -> Result<Self> {
         let mut symbols = Symbols::new(rules);
         // The words hold their alphabet's characters and U+2585 only (see
         // `alphabet_and_words`); a character outside it would be U+2585 too.
@@ -159,7 +162,7 @@ impl Merger {
         let words = WordStore::spell(&table, |c| match ids.get(c as usize) {
             Some(&id) if id != NONE => id,
             _ => unk,
-        });
+        })?;
         // The texts are not needed again; freeing 800k of them took 0.1 s on the path to
         // the first merge. Freed early, their memory serves the pairs counted next.
         drop_elsewhere(table);
@@ -171,12 +174,13 @@ impl Merger {
                 active.insert(id);
             }
         }
-        Self {
+        Ok(Self {
             symbols,
             active,
             words,
             slots: Mutex::new(Vec::new()),
-        }
+            tallies: Mutex::new(Vec::new()),
+        })
     }
 
     /// Merges `best` in every word it occurs in, then takes it out of the cache.
@@ -185,15 +189,28 @@ impl Merger {
     /// appear (word by word, as sentencepiece makes them), before the lost occurrences are
     /// taken off: a pair made and lost again in one word then ends at count 0, in the cache.
     fn merge(&mut self, best: u32) {
-        let (mut gains, lost) = self.merge_words(best).into_parts();
+        let mut tally = self.merge_words(best);
+        let (mut gains, lost) = tally.into_parts();
+        if let Ok(spare) = self.tallies.get_mut() {
+            spare.push(tally);
+        }
         let mut grown: Vec<u32> = Vec::new();
-        // Each pair's map entry is fetched a few pairs ahead: most are cache misses.
+        // Each pair's map entry and its parts' texts are fetched a few pairs ahead (where
+        // the texts are, twice as far ahead): most are cache misses.
+        for g in gains.iter().take(2 * PAIRS_AHEAD) {
+            self.symbols.prefetch_parts(g.0 .0, g.0 .1, true);
+        }
         for g in gains.iter().take(PAIRS_AHEAD) {
             self.symbols.prefetch_pair(g.0 .0, g.0 .1);
+            self.symbols.prefetch_parts(g.0 .0, g.0 .1, false);
         }
         for k in 0..gains.len() {
+            if let Some(g) = gains.get(k + 2 * PAIRS_AHEAD) {
+                self.symbols.prefetch_parts(g.0 .0, g.0 .1, true);
+            }
             if let Some(g) = gains.get(k + PAIRS_AHEAD) {
                 self.symbols.prefetch_pair(g.0 .0, g.0 .1);
+                self.symbols.prefetch_parts(g.0 .0, g.0 .1, false);
             }
             let ((a, b), weight) = (gains[k].0, gains[k].1);
             let words = std::mem::take(&mut gains[k].2);
@@ -207,16 +224,27 @@ impl Merger {
         for &((a, b), _) in lost.iter().take(PAIRS_AHEAD) {
             self.symbols.prefetch_pair(a, b);
         }
+        // Each count is lowered a few pairs after its lookup, its line fetched meanwhile.
+        let mut lowered: VecDeque<(u32, u64)> = VecDeque::with_capacity(PAIRS_AHEAD + 1);
         for (k, &((a, b), weight)) in lost.iter().enumerate() {
             if let Some(&((c, d), _)) = lost.get(k + PAIRS_AHEAD) {
                 self.symbols.prefetch_pair(c, d);
             }
             if let Some(id) = self.symbols.lookup(a, b) {
                 if id != best {
+                    self.symbols.prefetch_count(id);
+                    lowered.push_back((id, weight));
+                }
+            }
+            if lowered.len() > PAIRS_AHEAD {
+                if let Some((id, weight)) = lowered.pop_front() {
                     // A lost count needs no heap entry: see `Active`.
                     self.symbols.remove(id, weight);
                 }
             }
+        }
+        for (id, weight) in lowered {
+            self.symbols.remove(id, weight);
         }
         self.symbols.erase(best);
         self.active.remove(best);
@@ -234,6 +262,7 @@ impl Merger {
         let run = Run {
             merge,
             pool: &self.slots,
+            tallies: &self.tallies,
             symbols: self.symbols.len(),
         };
         if occurrences.len() < PARALLEL_WORDS {
@@ -256,11 +285,12 @@ impl Merger {
             })
             .collect();
         let mut tallies = tallies.into_iter();
-        let mut total = tallies.next().unwrap_or_else(|| Tally::new(run.parts()));
+        let mut total = tallies.next().unwrap_or_else(|| run.take_tally());
         let mut slots = run.take_slots();
         total.mark(&mut slots);
         for t in tallies {
-            total.absorb(&mut slots, t);
+            total.absorb(&mut slots, &t);
+            run.give_tally(t);
         }
         total.clear(&mut slots);
         run.give_slots(slots);
@@ -273,15 +303,15 @@ struct Run<'a> {
     /// `((left, right), merged)`.
     merge: ((u32, u32), u32),
     pool: &'a Mutex<Vec<Slots>>,
+    tallies: &'a Mutex<Vec<Tally>>,
     symbols: usize,
 }
 
-/// A run's tally being made, with its slots and a buffer of one word's changes.
+/// A run's tally being made, with its slots.
 struct RunTally {
     merge: ((u32, u32), u32),
     tally: Tally,
     slots: Slots,
-    changes: Vec<Change>,
 }
 
 impl<'a> Run<'a> {
@@ -293,9 +323,27 @@ impl<'a> Run<'a> {
     fn start(&self) -> RunTally {
         RunTally {
             merge: self.merge,
-            tally: Tally::new(self.parts()),
+            tally: self.take_tally(),
             slots: self.take_slots(),
-            changes: Vec::new(),
+        }
+    }
+
+    /// An empty tally of this merge, reusing an earlier one if one is free.
+    fn take_tally(&self) -> Tally {
+        let spare = self.tallies.lock().ok().and_then(|mut t| t.pop());
+        match spare {
+            Some(mut tally) => {
+                tally.reset(self.parts());
+                tally
+            }
+            None => Tally::new(self.parts()),
+        }
+    }
+
+    /// Keeps an added tally's memory for the next merges.
+    fn give_tally(&self, tally: Tally) {
+        if let Ok(mut t) = self.tallies.lock() {
+            t.push(tally);
         }
     }
 
@@ -328,18 +376,15 @@ impl RunTally {
     /// Merges the pair in each word of `part` and adds the changes.
     fn part(&mut self, part: &mut Part<'_>) {
         let ((left, right), merged) = self.merge;
-        part.for_each(|wid, room, len, count| {
-            self.changes.clear();
-            *len = merge_in_place(
-                &mut room[..*len as usize],
-                left,
-                right,
-                merged,
-                &mut self.changes,
-            ) as u32;
-            for &change in &self.changes {
-                self.tally.add(&mut self.slots, wid, count, change);
+        let mut changes = self.tally.take_changes();
+        part.for_each(|place, word, count| {
+            changes.clear();
+            let len = merge_in_place(word, left, right, merged, &mut changes);
+            for &change in &changes {
+                self.tally.add(&mut self.slots, place, count, change);
             }
+            len
         });
+        self.tally.give_changes(changes);
     }
 }
