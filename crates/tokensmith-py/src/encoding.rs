@@ -274,11 +274,11 @@ impl CoreEncoding {
     /// this thread builds the Python lists of the texts the others finished, so the serial
     /// list building overlaps the parallel encoding.
     ///
-    /// Texts are handed out one at a time. With ranges of texts, this thread began with a
-    /// quarter of the batch before building any list, and was left at the end with the lists
-    /// of every range the others finished meanwhile, with no encoding left to overlap them
-    /// (on 4 KB texts, 2 threads ran 1.3-1.7x one). A claim and a hand-over cost well under a
-    /// microsecond, against some 20 microseconds to encode a 4 KB text.
+    /// This thread takes texts one at a time, the others up to a few at a time, single ones
+    /// again toward the end ([`parallel::map_streamed_texts`]). With shares of the batch for
+    /// every thread, this one began with a quarter of the batch before building any list, and
+    /// was left at the end with the lists of every range the others finished meanwhile, with
+    /// no encoding left to overlap them (on 4 KB texts, 2 threads ran 1.3-1.7x one).
     ///
     /// The longest texts go first, so that the last texts handed out, which one thread may
     /// finish while the other waits, are the shortest. The id buffers go round: once its list
@@ -317,7 +317,7 @@ impl CoreEncoding {
             // The failure of the first failing text in input order, whichever thread
             // finished first: the same batch always raises the same error.
             let mut failure: Option<(usize, PyErr)> = None;
-            parallel::map_streamed_each(
+            parallel::map_streamed_texts(
                 &order,
                 num_threads,
                 |&i| {
