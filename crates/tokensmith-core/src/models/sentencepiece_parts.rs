@@ -20,25 +20,53 @@ const SPACE: char = '\u{2581}';
 /// Splits a normalized sentence into words: a new word starts at each `▁` (or, with
 /// `suffix`, ends after each `▁`).
 pub fn split_words(text: &str, suffix: bool) -> Vec<&str> {
-    let mut words = Vec::new();
-    let mut start = 0;
-    for (pos, c) in text.char_indices() {
-        if c != SPACE {
-            continue;
-        }
-        if suffix {
-            let end = pos + c.len_utf8();
-            words.push(&text[start..end]);
-            start = end;
-        } else if pos > start {
-            words.push(&text[start..pos]);
-            start = pos;
-        }
+    words_of(text, suffix).collect()
+}
+
+/// The words of [`split_words`], one at a time (no list is made).
+pub fn words_of(text: &str, suffix: bool) -> Words<'_> {
+    Words {
+        text,
+        start: 0,
+        spaces: text.match_indices(SPACE),
+        suffix,
     }
-    if start < text.len() {
-        words.push(&text[start..]);
+}
+
+/// The iterator of [`words_of`]. Each `▁` is found by a byte search, not by decoding every
+/// character.
+#[derive(Debug, Clone)]
+pub struct Words<'a> {
+    text: &'a str,
+    /// Where the next word starts.
+    start: usize,
+    spaces: std::str::MatchIndices<'a, char>,
+    suffix: bool,
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        for (pos, _) in self.spaces.by_ref() {
+            let end = if self.suffix {
+                pos + SPACE.len_utf8()
+            } else if pos > self.start {
+                pos
+            } else {
+                continue;
+            };
+            let word = &self.text[self.start..end];
+            self.start = end;
+            return Some(word);
+        }
+        if self.start < self.text.len() {
+            let word = &self.text[self.start..];
+            self.start = self.text.len();
+            return Some(word);
+        }
+        None
     }
-    words
 }
 
 /// A model's user-defined symbols, matched longest first.
@@ -76,5 +104,51 @@ impl UserSymbols {
             Some((len, id)) => (len, Some(id)),
             None => (rest.chars().next().map_or(1, char::len_utf8), None),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Words as a walk over every character finds them.
+    fn char_by_char(text: &str, suffix: bool) -> Vec<&str> {
+        let mut words = Vec::new();
+        let mut start = 0;
+        for (pos, c) in text.char_indices() {
+            if c != SPACE {
+                continue;
+            }
+            let end = if suffix { pos + c.len_utf8() } else { pos };
+            if suffix || pos > start {
+                words.push(&text[start..end]);
+                start = end;
+            }
+        }
+        if start < text.len() {
+            words.push(&text[start..]);
+        }
+        words
+    }
+
+    #[test]
+    fn words_are_cut_at_each_space_marker() {
+        let mut rng = crate::models::unigram::SplitMix64::new(11);
+        // '⁁' (U+2041) and '∁' (U+2201) end in the last byte of '▁' (U+2581); U+2580
+        // shares its first two.
+        let alphabet = ['▁', 'a', '⁁', '∁', 'é', '\u{2580}'];
+        for _ in 0..5_000 {
+            let len = (rng.next_u64() % 8) as usize;
+            let text: String = (0..len)
+                .map(|_| alphabet[(rng.next_u64() % 6) as usize])
+                .collect();
+            for suffix in [false, true] {
+                let want = char_by_char(&text, suffix);
+                assert_eq!(split_words(&text, suffix), want, "{text:?} {suffix}");
+                assert_eq!(words_of(&text, suffix).count(), want.len());
+            }
+        }
+        assert_eq!(split_words("▁▁a▁", false), ["▁", "▁a", "▁"]);
+        assert_eq!(split_words("▁▁a", true), ["▁", "▁", "a"]);
     }
 }

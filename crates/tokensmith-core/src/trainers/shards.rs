@@ -44,11 +44,15 @@ impl<K> Default for Shards<K> {
     }
 }
 
-/// Sums `(key, count)` pairs into lists by shard, each key once per list.
+/// Sums `(key, count)` pairs into lists by shard, each key once per list; room for
+/// `distinct` keys is made at once (a guess: a map grown step by step rehashes every key
+/// it holds at each step).
 pub fn by_shard<'a, Q: Hash + Eq + ?Sized>(
     pairs: impl IntoIterator<Item = (&'a Q, u64)>,
+    distinct: usize,
 ) -> Vec<Vec<(&'a Q, u64)>> {
-    let mut local: FxHashMap<&Q, u64> = FxHashMap::default();
+    let mut local: FxHashMap<&Q, u64> =
+        FxHashMap::with_capacity_and_hasher(distinct, Default::default());
     for (k, n) in pairs {
         let c = local.entry(k).or_insert(0);
         *c = c.saturating_add(n);
@@ -58,7 +62,9 @@ pub fn by_shard<'a, Q: Hash + Eq + ?Sized>(
 
 /// The pairs of `local` (each key once) in lists by shard.
 pub fn split_by_shard<Q: Hash + Eq + ?Sized>(local: FxHashMap<&Q, u64>) -> Vec<Vec<(&Q, u64)>> {
-    let mut lists: Vec<Vec<(&Q, u64)>> = (0..SHARDS).map(|_| Vec::new()).collect();
+    // The keys spread evenly over the shards; a little more room spares most lists a copy.
+    let room = local.len() / SHARDS + local.len() / (4 * SHARDS) + 4;
+    let mut lists: Vec<Vec<(&Q, u64)>> = (0..SHARDS).map(|_| Vec::with_capacity(room)).collect();
     for (k, n) in local {
         lists[shard_of(k)].push((k, n));
     }
@@ -97,7 +103,7 @@ impl<K: Hash + Eq> Shards<K> {
     {
         let lists: Vec<Vec<Vec<(&Q, u64)>>> = pairs
             .par_iter()
-            .map(|p| by_shard(p.iter().copied()))
+            .map(|p| by_shard(p.iter().copied(), p.len()))
             .collect();
         self.add_sharded(&lists);
     }
