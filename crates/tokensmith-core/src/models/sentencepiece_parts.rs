@@ -14,9 +14,6 @@
 
 use super::unigram::PieceTrie;
 
-/// The whitespace marker.
-const SPACE: char = '\u{2581}';
-
 /// Splits a normalized sentence into words: a new word starts at each `▁` (or, with
 /// `suffix`, ends after each `▁`).
 pub fn split_words(text: &str, suffix: bool) -> Vec<&str> {
@@ -28,44 +25,56 @@ pub fn words_of(text: &str, suffix: bool) -> Words<'_> {
     Words {
         text,
         start: 0,
-        spaces: text.match_indices(SPACE),
         suffix,
     }
 }
 
-/// The iterator of [`words_of`]. Each `▁` is found by a byte search, not by decoding every
-/// character.
+/// The iterator of [`words_of`].
 #[derive(Debug, Clone)]
 pub struct Words<'a> {
     text: &'a str,
     /// Where the next word starts.
     start: usize,
-    spaces: std::str::MatchIndices<'a, char>,
     suffix: bool,
+}
+
+/// `▁`, the whitespace marker, in UTF-8.
+const SPACE_BYTES: [u8; 3] = [0xe2, 0x96, 0x81];
+
+/// Where the first `▁` at or after byte `from` of `bytes` starts. Its lead byte is never
+/// inside another character, so a match is always a whole `▁`. Words are short: a plain
+/// loop beat a `memchr` call and a `memcmp` per word.
+fn find_space(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while at + 2 < bytes.len() {
+        if bytes[at] == SPACE_BYTES[0]
+            && bytes[at + 1] == SPACE_BYTES[1]
+            && bytes[at + 2] == SPACE_BYTES[2]
+        {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
 }
 
 impl<'a> Iterator for Words<'a> {
     type Item = &'a str;
 
     fn next(&mut self) -> Option<&'a str> {
-        for (pos, _) in self.spaces.by_ref() {
-            let end = if self.suffix {
-                pos + SPACE.len_utf8()
-            } else if pos > self.start {
-                pos
-            } else {
-                continue;
-            };
-            let word = &self.text[self.start..end];
-            self.start = end;
-            return Some(word);
+        let (text, start) = (self.text, self.start);
+        if start >= text.len() {
+            return None;
         }
-        if self.start < self.text.len() {
-            let word = &self.text[self.start..];
-            self.start = self.text.len();
-            return Some(word);
-        }
-        None
+        // A word starts with its `▁` (ends with it, with `suffix`).
+        let end = if self.suffix {
+            find_space(text.as_bytes(), start).map(|at| at + SPACE_BYTES.len())
+        } else {
+            find_space(text.as_bytes(), start + 1)
+        };
+        let end = end.unwrap_or(text.len());
+        self.start = end;
+        text.get(start..end)
     }
 }
 
@@ -110,6 +119,8 @@ impl UserSymbols {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const SPACE: char = '\u{2581}';
 
     /// Words as a walk over every character finds them.
     fn char_by_char(text: &str, suffix: bool) -> Vec<&str> {
