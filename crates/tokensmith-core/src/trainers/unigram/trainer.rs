@@ -15,7 +15,7 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::char_tables::{char_counts, CharSet};
+use super::char_tables::{char_counts, fetch_ahead, CharSet};
 use super::config::UnigramConfig;
 use super::em::{e_step, m_step};
 use super::finalize::{build_proto, final_pieces};
@@ -277,8 +277,15 @@ pub fn replace_rare_chars(
     let keep = CharSet::new(required.iter().map(|c| c.0));
     let rare = |w: &String| w.chars().any(|c| !keep.contains(c));
     // Looked up on the pool: one set lookup per character of every word.
-    let flags: Vec<bool> =
-        crate::parallel::install(|| words.par_iter().map(|(w, _)| rare(w)).collect());
+    let flags: Vec<bool> = crate::parallel::install(|| {
+        (0..words.len())
+            .into_par_iter()
+            .map(|i| {
+                fetch_ahead(&words, i);
+                rare(&words[i].0)
+            })
+            .collect()
+    });
     if !flags.contains(&true) {
         return words;
     }
