@@ -14,31 +14,68 @@
 
 use super::unigram::PieceTrie;
 
-/// The whitespace marker.
-const SPACE: char = '\u{2581}';
-
 /// Splits a normalized sentence into words: a new word starts at each `▁` (or, with
 /// `suffix`, ends after each `▁`).
 pub fn split_words(text: &str, suffix: bool) -> Vec<&str> {
-    let mut words = Vec::new();
-    let mut start = 0;
-    for (pos, c) in text.char_indices() {
-        if c != SPACE {
-            continue;
-        }
-        if suffix {
-            let end = pos + c.len_utf8();
-            words.push(&text[start..end]);
-            start = end;
-        } else if pos > start {
-            words.push(&text[start..pos]);
-            start = pos;
-        }
+    words_of(text, suffix).collect()
+}
+
+/// The words of [`split_words`], one at a time (no list is made).
+pub fn words_of(text: &str, suffix: bool) -> Words<'_> {
+    Words {
+        text,
+        start: 0,
+        suffix,
     }
-    if start < text.len() {
-        words.push(&text[start..]);
+}
+
+/// The iterator of [`words_of`].
+#[derive(Debug, Clone)]
+pub struct Words<'a> {
+    text: &'a str,
+    /// Where the next word starts.
+    start: usize,
+    suffix: bool,
+}
+
+/// `▁`, the whitespace marker, in UTF-8.
+const SPACE_BYTES: [u8; 3] = [0xe2, 0x96, 0x81];
+
+/// Where the first `▁` at or after byte `from` of `bytes` starts. Its lead byte is never
+/// inside another character, so a match is always a whole `▁`. Words are short: a plain
+/// loop beat a `memchr` call and a `memcmp` per word.
+fn find_space(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while at + 2 < bytes.len() {
+        if bytes[at] == SPACE_BYTES[0]
+            && bytes[at + 1] == SPACE_BYTES[1]
+            && bytes[at + 2] == SPACE_BYTES[2]
+        {
+            return Some(at);
+        }
+        at += 1;
     }
-    words
+    None
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let (text, start) = (self.text, self.start);
+        if start >= text.len() {
+            return None;
+        }
+        // A word starts with its `▁` (ends with it, with `suffix`).
+        let end = if self.suffix {
+            find_space(text.as_bytes(), start).map(|at| at + SPACE_BYTES.len())
+        } else {
+            find_space(text.as_bytes(), start + 1)
+        };
+        let end = end.unwrap_or(text.len());
+        self.start = end;
+        text.get(start..end)
+    }
 }
 
 /// A model's user-defined symbols, matched longest first.
@@ -76,5 +113,53 @@ impl UserSymbols {
             Some((len, id)) => (len, Some(id)),
             None => (rest.chars().next().map_or(1, char::len_utf8), None),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPACE: char = '\u{2581}';
+
+    /// Words as a walk over every character finds them.
+    fn char_by_char(text: &str, suffix: bool) -> Vec<&str> {
+        let mut words = Vec::new();
+        let mut start = 0;
+        for (pos, c) in text.char_indices() {
+            if c != SPACE {
+                continue;
+            }
+            let end = if suffix { pos + c.len_utf8() } else { pos };
+            if suffix || pos > start {
+                words.push(&text[start..end]);
+                start = end;
+            }
+        }
+        if start < text.len() {
+            words.push(&text[start..]);
+        }
+        words
+    }
+
+    #[test]
+    fn words_are_cut_at_each_space_marker() {
+        let mut rng = crate::models::unigram::SplitMix64::new(11);
+        // '⁁' (U+2041) and '∁' (U+2201) end in the last byte of '▁' (U+2581); U+2580
+        // shares its first two.
+        let alphabet = ['▁', 'a', '⁁', '∁', 'é', '\u{2580}'];
+        for _ in 0..5_000 {
+            let len = (rng.next_u64() % 8) as usize;
+            let text: String = (0..len)
+                .map(|_| alphabet[(rng.next_u64() % 6) as usize])
+                .collect();
+            for suffix in [false, true] {
+                let want = char_by_char(&text, suffix);
+                assert_eq!(split_words(&text, suffix), want, "{text:?} {suffix}");
+                assert_eq!(words_of(&text, suffix).count(), want.len());
+            }
+        }
+        assert_eq!(split_words("▁▁a▁", false), ["▁", "▁a", "▁"]);
+        assert_eq!(split_words("▁▁a", true), ["▁", "▁", "a"]);
     }
 }

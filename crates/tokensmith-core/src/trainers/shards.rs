@@ -44,11 +44,15 @@ impl<K> Default for Shards<K> {
     }
 }
 
-/// Sums `(key, count)` pairs into lists by shard, each key once per list.
+/// Sums `(key, count)` pairs into lists by shard, each key once per list; room for
+/// `distinct` keys is made at once (a guess: a map grown step by step rehashes every key
+/// it holds at each step).
 pub fn by_shard<'a, Q: Hash + Eq + ?Sized>(
     pairs: impl IntoIterator<Item = (&'a Q, u64)>,
+    distinct: usize,
 ) -> Vec<Vec<(&'a Q, u64)>> {
-    let mut local: FxHashMap<&Q, u64> = FxHashMap::default();
+    let mut local: FxHashMap<&Q, u64> =
+        FxHashMap::with_capacity_and_hasher(distinct, Default::default());
     for (k, n) in pairs {
         let c = local.entry(k).or_insert(0);
         *c = c.saturating_add(n);
@@ -58,7 +62,9 @@ pub fn by_shard<'a, Q: Hash + Eq + ?Sized>(
 
 /// The pairs of `local` (each key once) in lists by shard.
 pub fn split_by_shard<Q: Hash + Eq + ?Sized>(local: FxHashMap<&Q, u64>) -> Vec<Vec<(&Q, u64)>> {
-    let mut lists: Vec<Vec<(&Q, u64)>> = (0..SHARDS).map(|_| Vec::new()).collect();
+    // The keys spread evenly over the shards; a little more room spares most lists a copy.
+    let room = local.len() / SHARDS + local.len() / (4 * SHARDS) + 4;
+    let mut lists: Vec<Vec<(&Q, u64)>> = (0..SHARDS).map(|_| Vec::with_capacity(room)).collect();
     for (k, n) in local {
         lists[shard_of(k)].push((k, n));
     }
@@ -97,7 +103,7 @@ impl<K: Hash + Eq> Shards<K> {
     {
         let lists: Vec<Vec<Vec<(&Q, u64)>>> = pairs
             .par_iter()
-            .map(|p| by_shard(p.iter().copied()))
+            .map(|p| by_shard(p.iter().copied(), p.len()))
             .collect();
         self.add_sharded(&lists);
     }
@@ -153,17 +159,61 @@ impl<K: Hash + Eq> Shards<K> {
             .flat_map(|m| m.iter().map(|(k, &n)| (k, n)))
     }
 
-    /// Every key with its count, by count (descending), then by key (ascending).
+    /// Every key with its count, by count (descending), then by key (ascending). `K` must
+    /// be ordered as its bytes are (`String`, `Vec<u8>`).
+    ///
+    /// Each entry carries its count and the first bytes of its key, so that most comparisons
+    /// read nothing outside the array being sorted: comparing the keys themselves read two
+    /// strings far apart in memory (often cache misses) and called `memcmp` each time.
     pub fn into_sorted(self) -> Vec<(K, u64)>
     where
-        K: Ord + Send,
+        K: Ord + AsRef<[u8]> + Send,
     {
-        let mut keys: Vec<(K, u64)> = Vec::with_capacity(self.len());
+        let mut entries: Vec<SortEntry<K>> = Vec::with_capacity(self.len());
         for map in self.maps {
-            keys.extend(map);
+            entries.extend(
+                map.into_iter()
+                    .map(|(key, count)| SortEntry::new(key, count)),
+            );
         }
-        keys.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        keys
+        entries.par_sort_unstable_by(SortEntry::order);
+        entries.into_iter().map(|e| (e.key, e.count)).collect()
+    }
+}
+
+/// A key being sorted, with what orders most pairs of keys without reading them.
+struct SortEntry<K> {
+    /// The first [`PREFIX`] bytes of the key, big-endian, zero-padded.
+    prefix: u128,
+    count: u64,
+    key: K,
+}
+
+/// Bytes of a key compared before the key itself.
+const PREFIX: usize = 16;
+
+impl<K: Ord + AsRef<[u8]>> SortEntry<K> {
+    fn new(key: K, count: u64) -> Self {
+        let mut head = [0u8; PREFIX];
+        let bytes = key.as_ref();
+        let n = bytes.len().min(PREFIX);
+        head[..n].copy_from_slice(&bytes[..n]);
+        Self {
+            prefix: u128::from_be_bytes(head),
+            count,
+            key,
+        }
+    }
+
+    /// By count (descending), then by key. Different prefixes order their keys as the keys
+    /// do: where they first differ, either both keys have that byte, or the shorter key
+    /// (padded with 0) ends there and is a prefix of the other; equal prefixes leave it to
+    /// the keys.
+    fn order(a: &Self, b: &Self) -> std::cmp::Ordering {
+        b.count
+            .cmp(&a.count)
+            .then(a.prefix.cmp(&b.prefix))
+            .then_with(|| a.key.cmp(&b.key))
     }
 }
 
@@ -194,6 +244,27 @@ mod tests {
             expected.iter().find(|e| e.0 == "w3").unwrap().1
         );
         assert_eq!(counts.into_sorted(), expected);
+    }
+
+    #[test]
+    fn sorted_as_by_whole_keys() {
+        // Keys sharing 16 bytes or more, keys that are prefixes of others, and zero bytes,
+        // which the padding of a short key's prefix also holds.
+        let mut rng = crate::models::unigram::SplitMix64::new(5);
+        let mut counts: Shards<Vec<u8>> = Shards::default();
+        let stem = b"0123456789abcdef0123";
+        for _ in 0..20_000 {
+            let len = (rng.next_u64() % 24) as usize;
+            let mut key = stem[..len.min(stem.len())].to_vec();
+            for _ in 0..rng.next_u64() % 3 {
+                key.push([0u8, 1, b'a'][(rng.next_u64() % 3) as usize]);
+            }
+            counts.add(key.as_slice(), 1 + rng.next_u64() % 3);
+        }
+        let mut want: Vec<(Vec<u8>, u64)> = counts.iter().map(|(k, n)| (k.clone(), n)).collect();
+        want.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        assert!(want.len() > 100);
+        assert_eq!(counts.into_sorted(), want);
     }
 
     #[test]

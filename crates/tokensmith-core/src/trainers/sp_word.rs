@@ -34,7 +34,7 @@ use super::unigram::trainer::{checked_run, replace_rare_chars};
 use super::unigram::{UnigramConfig, WordTable, UNK_CHAR};
 use crate::error::{Error, Result};
 use crate::formats::sentencepiece_model::{ModelProto, ModelType};
-use crate::models::sentencepiece_parts::split_words;
+use crate::models::sentencepiece_parts::words_of;
 
 /// Sentences per task when counting words.
 const SENTENCES_PER_TASK: usize = 4096;
@@ -83,9 +83,10 @@ fn word_counts(sentences: &[(String, u64)]) -> Vec<(String, u64)> {
     let lists: Vec<Vec<Vec<(&str, u64)>>> = sentences
         .par_chunks(SENTENCES_PER_TASK)
         .map(|chunk| {
-            by_shard(chunk.iter().flat_map(|(sentence, n)| {
-                split_words(sentence, false).into_iter().map(|w| (w, *n))
-            }))
+            let words = chunk
+                .iter()
+                .flat_map(|(sentence, n)| words_of(sentence, false).map(|w| (w, *n)));
+            by_shard(words, 0)
         })
         .collect();
     let mut counts: Shards<String> = Shards::default();

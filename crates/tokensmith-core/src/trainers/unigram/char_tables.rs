@@ -30,7 +30,8 @@ pub fn char_counts(words: &[(String, u64)]) -> FxHashMap<char, u64> {
         .map(|block| {
             let mut table = vec![0u64; TABLE];
             let mut rest: FxHashMap<char, u64> = FxHashMap::default();
-            for (w, n) in block {
+            for (i, (w, n)) in block.iter().enumerate() {
+                fetch_ahead(block, i);
                 for c in w.chars() {
                     match table.get_mut(c as usize) {
                         Some(slot) => *slot += n,
@@ -59,6 +60,18 @@ pub fn char_counts(words: &[(String, u64)]) -> FxHashMap<char, u64> {
         }
     }
     rest
+}
+
+/// Words whose text is fetched ahead of the one being read.
+const WORDS_AHEAD: usize = 8;
+
+/// Starts loading the text of the word [`WORDS_AHEAD`] after `words[i]`: each word's text
+/// is an allocation of its own, far from the last one, and a pass over every word's text
+/// waited for memory at nearly each word.
+pub fn fetch_ahead(words: &[(String, u64)], i: usize) {
+    if let Some((w, _)) = words.get(i + WORDS_AHEAD) {
+        crate::models::bpe::prefetch(w.as_ptr());
+    }
 }
 
 /// A set of characters, looked up by code point.

@@ -15,7 +15,7 @@ use std::ops::ControlFlow;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::char_tables::{char_counts, CharSet};
+use super::char_tables::{char_counts, fetch_ahead, CharSet};
 use super::config::UnigramConfig;
 use super::em::{e_step, m_step};
 use super::finalize::{build_proto, final_pieces};
@@ -277,8 +277,15 @@ pub fn replace_rare_chars(
     let keep = CharSet::new(required.iter().map(|c| c.0));
     let rare = |w: &String| w.chars().any(|c| !keep.contains(c));
     // Looked up on the pool: one set lookup per character of every word.
-    let flags: Vec<bool> =
-        crate::parallel::install(|| words.par_iter().map(|(w, _)| rare(w)).collect());
+    let flags: Vec<bool> = crate::parallel::install(|| {
+        (0..words.len())
+            .into_par_iter()
+            .map(|i| {
+                fetch_ahead(&words, i);
+                rare(&words[i].0)
+            })
+            .collect()
+    });
     if !flags.contains(&true) {
         return words;
     }
@@ -300,18 +307,25 @@ pub fn replace_rare_chars(
         (w, n)
     });
     let replaced = WordTable::from_counts(replaced).words;
+    // Few words change: each finds its place among the kept ones by a binary search, and
+    // the kept words between two places move over in one go, never compared.
+    // No two are equal: the changed words hold U+2585, the kept ones never do.
     let mut out = Vec::with_capacity(kept.len() + replaced.len());
-    let (mut a, mut b) = (kept.into_iter().peekable(), replaced.into_iter().peekable());
-    loop {
-        let take_a = match (a.peek(), b.peek()) {
-            (Some(x), Some(y)) => y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)).is_le(),
-            (Some(_), None) => true,
-            (None, Some(_)) => false,
-            (None, None) => break,
-        };
-        out.extend(if take_a { a.next() } else { b.next() });
+    let mut kept = kept.into_iter();
+    for word in replaced {
+        let before = kept
+            .as_slice()
+            .partition_point(|k| by_count(k, &word).is_le());
+        out.extend(kept.by_ref().take(before));
+        out.push(word);
     }
+    out.extend(kept);
     out
+}
+
+/// The order of a word table: by count (descending), then by word.
+fn by_count(a: &(String, u64), b: &(String, u64)) -> std::cmp::Ordering {
+    b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0))
 }
 
 #[cfg(test)]
@@ -327,6 +341,31 @@ mod tests {
         assert_eq!(required_chars(&words, 0.995, &[]).len(), 2);
         let replaced = replace_rare_chars(words, &all[..2]);
         assert_eq!(replaced[1], ("\u{2585}".to_string(), 1));
+    }
+
+    #[test]
+    fn replaced_words_keep_the_table_order() {
+        let mut rng = crate::models::unigram::SplitMix64::new(7);
+        let pieces = ["▁", "a", "b", "ab", "x", "ba"];
+        let words: Vec<(String, u64)> = (0..3_000)
+            .map(|_| {
+                let len = 1 + rng.next_u64() % 4;
+                let w: String = (0..len)
+                    .map(|_| pieces[(rng.next_u64() % 6) as usize])
+                    .collect();
+                (w, 1 + rng.next_u64() % 5)
+            })
+            .collect();
+        let words = WordTable::from_counts(words).words;
+        let keep: Vec<(char, u64)> = vec![('▁', 0), ('a', 0), ('b', 0)];
+        let got = replace_rare_chars(words.clone(), &keep);
+        // The plain way: replace every word, sum the equal ones, sort them all.
+        let replaced = words
+            .into_iter()
+            .map(|(w, n)| (w.replace('x', "\u{2585}"), n));
+        let want = WordTable::from_counts(replaced).words;
+        assert!(got.iter().filter(|w| w.0.contains(UNK_CHAR)).count() > 100);
+        assert_eq!(got, want);
     }
 
     #[test]
