@@ -557,9 +557,7 @@ pub fn map_streamed<T: Sync, R: Send, O>(
     f: impl Fn(&T) -> R + Sync,
     consume: impl FnOnce(&mut Streamed<'_, R>) -> O,
 ) -> O {
-    let threads = threads_for(items.len(), threads);
-    let ranges = Ranges::new(items.len(), threads);
-    streamed(items, threads, ranges, f, consume)
+    streamed(items, threads, Ranges::new, f, consume)
 }
 
 /// [`map_streamed`] for items that each hold much work (a group of texts rather than one
@@ -590,9 +588,7 @@ pub fn map_streamed_each<T: Sync, R: Send, O>(
     f: impl Fn(&T) -> R + Sync,
     consume: impl FnOnce(&mut Streamed<'_, R>) -> O,
 ) -> O {
-    let threads = threads_for(items.len(), threads);
-    let ranges = Ranges::one_by_one(items.len());
-    streamed(items, threads, ranges, f, consume)
+    streamed(items, threads, |len, _| Ranges::one_by_one(len), f, consume)
 }
 
 /// How many texts a helper of [`map_streamed_texts`] takes at a time while many are left.
@@ -624,19 +620,21 @@ pub fn map_streamed_texts<T: Sync, R: Send, O>(
     f: impl Fn(&T) -> R + Sync,
     consume: impl FnOnce(&mut Streamed<'_, R>) -> O,
 ) -> O {
-    let threads = threads_for(items.len(), threads);
-    let ranges = Ranges::one_by_one_to_the_caller(items.len(), threads, HELPER_TEXTS);
-    streamed(items, threads, ranges, f, consume)
+    let rule = |len, threads| Ranges::one_by_one_to_the_caller(len, threads, HELPER_TEXTS);
+    streamed(items, threads, rule, f, consume)
 }
 
-/// [`map_streamed`] with the items handed out by `ranges`.
+/// [`map_streamed`] with the items handed out by the ranges `rule(len, threads)` makes, for
+/// `len` items and the threads that will run.
 fn streamed<T: Sync, R: Send, O>(
     items: &[T],
     threads: usize,
-    ranges: Ranges,
+    rule: impl FnOnce(usize, usize) -> Ranges,
     f: impl Fn(&T) -> R + Sync,
     consume: impl FnOnce(&mut Streamed<'_, R>) -> O,
 ) -> O {
+    let threads = threads_for(items.len(), threads);
+    let ranges = rule(items.len(), threads);
     let (tx, rx) = channel();
     let run = |r: Range<usize>| (r.start, items[r].iter().map(&f).collect::<Vec<R>>());
     let claim = || ranges.claim().map(run);
