@@ -12,7 +12,7 @@
 //! assert_eq!(symbols.part_at("éx"), (2, None));
 //! ```
 
-use super::unigram::PieceTrie;
+use super::unigram::{next_mark, PieceTrie, MARK};
 
 /// Splits a normalized sentence into words: a new word starts at each `▁` (or, with
 /// `suffix`, ends after each `▁`).
@@ -38,26 +38,6 @@ pub struct Words<'a> {
     suffix: bool,
 }
 
-/// `▁`, the whitespace marker, in UTF-8.
-const SPACE_BYTES: [u8; 3] = [0xe2, 0x96, 0x81];
-
-/// Where the first `▁` at or after byte `from` of `bytes` starts. Its lead byte is never
-/// inside another character, so a match is always a whole `▁`. Words are short: a plain
-/// loop beat a `memchr` call and a `memcmp` per word.
-fn find_space(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut at = from;
-    while at + 2 < bytes.len() {
-        if bytes[at] == SPACE_BYTES[0]
-            && bytes[at + 1] == SPACE_BYTES[1]
-            && bytes[at + 2] == SPACE_BYTES[2]
-        {
-            return Some(at);
-        }
-        at += 1;
-    }
-    None
-}
-
 impl<'a> Iterator for Words<'a> {
     type Item = &'a str;
 
@@ -67,12 +47,12 @@ impl<'a> Iterator for Words<'a> {
             return None;
         }
         // A word starts with its `▁` (ends with it, with `suffix`).
+        let bytes = text.as_bytes();
         let end = if self.suffix {
-            find_space(text.as_bytes(), start).map(|at| at + SPACE_BYTES.len())
+            (next_mark(bytes, start) + MARK.len()).min(text.len())
         } else {
-            find_space(text.as_bytes(), start + 1)
+            next_mark(bytes, start + 1)
         };
-        let end = end.unwrap_or(text.len());
         self.start = end;
         text.get(start..end)
     }

@@ -31,3 +31,4 @@ pub use nbest::{nbest, set_timeout_ms, timeout_ms};
 pub use sample::{pick_scored, sample_path, SplitMix64};
 pub use trie::PieceTrie;
 pub use word_split::WordSplit;
+pub(crate) use word_split::{next_mark, MARK};

@@ -14,7 +14,7 @@
 //! >>> "▁Hello▁▁world" -> ["▁Hello", "▁▁world"] (prefix mode)
 
 /// The whitespace mark as UTF-8.
-pub(super) const MARK: &[u8] = "\u{2581}".as_bytes();
+pub(crate) const MARK: &[u8] = "\u{2581}".as_bytes();
 
 /// Where words begin and end in a normalized text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,9 +106,10 @@ fn is_mark(text: &[u8], i: usize) -> bool {
         .is_some_and(|b| b[0] == MARK[0] && b[1] == MARK[1] && b[2] == MARK[2])
 }
 
-/// The first position from `i` on where a mark starts, or the text's length.
+/// The first position from `i` on where a mark starts, or the text's length. The mark's lead
+/// byte is never inside another character, so `i` may be inside one.
 #[inline(always)]
-fn next_mark(text: &[u8], mut i: usize) -> usize {
+pub(crate) fn next_mark(text: &[u8], mut i: usize) -> usize {
     loop {
         i = next_lead(text, i);
         if i >= text.len() || is_mark(text, i) {
