@@ -37,6 +37,7 @@ use super::wordpiece::WordPiece;
 use crate::error::Result;
 use crate::models::bpe::Bpe;
 use crate::pre_tokenizers::R50K_PATTERN;
+use crate::scratch::release_if_large;
 use crate::Encoding;
 use rustc_hash::FxHashMap;
 
@@ -235,21 +236,32 @@ impl HfTokenizer {
         if configured || !self.normalized_matcher.is_empty() {
             return None;
         }
-        let bytes = text.len() + pair.map_or(0, str::len);
-        let scratch = bytes <= SCRATCH_BYTES;
-        let sequence =
-            |text: &str, out: &mut Vec<u32>| sequence_ids(fast, &self.raw_matcher, text, out);
-        let mut first = if scratch {
-            let mut kept = SCRATCH.take();
-            kept.clear();
-            kept
-        } else {
-            Vec::with_capacity(bytes / 3 + 8)
-        };
+        // The first sequence's ids go to a buffer the thread keeps, by the rule of
+        // [`crate::scratch`]: the engine reserves room for the most ids each batch of pieces
+        // could give before writing it, so a buffer sized for the text would be reallocated on
+        // every short line. The result is copied out at its exact length.
+        let mut kept = KEPT_IDS.take();
+        kept.clear();
+        let ids = self.ids_into(fast, text, pair, add_special_tokens, &mut kept);
+        release_if_large(&mut kept);
+        KEPT_IDS.set(kept);
+        ids
+    }
+
+    /// [`HfTokenizer::encode_ids`] with `first` (empty) to hold the first sequence's ids.
+    fn ids_into(
+        &self,
+        fast: &FastIds,
+        text: &str,
+        pair: Option<&str>,
+        add_special_tokens: bool,
+        first: &mut Vec<u32>,
+    ) -> Option<Result<Vec<u32>>> {
         let mut second = Vec::new();
-        for (text, out) in std::iter::once((text, &mut first)).chain(pair.map(|p| (p, &mut second)))
+        for (text, out) in
+            std::iter::once((text, &mut *first)).chain(pair.map(|p| (p, &mut second)))
         {
-            match sequence(text, out) {
+            match sequence_ids(fast, &self.raw_matcher, text, out) {
                 Ok(true) => {}
                 Ok(false) => return None,
                 Err(e) => return Some(Err(e)),
@@ -263,19 +275,16 @@ impl HfTokenizer {
                 true,
             ) => t,
             _ => {
-                first.extend_from_slice(&second);
-                if !scratch {
-                    return Some(Ok(first));
-                }
-                let ids = first.as_slice().to_vec();
-                SCRATCH.set(first);
+                let mut ids = Vec::with_capacity(first.len() + second.len());
+                ids.extend_from_slice(first);
+                ids.extend_from_slice(&second);
                 return Some(Ok(ids));
             }
         };
         let mut ids = Vec::with_capacity(first.len() + second.len() + 8);
         for piece in template.pieces(pair.is_some()) {
             match piece {
-                Piece::Sequence { second: false, .. } => ids.extend_from_slice(&first),
+                Piece::Sequence { second: false, .. } => ids.extend_from_slice(first),
                 Piece::Sequence { second: true, .. } => ids.extend_from_slice(&second),
                 Piece::Special { name, .. } => {
                     let special = template.special_tokens.get(name)?;
@@ -283,24 +292,14 @@ impl HfTokenizer {
                 }
             }
         }
-        if scratch {
-            SCRATCH.set(first);
-        }
         Some(Ok(ids))
     }
 }
 
-/// Inputs of up to this many bytes (text and pair) are encoded into a buffer the thread
-/// keeps (at most about 4 bytes a byte of input, plus the engine's reserve), and their ids
-/// copied out at their exact length: the engine reserves room for the most ids each batch of
-/// pieces could give before writing it, so a buffer sized for the text alone would be
-/// reallocated (a short line always was), and the result would keep the spare room.
-pub(crate) const SCRATCH_BYTES: usize = 16 * 1024;
-
 thread_local! {
-    /// The buffer of [`SCRATCH_BYTES`]: empty between calls, with the capacity kept. A call
-    /// takes it out (a nested or failed call finds an empty one and allocates).
-    static SCRATCH: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
+    /// The first sequence's ids of [`HfTokenizer::encode_ids`]: empty between calls, with
+    /// its capacity kept. A call takes it out (a nested call finds an empty one).
+    static KEPT_IDS: std::cell::Cell<Vec<u32>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// The ids of one sequence: its added tokens, and the engine's ids of the text between them
