@@ -25,8 +25,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from train import WORK_DIR, needs
-from train_unigram import NORMALIZATION, THREADS, compare
+from train import needs
+from train_unigram import NORMALIZATION, THREADS, compare, sentencepiece_model
 
 
 @needs("tokensmith", "sentencepiece")
@@ -45,19 +45,7 @@ def train_tokensmith(corpus: Path, vocab: int) -> Any:
 
 @needs("sentencepiece")
 def train_spm(corpus: Path, vocab: int) -> Any:
-    import sentencepiece as spm
-
-    prefix = WORK_DIR / "spm-bpe"
-    spm.SentencePieceTrainer.train(
-        input=str(corpus),
-        model_prefix=str(prefix),
-        vocab_size=vocab,
-        model_type="bpe",
-        normalization_rule_name=NORMALIZATION,
-        num_threads=THREADS,
-        minloglevel=2,
-    )
-    return _counter(Path(f"{prefix}.model").read_bytes())
+    return _counter(sentencepiece_model(corpus, vocab, "bpe").read_bytes())
 
 
 def _counter(model: bytes) -> Any:

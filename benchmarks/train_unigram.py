@@ -50,21 +50,28 @@ def train_tokensmith(corpus: Path, vocab: int) -> Any:
     return lambda lines: sum(len(sp.encode(line)) for line in lines)
 
 
-@needs("sentencepiece")
-def train_spm(corpus: Path, vocab: int) -> Any:
+def sentencepiece_model(corpus: Path, vocab: int, model_type: str) -> Path:
+    """Trains sentencepiece's ``model_type`` model with the benchmark's settings; its path."""
     import sentencepiece as spm
 
-    prefix = WORK_DIR / "spm-unigram"
+    prefix = WORK_DIR / f"spm-{model_type}"
     spm.SentencePieceTrainer.train(
         input=str(corpus),
         model_prefix=str(prefix),
         vocab_size=vocab,
-        model_type="unigram",
+        model_type=model_type,
         normalization_rule_name=NORMALIZATION,
         num_threads=THREADS,
         minloglevel=2,
     )
-    sp = spm.SentencePieceProcessor(model_file=f"{prefix}.model")
+    return Path(f"{prefix}.model")
+
+
+@needs("sentencepiece")
+def train_spm(corpus: Path, vocab: int) -> Any:
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(sentencepiece_model(corpus, vocab, "unigram")))
     return lambda lines: sum(len(ids) for ids in sp.encode(lines))
 
 
