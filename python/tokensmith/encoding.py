@@ -49,6 +49,20 @@ def _scrub_surrogates(text: str) -> str:
 _T = TypeVar("_T")
 
 
+def _as_list(texts: Sequence[str]) -> list[str]:
+    """``texts`` itself when it is a list, else a list of its items.
+
+    The core takes its own reference to each text before encoding, so a caller's list needs no
+    copy; copying it touched each text object once more per call, and at the start of a batch
+    those objects are mostly out of the cache (some 8 µs for 217 texts of 4 KB).
+
+    >>> t = ["a", "b"]
+    >>> _as_list(t) is t, _as_list(("a", "b"))
+    (True, ['a', 'b'])
+    """
+    return texts if type(texts) is list else list(texts)
+
+
 def _scrubbing(call: Callable[..., _T], texts: str | list[str], *args: object) -> _T:
     """``call(texts, *args)``; if a text holds lone surrogates (which cannot cross into Rust
     as UTF-8), retries once with them scrubbed as tiktoken does. The one place that policy lives.
@@ -290,7 +304,7 @@ class Encoding:
     ) -> list[list[int]]:
         """Encodes many texts in parallel on up to ``num_threads`` threads, in order."""
         check_threads(num_threads)
-        return _scrubbing(self._core.encode_ordinary_batch, list(text), num_threads)
+        return _scrubbing(self._core.encode_ordinary_batch, _as_list(text), num_threads)
 
     def encode_batch(
         self,
@@ -302,8 +316,9 @@ class Encoding:
     ) -> list[list[int]]:
         """Encodes many texts in parallel, with :meth:`encode`'s special-token rules."""
         check_threads(num_threads)
+        texts = _as_list(text)
         return _scrubbing(
-            self._core.encode_batch, list(text), num_threads, allowed_special, disallowed_special
+            self._core.encode_batch, texts, num_threads, allowed_special, disallowed_special
         )
 
     def encode_ordinary_batch_to_numpy(
@@ -321,7 +336,7 @@ class Encoding:
         ([24912, 24912, 2375], [0, 1, 3])
         """
         check_threads(num_threads)
-        texts = list(text)
+        texts = _as_list(text)
         ordinary: frozenset[str] = frozenset()
         return _scrubbing(self._core.encode_batch_to_numpy, texts, num_threads, ordinary, ())
 

@@ -508,6 +508,20 @@ pub struct Streamed<'a, R> {
 }
 
 impl<R> Streamed<'_, R> {
+    /// A chunk of results another thread has finished already, and the input index of its
+    /// first item; `None` when none is waiting (or all have arrived). Unlike
+    /// [`Streamed::next_chunk`], it neither computes nor waits: a caller that holds a lock
+    /// (Python's GIL) can keep it while results are ready, and release it only to compute or
+    /// to wait.
+    pub fn ready_chunk(&mut self) -> Option<(usize, Vec<R>)> {
+        if self.remaining == 0 {
+            return None;
+        }
+        let (start, chunk) = self.rx.try_recv().ok()?;
+        self.remaining = self.remaining.saturating_sub(chunk.len());
+        Some((start, chunk))
+    }
+
     /// The next finished chunk of results and the input index of its first item; `None` once
     /// all have arrived.
     ///
@@ -919,6 +933,45 @@ mod tests {
         );
         assert_eq!(threads.len(), items.len());
         assert!(threads.iter().all(|&t| t == caller));
+    }
+
+    #[test]
+    fn ready_chunks_are_only_those_another_thread_finished() {
+        // While the helper is busy nothing is ready, and asking computes nothing; the caller
+        // computes a chunk only when it asks for the next one.
+        let release = occupy_the_helper();
+        let items: Vec<usize> = (0..50).collect();
+        let computed = AtomicUsize::new(0);
+        let seen = map_streamed_texts(
+            &items,
+            2,
+            |&x| {
+                computed.fetch_add(1, Ordering::SeqCst);
+                x * 3
+            },
+            |results| {
+                assert!(results.ready_chunk().is_none());
+                assert_eq!(computed.load(Ordering::SeqCst), 0);
+                assert_eq!(results.next_chunk(), Some((0, vec![0])));
+                assert_eq!(computed.load(Ordering::SeqCst), 1);
+                assert!(results.ready_chunk().is_none());
+                let _ = release.send(());
+                let mut seen = vec![0; items.len()];
+                seen[0] = 1;
+                while let Some((start, chunk)) =
+                    results.ready_chunk().or_else(|| results.next_chunk())
+                {
+                    for (i, r) in (start..).zip(chunk) {
+                        assert_eq!(r, i * 3);
+                        seen[i] += 1;
+                    }
+                }
+                assert!(results.ready_chunk().is_none(), "all have arrived");
+                seen
+            },
+        );
+        assert!(seen.iter().all(|&n| n == 1));
+        assert_eq!(computed.load(Ordering::SeqCst), items.len());
     }
 
     #[test]

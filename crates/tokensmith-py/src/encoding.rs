@@ -327,7 +327,12 @@ impl CoreEncoding {
                     enc.encode_into(&slice[i], policy, &mut ids).map(|()| ids)
                 },
                 |results| {
-                    while let Some((start, chunk)) = py.detach(|| results.next_chunk()) {
+                    // The GIL is released only to encode a text or to wait for one; results
+                    // that are ready are listed at once.
+                    while let Some((start, chunk)) = results
+                        .ready_chunk()
+                        .or_else(|| py.detach(|| results.next_chunk()))
+                    {
                         for (&i, r) in order[start..].iter().zip(chunk) {
                             if failure.as_ref().is_some_and(|&(f, _)| f < i) {
                                 continue;
