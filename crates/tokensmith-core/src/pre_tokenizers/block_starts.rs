@@ -159,7 +159,7 @@ pub fn starts(
         (cap(m.space, trusted, highest(two_before)), 0)
     };
     let (letter, digit, space, newline) = (m.letter, m.digit, m.space, m.newline);
-    let other = !(letter | digit | space | m.high);
+    let other = m.other();
     if rules.family == Family::R50k {
         return (gpt2_starts(m, other, cont, end, bytes, i, cap), cap);
     }

@@ -40,6 +40,12 @@ pub struct Block {
 }
 
 impl Block {
+    /// The ASCII bytes that are not letters, digits or whitespace (`[^\s\p{L}\p{N}]`).
+    #[inline(always)]
+    pub fn other(&self) -> u64 {
+        !(self.letter | self.digit | self.space | self.high)
+    }
+
     /// The masks of `bytes[start..start + 64]`, bytes past the end counting as high bytes.
     #[inline(always)]
     pub fn at(bytes: &[u8], start: usize) -> Self {
