@@ -16,21 +16,22 @@
 //!
 //! ```
 //! use tokensmith_core::pre_tokenizers::block_chars::{add_classes, CharRules};
-//! use tokensmith_core::pre_tokenizers::blocks::Block;
+//! use tokensmith_core::pre_tokenizers::blocks::{Block, Vectors};
 //! use tokensmith_core::pre_tokenizers::char_class::Classes;
 //! let text = "é a\u{a0}½".as_bytes(); // 2 + 1 + 1 + 2 + 2 bytes
 //! let mut m = Block::at(text, 0);
 //! let cont = Block::cont_at(text, 0);
 //! let rules = CharRules { numbers: false, cases: false };
-//! let decided = add_classes(&mut m, cont, text, 0, Classes::new(), rules);
+//! let vectors = Vectors::BASELINE;
+//! let decided = add_classes(&mut m, cont, text, 0, Classes::new(), rules, vectors);
 //! assert_eq!(decided, 6, "stops at the number");
 //! assert_eq!(m.letter & 0b111111, 0b001011);
 //! assert_eq!(m.space & 0b111111, 0b110100);
 //! ```
 
-use super::blocks::Block;
+use super::blocks::{Block, Vectors};
 use super::char_class::{Classes, LETTER, LOWERISH, MARK, NUMBER, SPACE, UPPERISH};
-use super::flag_masks::{masks, Test};
+use super::flag_masks::{masks_with, Test};
 
 /// How [`add_classes`] reads a pattern's classes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +78,7 @@ pub fn add_classes(
     i: usize,
     classes: Classes,
     rules: CharRules,
+    vectors: Vectors,
 ) -> usize {
     let firsts = m.high & !cont & below((bytes.len() - i).min(64));
     // Less its two lowest bits, `firsts` keeps at most one bit when it has at most three.
@@ -85,7 +87,7 @@ pub fn add_classes(
     if after_two & after_two.wrapping_sub(1) == 0 {
         add_classes_by_char(m, firsts, bytes, i, classes, rules)
     } else {
-        add_classes_by_flags(m, firsts, bytes, i, classes, rules)
+        add_classes_by_flags(m, firsts, bytes, i, classes, rules, vectors)
     }
 }
 
@@ -154,6 +156,7 @@ pub fn add_classes_by_flags(
     i: usize,
     classes: Classes,
     rules: CharRules,
+    vectors: Vectors,
 ) -> usize {
     let letters = rules.letters();
     let in_text = below((bytes.len() - i).min(64));
@@ -168,7 +171,7 @@ pub fn add_classes_by_flags(
     }
     let flags: &[u8; 64] = flags[..64].try_into().expect("64 of 68 bytes");
     let case = UPPERISH | LOWERISH;
-    let [not_letter, not_number, not_space, not_mark, upper, both] = masks(
+    let [not_letter, not_number, not_space, not_mark, upper, both] = masks_with(
         flags,
         [
             Test {
@@ -196,6 +199,7 @@ pub fn add_classes_by_flags(
                 equal: case,
             },
         ],
+        vectors,
     );
     let chars = m.high & in_text;
     let (letter, number, space) = (!not_letter & chars, !not_number & chars, !not_space & chars);
@@ -394,7 +398,15 @@ mod tests {
                     let firsts = block.high & !cont & below((bytes.len() - i).min(64));
                     let (mut by_flags, mut by_char, mut want) = (block, block, block);
                     let decided = reference(&mut want, bytes, i, rules);
-                    let got = add_classes_by_flags(&mut by_flags, firsts, bytes, i, classes, rules);
+                    let got = add_classes_by_flags(
+                        &mut by_flags,
+                        firsts,
+                        bytes,
+                        i,
+                        classes,
+                        rules,
+                        Vectors::detect(),
+                    );
                     assert_eq!(
                         (got, by_flags),
                         (decided, want),

@@ -41,6 +41,22 @@ impl Vectors {
         }
     }
 
+    /// Whether AVX2 is allowed.
+    #[inline(always)]
+    pub fn avx2(self) -> bool {
+        self.avx2
+    }
+
+    /// `bytes[start..start + 64]`, where AVX2 is allowed and the text has those bytes.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn avx2_chunk(self, bytes: &[u8], start: usize) -> Option<&[u8; 64]> {
+        if !self.avx2 {
+            return None;
+        }
+        bytes.get(start..)?.first_chunk()
+    }
+
     /// AVX2, without looking at the CPU.
     ///
     /// # Safety
@@ -95,11 +111,9 @@ impl Block {
     #[inline(always)]
     pub fn at_with(bytes: &[u8], start: usize, vectors: Vectors) -> Self {
         #[cfg(target_arch = "x86_64")]
-        if vectors.avx2 {
-            if let Some(chunk) = bytes.get(start..start + 64) {
-                // SAFETY: a `Vectors` with `avx2` set exists only where the CPU has AVX2.
-                return unsafe { avx2::block(chunk.try_into().expect("64 bytes")) };
-            }
+        if let Some(chunk) = vectors.avx2_chunk(bytes, start) {
+            // SAFETY: `avx2_chunk` answers only where the CPU has AVX2.
+            return unsafe { avx2::block(chunk) };
         }
         let _ = vectors;
         Self::at(bytes, start)
@@ -118,6 +132,18 @@ impl Block {
             padded[..rest.len()].copy_from_slice(rest);
         }
         cont_of(&padded)
+    }
+
+    /// [`cont_at`](Self::cont_at) with the vector instructions `vectors` allows.
+    #[inline(always)]
+    pub fn cont_at_with(bytes: &[u8], start: usize, vectors: Vectors) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(chunk) = vectors.avx2_chunk(bytes, start) {
+            // SAFETY: `avx2_chunk` answers only where the CPU has AVX2.
+            return unsafe { avx2::cont(chunk) };
+        }
+        let _ = vectors;
+        Self::cont_at(bytes, start)
     }
 
     #[inline(always)]
@@ -273,6 +299,22 @@ mod avx2 {
         unsafe { _mm256_movemask_epi8(m) as u32 as u64 }
     }
 
+    /// [`super::sse2::cont`] 32 bytes at a time.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn cont(chunk: &[u8; 64]) -> u64 {
+        let mut m = 0;
+        for k in 0..2 {
+            // SAFETY: as in `block`.
+            let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().add(32 * k).cast()) };
+            m |= bits(_mm256_cmpgt_epi8(_mm256_set1_epi8(-64), v)) << (32 * k);
+        }
+        m
+    }
+
     /// [`super::sse2::block`] 32 bytes at a time.
     ///
     /// # Safety
@@ -328,6 +370,10 @@ mod tests {
             let vectors = Vectors::detect();
             assert_eq!(Block::at_with(&chunk, 0, vectors), Block::of_scalar(&chunk));
             assert_eq!(Block::cont_at(&chunk, 0), cont_of_scalar(&chunk));
+            assert_eq!(
+                Block::cont_at_with(&chunk, 0, vectors),
+                cont_of_scalar(&chunk)
+            );
         }
         let text = b"The 3 quick/brown\r\nfox's \t jumps. \xC3\xA9t\xC3\xA9 ok";
         let mut padded = [0x80u8; 64];

@@ -168,7 +168,7 @@ pub(crate) fn tile_blocks(
     let mut i = 0;
     while i < bytes.len() {
         let block = Block::at_with(bytes, i, vectors);
-        let (starts, cap) = block_starts::starts(&block, bytes, i, rules, scanner.classes);
+        let (starts, cap) = block_starts::starts(&block, bytes, i, rules, scanner.classes, vectors);
         // Bits 1..=cap (`cap` is at most 63, where `2 << cap` would overflow).
         let mut ends = starts & (u64::MAX >> (63 - cap.min(63))) & !1;
         if ends != 0 {
