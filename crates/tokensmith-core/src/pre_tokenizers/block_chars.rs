@@ -66,10 +66,11 @@ impl CharRules {
 /// `rules.cases`, the first mark after punctuation. Bytes from there on become high bytes
 /// in `m`.
 ///
-/// A block with at most three non-ASCII chars (quote marks or accents in English) takes them
+/// A block with at most two non-ASCII chars (quote marks or accents in English) takes them
 /// one at a time; more go through a flag array ([`add_classes_by_flags`]), whose fixed cost
-/// is paid back from the fourth char on (measured: a limit of two or four costs more
-/// instructions on English and multilingual text).
+/// is paid back from the third char on (measured in the x86-64-v3 build: a limit of three
+/// costs more instructions on English and multilingual text; a limit of one saves a little
+/// for cl100k and GPT-2 and costs more for o200k).
 #[inline(always)]
 pub fn add_classes(
     m: &mut Block,
@@ -81,10 +82,9 @@ pub fn add_classes(
     vectors: Vectors,
 ) -> usize {
     let firsts = m.high & !cont & below((bytes.len() - i).min(64));
-    // Less its two lowest bits, `firsts` keeps at most one bit when it has at most three.
+    // Less its two lowest bits, `firsts` is empty when it has at most two.
     let after_one = firsts & firsts.wrapping_sub(1);
-    let after_two = after_one & after_one.wrapping_sub(1);
-    if after_two & after_two.wrapping_sub(1) == 0 {
+    if after_one & after_one.wrapping_sub(1) == 0 {
         add_classes_by_char(m, firsts, bytes, i, classes, rules)
     } else {
         add_classes_by_flags(m, firsts, bytes, i, classes, rules, vectors)
