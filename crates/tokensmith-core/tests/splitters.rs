@@ -258,6 +258,25 @@ fn long_runs_are_split_like_the_regex() {
     }
 }
 
+#[test]
+fn long_ascii_runs_end_where_the_regex_does() {
+    // Runs that the scalar splitter skips 64 bytes at a time (punctuation such as table rules,
+    // digits, letters), ending at every offset around a block's end and in every way: at the
+    // end of the text, at line breaks (which `P` runs take), at non-ASCII chars of the same
+    // class or another, at whitespace and at other ASCII classes.
+    for unit in ["-", "|-", "+--", "=", "-—", "─", "9", "x", "xY", "a1"] {
+        for n in (60..=70).chain([127, 128, 129, 200]) {
+            let run = unit.repeat(n);
+            for tail in [
+                "", "\n", "\r\n|", "é", " x", "—-", "a", "1", "中", "\u{301}",
+            ] {
+                check(&format!("{run}{tail}"));
+                check(&format!(" {run}{tail} end"));
+            }
+        }
+    }
+}
+
 /// Units of o200k's case classes: only the first class (Lu, Lt), only the second (Ll), both
 /// (Lm, Lo, Mn, Mc), and what ends or prefixes a letter run (punctuation before a mark may
 /// take the mark into its run), with contractions in either case.

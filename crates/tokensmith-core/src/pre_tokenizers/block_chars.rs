@@ -16,21 +16,22 @@
 //!
 //! ```
 //! use tokensmith_core::pre_tokenizers::block_chars::{add_classes, CharRules};
-//! use tokensmith_core::pre_tokenizers::blocks::Block;
+//! use tokensmith_core::pre_tokenizers::blocks::{Block, Vectors};
 //! use tokensmith_core::pre_tokenizers::char_class::Classes;
 //! let text = "é a\u{a0}½".as_bytes(); // 2 + 1 + 1 + 2 + 2 bytes
 //! let mut m = Block::at(text, 0);
 //! let cont = Block::cont_at(text, 0);
 //! let rules = CharRules { numbers: false, cases: false };
-//! let decided = add_classes(&mut m, cont, text, 0, Classes::new(), rules);
+//! let vectors = Vectors::BASELINE;
+//! let decided = add_classes(&mut m, cont, text, 0, Classes::new(), rules, vectors);
 //! assert_eq!(decided, 6, "stops at the number");
 //! assert_eq!(m.letter & 0b111111, 0b001011);
 //! assert_eq!(m.space & 0b111111, 0b110100);
 //! ```
 
-use super::blocks::Block;
+use super::blocks::{Block, Vectors};
 use super::char_class::{Classes, LETTER, LOWERISH, MARK, NUMBER, SPACE, UPPERISH};
-use super::flag_masks::{masks, Test};
+use super::flag_masks::{masks_with, Test};
 
 /// How [`add_classes`] reads a pattern's classes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,10 +66,11 @@ impl CharRules {
 /// `rules.cases`, the first mark after punctuation. Bytes from there on become high bytes
 /// in `m`.
 ///
-/// A block with at most three non-ASCII chars (quote marks or accents in English) takes them
+/// A block with at most two non-ASCII chars (quote marks or accents in English) takes them
 /// one at a time; more go through a flag array ([`add_classes_by_flags`]), whose fixed cost
-/// is paid back from the fourth char on (measured: a limit of two or four costs more
-/// instructions on English and multilingual text).
+/// is paid back from the third char on (measured in the x86-64-v3 build: a limit of three
+/// costs more instructions on English and multilingual text; a limit of one saves a little
+/// for cl100k and GPT-2 and costs more for o200k).
 #[inline(always)]
 pub fn add_classes(
     m: &mut Block,
@@ -77,15 +79,15 @@ pub fn add_classes(
     i: usize,
     classes: Classes,
     rules: CharRules,
+    vectors: Vectors,
 ) -> usize {
     let firsts = m.high & !cont & below((bytes.len() - i).min(64));
-    // Less its two lowest bits, `firsts` keeps at most one bit when it has at most three.
+    // Less its two lowest bits, `firsts` is empty when it has at most two.
     let after_one = firsts & firsts.wrapping_sub(1);
-    let after_two = after_one & after_one.wrapping_sub(1);
-    if after_two & after_two.wrapping_sub(1) == 0 {
+    if after_one & after_one.wrapping_sub(1) == 0 {
         add_classes_by_char(m, firsts, bytes, i, classes, rules)
     } else {
-        add_classes_by_flags(m, firsts, bytes, i, classes, rules)
+        add_classes_by_flags(m, firsts, bytes, i, classes, rules, vectors)
     }
 }
 
@@ -154,6 +156,7 @@ pub fn add_classes_by_flags(
     i: usize,
     classes: Classes,
     rules: CharRules,
+    vectors: Vectors,
 ) -> usize {
     let letters = rules.letters();
     let in_text = below((bytes.len() - i).min(64));
@@ -168,7 +171,7 @@ pub fn add_classes_by_flags(
     }
     let flags: &[u8; 64] = flags[..64].try_into().expect("64 of 68 bytes");
     let case = UPPERISH | LOWERISH;
-    let [not_letter, not_number, not_space, not_mark, upper, both] = masks(
+    let [not_letter, not_number, not_space, not_mark, upper, both] = masks_with(
         flags,
         [
             Test {
@@ -196,6 +199,7 @@ pub fn add_classes_by_flags(
                 equal: case,
             },
         ],
+        vectors,
     );
     let chars = m.high & in_text;
     let (letter, number, space) = (!not_letter & chars, !not_number & chars, !not_space & chars);
@@ -394,7 +398,15 @@ mod tests {
                     let firsts = block.high & !cont & below((bytes.len() - i).min(64));
                     let (mut by_flags, mut by_char, mut want) = (block, block, block);
                     let decided = reference(&mut want, bytes, i, rules);
-                    let got = add_classes_by_flags(&mut by_flags, firsts, bytes, i, classes, rules);
+                    let got = add_classes_by_flags(
+                        &mut by_flags,
+                        firsts,
+                        bytes,
+                        i,
+                        classes,
+                        rules,
+                        Vectors::detect(),
+                    );
                     assert_eq!(
                         (got, by_flags),
                         (decided, want),

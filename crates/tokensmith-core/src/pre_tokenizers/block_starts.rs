@@ -37,14 +37,15 @@
 //!
 //! ```
 //! use tokensmith_core::pre_tokenizers::block_starts::{starts, Rules};
-//! use tokensmith_core::pre_tokenizers::blocks::Block;
+//! use tokensmith_core::pre_tokenizers::blocks::{Block, Vectors};
 //! use tokensmith_core::pre_tokenizers::char_class::Classes;
 //! let text = b"I'm at home,  she said.\n\n  Then 12345 left";
 //! let mut padded = [b' '; 64];
 //! padded[..text.len()].copy_from_slice(text);
 //! padded[text.len()..].fill(b'x');
 //! let classes = Classes::new();
-//! let (bits, cap) = starts(&Block::at(&padded, 0), &padded, 0, Rules::CL100K, classes);
+//! let block = Block::at(&padded, 0);
+//! let (bits, cap) = starts(&block, &padded, 0, Rules::CL100K, classes, Vectors::BASELINE);
 //! let pieces: Vec<&str> = (0..=cap)
 //!     .filter(|&j| bits >> j & 1 == 1)
 //!     .collect::<Vec<_>>()
@@ -59,7 +60,7 @@
 //! ```
 
 use super::block_chars::{add_classes, below, first_to_all, last_to_first, CharRules};
-use super::blocks::Block;
+use super::blocks::{Block, Vectors};
 use super::char_class::Classes;
 use super::scan::contraction_len;
 
@@ -115,18 +116,19 @@ pub fn starts(
     i: usize,
     rules: Rules,
     classes: Classes,
+    vectors: Vectors,
 ) -> (u64, usize) {
     let mut m = *block;
     // Bytes past the text count as high bytes, so `trusted` also stops at the end.
     let (trusted, cont) = if m.high == 0 {
         (m.high.trailing_zeros() as usize, 0)
     } else {
-        let cont = Block::cont_at(bytes, i);
+        let cont = Block::cont_at_with(bytes, i, vectors);
         let char_rules = CharRules {
             numbers: rules.family == Family::R50k,
             cases: rules.family == Family::O200k,
         };
-        let trusted = add_classes(&mut m, cont, bytes, i, classes, char_rules);
+        let trusted = add_classes(&mut m, cont, bytes, i, classes, char_rules, vectors);
         (trusted, cont & below(trusted))
     };
     if trusted < 4 {
@@ -159,7 +161,7 @@ pub fn starts(
         (cap(m.space, trusted, highest(two_before)), 0)
     };
     let (letter, digit, space, newline) = (m.letter, m.digit, m.space, m.newline);
-    let other = !(letter | digit | space | m.high);
+    let other = m.other();
     if rules.family == Family::R50k {
         return (gpt2_starts(m, other, cont, end, bytes, i, cap), cap);
     }

@@ -20,6 +20,52 @@
 //! assert_eq!(m.high >> 6, u64::MAX >> 6, "past the text");
 //! ```
 
+/// The vector instructions that [`Block::at_with`] may use: the baseline set, or AVX2 on
+/// x86-64 CPUs that have it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vectors {
+    avx2: bool,
+}
+
+impl Vectors {
+    /// The instructions every CPU of the target has (SSE2 on x86-64).
+    pub const BASELINE: Self = Self { avx2: false };
+
+    /// AVX2, where this CPU has it.
+    pub fn detect() -> Self {
+        Self {
+            #[cfg(target_arch = "x86_64")]
+            avx2: std::arch::is_x86_feature_detected!("avx2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            avx2: false,
+        }
+    }
+
+    /// Whether AVX2 is allowed.
+    #[inline(always)]
+    pub fn avx2(self) -> bool {
+        self.avx2
+    }
+
+    /// `bytes[start..start + 64]`, where AVX2 is allowed and the text has those bytes.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    fn avx2_chunk(self, bytes: &[u8], start: usize) -> Option<&[u8; 64]> {
+        if !self.avx2 {
+            return None;
+        }
+        bytes.get(start..)?.first_chunk()
+    }
+
+    /// AVX2, without looking at the CPU.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    pub const unsafe fn avx2_unchecked() -> Self {
+        Self { avx2: true }
+    }
+}
+
 /// The class masks of one 64-byte block.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
 pub struct Block {
@@ -40,6 +86,12 @@ pub struct Block {
 }
 
 impl Block {
+    /// The ASCII bytes that are not letters, digits or whitespace (`[^\s\p{L}\p{N}]`).
+    #[inline(always)]
+    pub fn other(&self) -> u64 {
+        !(self.letter | self.digit | self.space | self.high)
+    }
+
     /// The masks of `bytes[start..start + 64]`, bytes past the end counting as high bytes.
     #[inline(always)]
     pub fn at(bytes: &[u8], start: usize) -> Self {
@@ -55,6 +107,18 @@ impl Block {
         Self::of(&padded)
     }
 
+    /// [`at`](Self::at) with the vector instructions `vectors` allows (the same masks).
+    #[inline(always)]
+    pub fn at_with(bytes: &[u8], start: usize, vectors: Vectors) -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(chunk) = vectors.avx2_chunk(bytes, start) {
+            // SAFETY: `avx2_chunk` answers only where the CPU has AVX2.
+            return unsafe { avx2::block(chunk) };
+        }
+        let _ = vectors;
+        Self::at(bytes, start)
+    }
+
     /// The continuation bytes (`0x80..=0xBF`, a non-ASCII char's bytes after its first) of
     /// `bytes[start..start + 64]`, bytes past the end counting as continuation bytes.
     #[inline(always)]
@@ -68,6 +132,18 @@ impl Block {
             padded[..rest.len()].copy_from_slice(rest);
         }
         cont_of(&padded)
+    }
+
+    /// [`cont_at`](Self::cont_at) with the vector instructions `vectors` allows.
+    #[inline(always)]
+    pub fn cont_at_with(bytes: &[u8], start: usize, vectors: Vectors) -> u64 {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(chunk) = vectors.avx2_chunk(bytes, start) {
+            // SAFETY: `avx2_chunk` answers only where the CPU has AVX2.
+            return unsafe { avx2::cont(chunk) };
+        }
+        let _ = vectors;
+        Self::cont_at(bytes, start)
     }
 
     #[inline(always)]
@@ -196,6 +272,77 @@ mod sse2 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::Block;
+    use std::arch::x86_64::*;
+
+    /// Bytes `b` with `lo <= b <= lo + span` (unsigned), as a byte mask.
+    #[inline(always)]
+    fn in_range(v: __m256i, lo: u8, span: u8) -> __m256i {
+        // SAFETY: called only from `block`, which runs where the CPU has AVX2.
+        unsafe {
+            let t = _mm256_sub_epi8(v, _mm256_set1_epi8(lo as i8));
+            _mm256_cmpeq_epi8(_mm256_min_epu8(t, _mm256_set1_epi8(span as i8)), t)
+        }
+    }
+
+    #[inline(always)]
+    fn eq(v: __m256i, b: u8) -> __m256i {
+        // SAFETY: as in `in_range`.
+        unsafe { _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8)) }
+    }
+
+    #[inline(always)]
+    fn bits(m: __m256i) -> u64 {
+        // SAFETY: as in `in_range`.
+        unsafe { _mm256_movemask_epi8(m) as u32 as u64 }
+    }
+
+    /// [`super::sse2::cont`] 32 bytes at a time.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn cont(chunk: &[u8; 64]) -> u64 {
+        let mut m = 0;
+        for k in 0..2 {
+            // SAFETY: as in `block`.
+            let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().add(32 * k).cast()) };
+            m |= bits(_mm256_cmpgt_epi8(_mm256_set1_epi8(-64), v)) << (32 * k);
+        }
+        m
+    }
+
+    /// [`super::sse2::block`] 32 bytes at a time.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn block(chunk: &[u8; 64]) -> Block {
+        let mut m = Block::default();
+        for k in 0..2 {
+            // SAFETY: the load reads 32 of the chunk's 64 bytes (unaligned loads are allowed).
+            let v = unsafe { _mm256_loadu_si256(chunk.as_ptr().add(32 * k).cast()) };
+            let folded = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+            let blank = eq(v, b' ');
+            let shift = 32 * k;
+            m.letter |= bits(in_range(folded, b'a', 25)) << shift;
+            m.upper |= bits(in_range(v, b'A', 25)) << shift;
+            m.digit |= bits(in_range(v, b'0', 9)) << shift;
+            m.space |= bits(_mm256_or_si256(in_range(v, b'\t', 4), blank)) << shift;
+            m.newline |= bits(_mm256_or_si256(eq(v, b'\r'), eq(v, b'\n'))) << shift;
+            m.slash |= bits(eq(v, b'/')) << shift;
+            m.blank |= bits(blank) << shift;
+            m.quote |= bits(eq(v, b'\'')) << shift;
+            m.high |= bits(v) << shift;
+        }
+        m
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,7 +367,13 @@ mod tests {
                 *c = (start + j) as u8;
             }
             assert_eq!(Block::at(&chunk, 0), Block::of_scalar(&chunk));
+            let vectors = Vectors::detect();
+            assert_eq!(Block::at_with(&chunk, 0, vectors), Block::of_scalar(&chunk));
             assert_eq!(Block::cont_at(&chunk, 0), cont_of_scalar(&chunk));
+            assert_eq!(
+                Block::cont_at_with(&chunk, 0, vectors),
+                cont_of_scalar(&chunk)
+            );
         }
         let text = b"The 3 quick/brown\r\nfox's \t jumps. \xC3\xA9t\xC3\xA9 ok";
         let mut padded = [0x80u8; 64];

@@ -79,7 +79,7 @@ fn piece_end_with(s: &Scanner, i: usize, max_digits: usize, spaces: SpaceRules) 
         None
     };
     if let Some(start) = other_start {
-        let end = s.run_end(start, is_other);
+        let end = s.other_run_end(start);
         return s.newline_run_end(end, false);
     }
     s.space_piece_end(i, spaces)

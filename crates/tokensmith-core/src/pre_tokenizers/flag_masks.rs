@@ -16,6 +16,8 @@
 //! assert_eq!(both, 1 << 3);
 //! ```
 
+use super::blocks::Vectors;
+
 /// One test on a flag byte: passed when `flags & and == equal`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Test {
@@ -34,6 +36,22 @@ pub fn masks<const N: usize>(flags: &[u8; 64], tests: [Test; N]) -> [u64; N] {
     {
         masks_scalar(flags, tests)
     }
+}
+
+/// [`masks`] with the vector instructions `vectors` allows (the same masks).
+#[inline(always)]
+pub fn masks_with<const N: usize>(
+    flags: &[u8; 64],
+    tests: [Test; N],
+    vectors: Vectors,
+) -> [u64; N] {
+    #[cfg(target_arch = "x86_64")]
+    if vectors.avx2() {
+        // SAFETY: `vectors` allows AVX2 only where the CPU has it.
+        return unsafe { avx2::masks(flags, tests) };
+    }
+    let _ = vectors;
+    masks(flags, tests)
 }
 
 /// [`masks`] by a byte loop: the reference for the vector code, and its fallback.
@@ -67,6 +85,38 @@ mod sse2 {
             }
             m
         })
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::Test;
+    use std::arch::x86_64::*;
+
+    /// [`super::sse2::masks`] 32 bytes at a time.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn masks<const N: usize>(flags: &[u8; 64], tests: [Test; N]) -> [u64; N] {
+        // SAFETY: each load reads 32 of the 64 bytes (unaligned loads are allowed).
+        let lanes = unsafe {
+            let p = flags.as_ptr();
+            [
+                _mm256_loadu_si256(p.cast()),
+                _mm256_loadu_si256(p.add(32).cast()),
+            ]
+        };
+        let mut out = [0u64; N];
+        for (m, t) in out.iter_mut().zip(tests) {
+            for (k, &v) in lanes.iter().enumerate() {
+                let masked = _mm256_and_si256(v, _mm256_set1_epi8(t.and as i8));
+                let equal = _mm256_cmpeq_epi8(masked, _mm256_set1_epi8(t.equal as i8));
+                *m |= u64::from(_mm256_movemask_epi8(equal) as u32) << (32 * k);
+            }
+        }
+        out
     }
 }
 
@@ -108,6 +158,7 @@ mod tests {
             }
             let fast = masks(&flags, tests);
             assert_eq!(fast, masks_scalar(&flags, tests));
+            assert_eq!(masks_with(&flags, tests, Vectors::detect()), fast);
             for (j, &f) in flags.iter().enumerate() {
                 assert_eq!(fast[1] >> j & 1 == 1, f & 2 == 2, "byte {j}");
             }

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use crate::limits::Limit;
 use block_starts::Rules;
-use blocks::Block;
+use blocks::{Block, Vectors};
 use scan::Scanner;
 
 /// The pattern of gpt2, r50k_base and p50k_base.
@@ -160,14 +160,15 @@ pub(crate) fn tile_blocks(
     text: &str,
     rules: Rules,
     piece_end: fn(&Scanner, usize) -> usize,
+    vectors: Vectors,
     mut f: impl FnMut(usize, usize),
 ) {
     let bytes = text.as_bytes();
     let scanner = Scanner::new(text);
     let mut i = 0;
     while i < bytes.len() {
-        let block = Block::at(bytes, i);
-        let (starts, cap) = block_starts::starts(&block, bytes, i, rules, scanner.classes);
+        let block = Block::at_with(bytes, i, vectors);
+        let (starts, cap) = block_starts::starts(&block, bytes, i, rules, scanner.classes, vectors);
         // Bits 1..=cap (`cap` is at most 63, where `2 << cap` would overflow).
         let mut ends = starts & (u64::MAX >> (63 - cap.min(63))) & !1;
         if ends != 0 {

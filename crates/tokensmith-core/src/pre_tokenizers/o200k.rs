@@ -99,7 +99,7 @@ pub fn piece_end(s: &Scanner, i: usize) -> usize {
         None
     };
     if let Some(start) = other_start {
-        let end = s.run_end(start, is_other);
+        let end = s.other_run_end(start);
         return s.newline_run_end(end, true);
     }
     s.space_piece_end(i, SPACES)

@@ -10,6 +10,7 @@
 //! assert_eq!(pre.pieces("Hello  world's 42").unwrap(), ["Hello", " ", " world", "'s", " 42"]);
 //! ```
 
+use super::blocks::Block;
 use super::char_class::{LETTER, NUMBER};
 use super::scan::{is_other, Scanner, SpaceRules};
 
@@ -17,6 +18,11 @@ const SPACES: SpaceRules = SpaceRules {
     newline: false,
     newline_first: false,
 };
+
+/// Whether a char's flags are in a class.
+type Keep = fn(u8) -> bool;
+/// The ASCII bytes of a class in a block's masks.
+type AsciiMask = fn(&Block) -> u64;
 
 /// The end of the piece that starts at `i` (a char boundary below the text's length).
 #[inline]
@@ -32,10 +38,15 @@ pub fn piece_end(s: &Scanner, i: usize) -> usize {
         Some(next) if next.flags & (LETTER | NUMBER) != 0 || is_other(next.flags) => (i + 1, next),
         _ => (i, c),
     };
-    let classes: [fn(u8) -> bool; 3] = [|f| f & LETTER != 0, |f| f & NUMBER != 0, is_other];
-    for keep in classes {
+    // Each class with its ASCII bytes' block mask, for long runs.
+    let classes: [(Keep, AsciiMask); 3] = [
+        (|f| f & LETTER != 0, |m| m.letter),
+        (|f| f & NUMBER != 0, |m| m.digit),
+        (is_other, Block::other),
+    ];
+    for (keep, ascii) in classes {
         if keep(head.flags) {
-            return s.run_end(start + head.len, keep);
+            return s.long_run_end(start + head.len, ascii, keep);
         }
     }
     s.space_piece_end(i, SPACES)

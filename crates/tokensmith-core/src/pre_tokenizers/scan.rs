@@ -3,6 +3,7 @@
 //! All functions take UTF-8 bytes (from a `&str`) and a byte position on a char boundary,
 //! and return byte positions on char boundaries.
 
+use super::blocks::Block;
 use super::char_class::{Classes, LETTER, NUMBER, SPACE};
 
 /// A cursor-free reader of code points and their class flags.
@@ -96,6 +97,33 @@ impl<'a> Scanner<'a> {
             i += c.len;
         }
         i
+    }
+
+    /// [`run_end`](Self::run_end) for runs that may be long (the scalar splitters run where
+    /// a piece is longer than a block): first skips, 64 bytes at a time, the ASCII bytes set
+    /// in the [`Block`] mask `ascii` (which must set only bytes whose flags satisfy `keep`),
+    /// then goes on char by char from the first byte it does not set.
+    #[inline(always)]
+    pub fn long_run_end(
+        &self,
+        mut i: usize,
+        ascii: impl Fn(&Block) -> u64,
+        keep: impl Fn(u8) -> bool,
+    ) -> usize {
+        loop {
+            // Bytes past the text are high bytes, which no ASCII mask sets.
+            let run = ascii(&Block::at(self.bytes, i)).trailing_ones() as usize;
+            i += run;
+            if run < 64 {
+                return self.run_end(i, keep);
+            }
+        }
+    }
+
+    /// The end of the run of `[^\s\p{L}\p{N}]` chars from `i` (see [`is_other`]).
+    #[inline(always)]
+    pub fn other_run_end(&self, i: usize) -> usize {
+        self.long_run_end(i, Block::other, is_other)
     }
 
     /// The end of a run of at most `max` chars from `i` whose flags satisfy `keep`.

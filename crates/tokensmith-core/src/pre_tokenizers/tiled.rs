@@ -1,7 +1,8 @@
 //! The block splitters of the known patterns ([`super::tile_blocks`] with each pattern's
 //! rules), built twice on x86-64: for the baseline instruction set, and for CPUs with AVX2
 //! and BMI (x86-64-v3), where the same code takes three-operand vector instructions and
-//! single instructions for its bit tricks (`andn`, `blsr`, `shlx`, `lzcnt`). The build is
+//! single instructions for its bit tricks (`andn`, `blsr`, `shlx`, `lzcnt`), and computes
+//! a block's class masks 32 bytes at a time ([`super::blocks::Vectors`]). The build is
 //! picked at run time, once per text; both cut the same pieces (`tests/splitters.rs` checks
 //! the build this CPU runs against the baseline build, the scalar path and the regex).
 //! Other architectures take the baseline build.
@@ -14,6 +15,7 @@
 //! ```
 
 use super::block_starts::Rules;
+use super::blocks::Vectors;
 use super::{cl100k, o200k, r50k, tile_blocks};
 
 /// For each pattern `name: rules, piece_end;`, the function `name` (the build this CPU
@@ -27,7 +29,7 @@ macro_rules! splitters {
                 /// Calls `f` with each piece's byte range, in order.
                 #[inline(always)]
                 pub fn $name(text: &str, f: impl FnMut(usize, usize)) {
-                    tile_blocks(text, $rules, $piece_end, f)
+                    tile_blocks(text, $rules, $piece_end, Vectors::BASELINE, f)
                 }
             )*
         }
@@ -39,7 +41,9 @@ macro_rules! splitters {
             $(
                 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
                 pub fn $name(text: &str, f: impl FnMut(usize, usize)) {
-                    tile_blocks(text, $rules, $piece_end, f)
+                    // SAFETY: this build runs only where the CPU has AVX2 (see `has_v3`).
+                    let vectors = unsafe { Vectors::avx2_unchecked() };
+                    tile_blocks(text, $rules, $piece_end, vectors, f)
                 }
             )*
         }
