@@ -56,35 +56,56 @@ impl Keys {
 
     /// Writes the keys of the pieces at `spans` (at most [`BATCH`]) of `text`, with their
     /// cache slots requested from memory. (Filled in place: a returned `Keys` was copied.)
+    ///
+    /// The loop handles the common piece, short and with a whole 16-byte word of text from
+    /// its start, in line; a longer one or one near the text's end goes to
+    /// [`fill_other`](Self::fill_other), out of line, so that the loop keeps its values in
+    /// registers.
     #[inline(always)]
     fn fill(&mut self, text: &[u8], spans: &[(usize, usize)], state: &ThreadState) {
         let n = spans.len().min(BATCH);
-        let keys = self;
-        keys.n = n;
-        keys.long = 0;
-        let pending = spans[..n].iter().zip(&mut keys.keys).zip(&mut keys.at);
-        for (k, ((&(start, end), key_k), at_k)) in pending.enumerate() {
-            let len = end - start;
-            if len <= INLINE {
-                let key = InlineKey::from_text(text, start, end);
-                let set = PieceCache::index(key.hash());
-                state.pieces.prefetch_set(set);
-                key_k.write(key);
-                at_k.write(set as u64);
+        self.n = n;
+        self.long = 0;
+        // Pieces starting before this have a whole word of text from their start.
+        let wide_until = text.len().saturating_sub(INLINE);
+        for (k, &(start, end)) in spans[..n].iter().enumerate() {
+            if end - start <= INLINE && start < wide_until {
+                self.write_short(k, InlineKey::from_text(text, start, end), state);
             } else {
-                key_k.write(InlineKey {
-                    len: len.min(u32::MAX as usize) as u32,
-                    ..InlineKey::default()
-                });
-                keys.long |= 1 << k;
-                let mut hash = 0;
-                if len <= LONG_MAX {
-                    hash = LongPieceCache::hash(&text[start..end]);
-                    state.long_pieces.prefetch(hash);
-                }
-                at_k.write(hash);
+                self.fill_other(text, k, start, end, state);
             }
         }
+    }
+
+    /// Writes `key` as the `k`-th piece's, with its set of the piece cache requested.
+    #[inline(always)]
+    fn write_short(&mut self, k: usize, key: InlineKey, state: &ThreadState) {
+        let set = PieceCache::index(key.hash());
+        state.pieces.prefetch_set(set);
+        self.keys[k].write(key);
+        self.at[k].write(set as u64);
+    }
+
+    /// [`fill`](Self::fill) for the `k`-th piece, at `start..end`, when it is longer than a
+    /// key or lies within a word of the text's end.
+    #[inline(never)]
+    fn fill_other(&mut self, text: &[u8], k: usize, start: usize, end: usize, state: &ThreadState) {
+        let len = end - start;
+        if len <= INLINE {
+            self.write_short(k, InlineKey::from_text(text, start, end), state);
+            return;
+        }
+        self.keys[k].write(InlineKey {
+            len: len.min(u32::MAX as usize) as u32,
+            ..InlineKey::default()
+        });
+        self.long |= 1 << k;
+        let mut hash = 0;
+        if len <= LONG_MAX {
+            hash = LongPieceCache::hash(&text[start..end]);
+            state.long_pieces.prefetch(hash);
+        }
+        self.at[k].write(hash);
     }
 
     /// The keys of the pieces `from..to` (`to` at most `n`).
