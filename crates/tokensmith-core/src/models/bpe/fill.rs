@@ -64,6 +64,7 @@ impl Bpe {
             pieces: PieceCache::default(),
             long_pieces: LongPieceCache::backed(),
             scratch: MergeScratch::ready(self.rank_bound()),
+            warm_misses: false,
         };
         let own = (!self.whole_pieces()).then(|| self.own_encodings().bits(self));
         let decoder = self.decoder();

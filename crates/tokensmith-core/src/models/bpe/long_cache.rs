@@ -22,6 +22,7 @@
 use super::huge::{HugeSlice, Zeroable};
 use super::model::Rank;
 use super::prefetch::prefetch;
+use super::same_bytes::same_bytes;
 
 /// Pieces longer than a piece-cache key up to this length are cached with their bytes;
 /// longer ones are rare and not worth the copy.
@@ -39,8 +40,8 @@ const ARENA: usize = 8 << 20;
 
 /// Four cached pieces in one cache line, the most recently used first: per way the low 32
 /// bits of its hash, `len | n_ranks << 16` (0 when the way is empty), and where in the arena
-/// its ranks (as little-endian bytes) and then its bytes were written, counted from the
-/// first byte ever written.
+/// its ranks (in the machine's byte order, at a multiple of 4) and then its bytes were
+/// written, counted from the first byte ever written.
 #[derive(Default, Clone, Copy)]
 #[repr(C, align(64))]
 struct LongSet {
@@ -166,27 +167,26 @@ impl LongPieceCache {
     /// marks the piece as its set's most recently used and returns true, or returns false.
     #[inline]
     pub fn get_into(&mut self, bytes: &[u8], hash: u64, out: &mut Vec<Rank>) -> bool {
-        let Some(set) = self.sets.get(Self::index(hash)) else {
+        let index = Self::index(hash);
+        let Some(set) = self.sets.get(index) else {
             return false;
         };
-        let found = (0..WAYS).find_map(|w| {
+        for w in 0..WAYS {
             if set.tags[w] != hash as u32 || set.shapes[w] & 0xffff != bytes.len() as u32 {
-                return None;
+                continue;
             }
-            let entry = self.entry(set.at[w], set.shapes[w])?;
+            let Some(entry) = self.entry(set.at[w], set.shapes[w]) else {
+                continue;
+            };
             let (ranks, stored) = entry.split_at(entry.len() - bytes.len());
-            (stored == bytes).then_some((w, ranks))
-        });
-        let Some((w, ranks)) = found else {
-            return false;
-        };
-        out.extend(
-            ranks
-                .chunks_exact(4)
-                .map(|r| Rank::from_le_bytes([r[0], r[1], r[2], r[3]])),
-        );
-        self.sets[Self::index(hash)].move_to_front(w);
-        true
+            if !same_bytes(stored, bytes) {
+                continue;
+            }
+            append_ranks(ranks, out);
+            self.sets[index].move_to_front(w);
+            return true;
+        }
+        false
     }
 
     /// Remembers the ranks of `bytes` (of at most [`LONG_MAX`] bytes, not cached already) as
@@ -202,6 +202,7 @@ impl LongPieceCache {
         }
         let size = ranks.len() * 4 + bytes.len();
         // An entry never wraps around the arena's end: it starts again at the beginning.
+        // Entries start at multiples of 4, so that their ranks are aligned words.
         if self.head as usize % ARENA + size > ARENA {
             self.head = self.head.next_multiple_of(ARENA as u64);
         }
@@ -209,7 +210,7 @@ impl LongPieceCache {
         let entry = &mut self.arena[start..start + size];
         let (stored_ranks, stored) = entry.split_at_mut(ranks.len() * 4);
         for (slot, rank) in stored_ranks.chunks_exact_mut(4).zip(ranks) {
-            slot.copy_from_slice(&rank.to_le_bytes());
+            slot.copy_from_slice(&rank.to_ne_bytes());
         }
         stored.copy_from_slice(bytes);
         let set = &mut self.sets[Self::index(hash)];
@@ -217,7 +218,22 @@ impl LongPieceCache {
         set.tags[0] = hash as u32;
         set.shapes[0] = shape(bytes.len(), ranks.len());
         set.at[0] = self.head;
-        self.head += size as u64;
+        self.head += size.next_multiple_of(4) as u64;
+    }
+}
+
+/// Appends the ranks stored as `bytes` (4 to a rank, in the machine's byte order) to `out`:
+/// one copy, since an entry's ranks start at a multiple of 4 in the arena.
+#[inline(always)]
+fn append_ranks(bytes: &[u8], out: &mut Vec<Rank>) {
+    // SAFETY: every bit pattern is a valid `u32`, and `align_to` only returns aligned words.
+    let (before, words, after) = unsafe { bytes.align_to::<Rank>() };
+    if before.is_empty() && after.is_empty() {
+        out.extend_from_slice(words);
+    } else {
+        // Never taken: the arena starts at a page and every entry at a multiple of 4.
+        let rank = |r: &[u8]| Rank::from_ne_bytes([r[0], r[1], r[2], r[3]]);
+        out.extend(bytes.chunks_exact(4).map(rank));
     }
 }
 
@@ -292,6 +308,47 @@ mod tests {
         assert!(kept > 6000, "kept while the arena had room: {kept}");
         let last = ((ARENA / 1280 + 1) as u64 + 2) << 49;
         assert_eq!(get(&mut cache, &filler, last), Some(vec![1; LONG_MAX]));
+    }
+
+    /// Pieces of every length with one to seven ranks, written as the arena fills up and
+    /// wraps around: each comes back with its ranks, and a piece that differs from it in
+    /// one byte (its first, middle or last) does not.
+    #[test]
+    fn every_length_round_trips_across_the_arena_end() {
+        let mut cache = LongPieceCache::default();
+        let filler = vec![b'z'; LONG_MAX];
+        for i in 0..(ARENA / 1280 - 10) as u64 {
+            cache.put(&filler, (i + 2) << 49, &[1; LONG_MAX]);
+        }
+        let pieces: Vec<(Vec<u8>, Vec<Rank>)> = (1..=LONG_MAX)
+            .map(|len| {
+                let piece = (0..len).map(|i| (i * 13 + len * 7) as u8).collect();
+                let ranks = (0..len % 7 + 1).map(|r| (len * 1000 + r) as Rank).collect();
+                (piece, ranks)
+            })
+            .collect();
+        let mut starts = vec![];
+        for (piece, ranks) in &pieces {
+            starts.push(cache.head % ARENA as u64);
+            let h = LongPieceCache::hash(piece);
+            cache.put(piece, h, ranks);
+            assert_eq!(get(&mut cache, piece, h).as_ref(), Some(ranks));
+        }
+        assert!(cache.head > ARENA as u64, "the arena wrapped around");
+        assert!(starts.iter().all(|s| s % 4 == 0), "entries start at words");
+        assert!(
+            starts.windows(2).any(|w| w[1] < w[0]),
+            "one entry at the start"
+        );
+        for (piece, ranks) in &pieces {
+            let h = LongPieceCache::hash(piece);
+            assert_eq!(get(&mut cache, piece, h).as_ref(), Some(ranks));
+            for at in [0, piece.len() / 2, piece.len() - 1] {
+                let mut other = piece.clone();
+                other[at] ^= 1;
+                assert_eq!(get(&mut cache, &other, h), None, "{} {at}", piece.len());
+            }
+        }
     }
 
     #[test]

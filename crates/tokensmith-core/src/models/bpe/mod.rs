@@ -14,6 +14,7 @@ mod pair_table;
 mod piece_table;
 mod prefetch;
 mod runs;
+mod same_bytes;
 mod token_table;
 
 pub use batch::BATCH;

@@ -257,10 +257,13 @@ impl Bpe {
         } else {
             None
         };
-        match whole {
-            Some(r) => out.push(r),
+        state.warm_misses = match whole {
+            Some(r) => {
+                out.push(r);
+                false
+            }
             None => self.encode_short_merged(&text[start..end], hash, out, state)?,
-        }
+        };
         state.pieces.put(key, hash, &out[before..]);
         Ok(())
     }
@@ -270,7 +273,7 @@ impl Bpe {
     /// the merged short pieces too, with as many ranks as they have. There it survives the
     /// piece cache's evictions (a set of the piece cache keeps only two pieces, and a few
     /// scripts' text wants more), so warm text merges almost nothing again. `key_hash` is
-    /// the piece's [`InlineKey::hash`].
+    /// the piece's [`InlineKey::hash`]. Returns whether the long-piece cache held it.
     #[inline(never)]
     fn encode_short_merged(
         &self,
@@ -278,15 +281,15 @@ impl Bpe {
         key_hash: usize,
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let hash = LongPieceCache::hash_of_key(key_hash);
         if state.long_pieces.get_into(piece, hash, out) {
-            return Ok(());
+            return Ok(true);
         }
         let before = out.len();
         merge::merge(self, piece, out, &mut state.scratch)?;
         state.long_pieces.put(piece, hash, &out[before..]);
-        Ok(())
+        Ok(false)
     }
 
     /// A piece of more than [`INLINE`] bytes.
