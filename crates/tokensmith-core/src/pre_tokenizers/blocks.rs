@@ -277,26 +277,24 @@ mod avx2 {
     use super::Block;
     use std::arch::x86_64::*;
 
+    // The helpers below run AVX2 instructions: they are `unsafe`, as in `sse2`, and called
+    // only from the AVX2-enabled functions of this module.
+
     /// Bytes `b` with `lo <= b <= lo + span` (unsigned), as a byte mask.
     #[inline(always)]
-    fn in_range(v: __m256i, lo: u8, span: u8) -> __m256i {
-        // SAFETY: called only from `block`, which runs where the CPU has AVX2.
-        unsafe {
-            let t = _mm256_sub_epi8(v, _mm256_set1_epi8(lo as i8));
-            _mm256_cmpeq_epi8(_mm256_min_epu8(t, _mm256_set1_epi8(span as i8)), t)
-        }
+    unsafe fn in_range(v: __m256i, lo: u8, span: u8) -> __m256i {
+        let t = _mm256_sub_epi8(v, _mm256_set1_epi8(lo as i8));
+        _mm256_cmpeq_epi8(_mm256_min_epu8(t, _mm256_set1_epi8(span as i8)), t)
     }
 
     #[inline(always)]
-    fn eq(v: __m256i, b: u8) -> __m256i {
-        // SAFETY: as in `in_range`.
-        unsafe { _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8)) }
+    unsafe fn eq(v: __m256i, b: u8) -> __m256i {
+        _mm256_cmpeq_epi8(v, _mm256_set1_epi8(b as i8))
     }
 
     #[inline(always)]
-    fn bits(m: __m256i) -> u64 {
-        // SAFETY: as in `in_range`.
-        unsafe { _mm256_movemask_epi8(m) as u32 as u64 }
+    unsafe fn bits(m: __m256i) -> u64 {
+        _mm256_movemask_epi8(m) as u32 as u64
     }
 
     /// [`super::sse2::cont`] 32 bytes at a time.
@@ -378,8 +376,18 @@ mod tests {
         let text = b"The 3 quick/brown\r\nfox's \t jumps. \xC3\xA9t\xC3\xA9 ok";
         let mut padded = [0x80u8; 64];
         padded[..text.len()].copy_from_slice(text);
-        assert_eq!(Block::at(text, 0), Block::of_scalar(&padded));
-        assert_eq!(Block::cont_at(text, 0), cont_of_scalar(&padded));
+        for vectors in [Vectors::BASELINE, Vectors::detect()] {
+            assert_eq!(Block::at_with(text, 0, vectors), Block::of_scalar(&padded));
+            let cont = Block::cont_at_with(text, 0, vectors);
+            assert_eq!(cont, cont_of_scalar(&padded));
+            // From inside the text, and from its end: everything past the text is high.
+            let past = text.len() - 4;
+            assert_eq!(
+                Block::at_with(text, 4, vectors).high >> past,
+                u64::MAX >> past
+            );
+            assert_eq!(Block::at_with(text, text.len(), vectors).high, u64::MAX);
+        }
         // "é" at bytes 34 and 37; bytes 42 on are past the text.
         assert_eq!(Block::cont_at(text, 0), 1 << 35 | 1 << 38 | u64::MAX << 42);
     }

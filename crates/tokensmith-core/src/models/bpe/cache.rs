@@ -337,10 +337,11 @@ pub struct ThreadState {
     pub pieces: PieceCache,
     pub long_pieces: LongPieceCache,
     pub scratch: MergeScratch,
-    /// Whether the last short piece that missed the piece cache and was not taken whole was
-    /// found in the long-piece cache: the text is like text seen before, whose misses are
-    /// the pieces the piece cache cannot hold (more than [`MAX_TOKENS`] ranks), and the
-    /// encoder does not probe the pieces after a miss (see `Bpe::encode_spans`).
+    /// Whether the last short piece that missed the piece cache was found in the long-piece
+    /// cache (false when it was a whole token or had to be merged): the text is like text
+    /// seen before, whose misses are the pieces the piece cache cannot hold (more than
+    /// [`MAX_TOKENS`] ranks), and the encoder does not probe the pieces after a miss (see
+    /// `Bpe::probe_after_cold` in `batch.rs`).
     pub warm_misses: bool,
 }
 
