@@ -1,6 +1,7 @@
 //! The byte-level BPE vocabulary: bytes to rank, rank to bytes, and the merge table.
 
 use super::cache::ThreadState;
+use super::cuts::CutTable;
 use super::fill::OwnEncodings;
 use super::long_cache::{LongPieceCache, LONG_MAX};
 use super::merge;
@@ -11,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::limits::{self, Limit};
 use crate::thread_tables::CacheTag;
 use rustc_hash::FxHashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A token's rank, which is also its id.
 pub type Rank = u32;
@@ -42,6 +43,8 @@ pub struct Bpe {
     /// Which tokens a new thread's piece cache starts with, when they must be found by
     /// merging (see [`OwnEncodings`]).
     own: OwnEncodings,
+    /// Where long pieces may be cut before merging, built on the first long piece.
+    cuts: OnceLock<CutTable>,
 }
 
 impl Bpe {
@@ -169,6 +172,7 @@ impl Bpe {
             empty,
             whole_pieces,
             own: OwnEncodings::default(),
+            cuts: OnceLock::new(),
         })
     }
 
@@ -176,6 +180,16 @@ impl Bpe {
     #[inline(always)]
     pub fn rank_of(&self, bytes: &[u8]) -> Option<Rank> {
         self.lookup.get(bytes)
+    }
+
+    /// Every merge as `(left, right, merged)`, in no particular order.
+    pub(crate) fn merges(&self) -> impl Iterator<Item = (Rank, Rank, Rank)> + '_ {
+        self.pairs.merges()
+    }
+
+    /// The safe cuts of this vocabulary's long pieces (built on first use).
+    pub(super) fn cut_table(&self) -> &CutTable {
+        self.cuts.get_or_init(|| CutTable::new(self))
     }
 
     /// The bytes of the token with this rank.
