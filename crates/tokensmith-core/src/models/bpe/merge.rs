@@ -11,8 +11,9 @@
 //! is done. Both paths merge the lowest-ranked pair first and the leftmost one on ties, so
 //! they give the same result; a property test checks both against a textbook merge loop.
 //! Long pieces that are a few runs of one repeated byte are first offered to `runs.rs`,
-//! which merges a whole run at a time; other long pieces are cut where no merge can cross
-//! (`cuts.rs`), and their short segments merged one by one.
+//! which merges a whole run at a time; other long pieces, once a megabyte of them has been
+//! merged, are cut where no merge can cross (`cuts.rs`), and their short segments merged one
+//! by one.
 
 use super::huge::{advise_huge_capacity, HugeSlice};
 use super::model::{Bpe, Rank, NO_RANK};
@@ -108,10 +109,12 @@ pub(super) fn merge(
         merge_small(bpe, piece, out, &mut scratch.pairs)
     } else if super::runs::merge_runs(bpe, piece, out)? {
         Ok(())
-    } else {
-        bpe.cut_table().segments(bpe, piece, |segment| {
+    } else if let Some(cuts) = bpe.cuts_for_piece(piece.len()) {
+        cuts.segments(bpe, piece, |segment| {
             merge_segment(bpe, segment, out, scratch)
         })
+    } else {
+        merge_long(bpe, piece, out, scratch)
     }
 }
 
@@ -500,6 +503,7 @@ pub(super) mod tests {
         fn cut_long_pieces_agree_with_reference(chars in prop::collection::vec(prop::sample::select(vec!["中", "文", "字", "\u{9fa5}", "\u{4e01}", "\u{fffd}", "a", " ", "é", "\u{8f7d}"]), 17..80)) {
             let piece = chars.concat().into_bytes();
             let bpe = cl100k();
+            bpe.cut_table();
             let mut out = Vec::new();
             merge(bpe, &piece, &mut out, &mut MergeScratch::default()).unwrap();
             prop_assert_eq!(out, reference(bpe, &piece));

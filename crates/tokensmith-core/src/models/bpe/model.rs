@@ -1,7 +1,7 @@
 //! The byte-level BPE vocabulary: bytes to rank, rank to bytes, and the merge table.
 
 use super::cache::ThreadState;
-use super::cuts::CutTable;
+use super::cuts::{CutTable, LazyCuts};
 use super::fill::OwnEncodings;
 use super::long_cache::{LongPieceCache, LONG_MAX};
 use super::merge;
@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::limits::{self, Limit};
 use crate::thread_tables::CacheTag;
 use rustc_hash::FxHashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// A token's rank, which is also its id.
 pub type Rank = u32;
@@ -43,8 +43,8 @@ pub struct Bpe {
     /// Which tokens a new thread's piece cache starts with, when they must be found by
     /// merging (see [`OwnEncodings`]).
     own: OwnEncodings,
-    /// Where long pieces may be cut before merging, built on the first long piece.
-    cuts: OnceLock<CutTable>,
+    /// Where long pieces may be cut before merging, built once a megabyte of them is merged.
+    cuts: LazyCuts,
 }
 
 impl Bpe {
@@ -172,7 +172,7 @@ impl Bpe {
             empty,
             whole_pieces,
             own: OwnEncodings::default(),
-            cuts: OnceLock::new(),
+            cuts: LazyCuts::default(),
         })
     }
 
@@ -187,9 +187,17 @@ impl Bpe {
         self.pairs.merges()
     }
 
-    /// The safe cuts of this vocabulary's long pieces (built on first use).
+    /// The safe cuts of this vocabulary's long pieces, built now if they are not.
+    #[cfg(test)]
     pub(super) fn cut_table(&self) -> &CutTable {
-        self.cuts.get_or_init(|| CutTable::new(self))
+        self.cuts.get(self)
+    }
+
+    /// The safe cuts for a long piece of `len` bytes, once enough long pieces have been
+    /// merged to be worth building them (see `cuts.rs`).
+    #[inline]
+    pub(super) fn cuts_for_piece(&self, len: usize) -> Option<&CutTable> {
+        self.cuts.for_piece(self, len)
     }
 
     /// The bytes of the token with this rank.
