@@ -11,7 +11,9 @@
 //! is done. Both paths merge the lowest-ranked pair first and the leftmost one on ties, so
 //! they give the same result; a property test checks both against a textbook merge loop.
 //! Long pieces that are a few runs of one repeated byte are first offered to `runs.rs`,
-//! which merges a whole run at a time.
+//! which merges a whole run at a time; other long pieces, once a megabyte of them has been
+//! merged, are cut where no merge can cross (`cuts.rs`), and their short segments merged one
+//! by one.
 
 use super::huge::{advise_huge_capacity, HugeSlice};
 use super::model::{Bpe, Rank, NO_RANK};
@@ -107,9 +109,58 @@ pub(super) fn merge(
         merge_small(bpe, piece, out, &mut scratch.pairs)
     } else if super::runs::merge_runs(bpe, piece, out)? {
         Ok(())
+    } else if let Some(cuts) = bpe.cuts_for_piece(piece.len()) {
+        cuts.segments(bpe, piece, |segment| {
+            merge_segment(bpe, segment, out, scratch)
+        })
     } else {
         merge_long(bpe, piece, out, scratch)
     }
+}
+
+/// One segment of a long piece between safe cuts (`cuts.rs`): most are a character or two.
+#[inline(always)]
+fn merge_segment(
+    bpe: &Bpe,
+    segment: &[u8],
+    out: &mut Vec<Rank>,
+    scratch: &mut MergeScratch,
+) -> Result<()> {
+    match *segment {
+        [a] => out.push(bpe.byte_rank(a)?),
+        [a, b] => match bpe.byte_pair_rank(a, b) {
+            NO_RANK => out.extend([bpe.byte_rank(a)?, bpe.byte_rank(b)?]),
+            ab => out.push(ab),
+        },
+        [a, b, c] => merge_three(bpe, [a, b, c], out, &mut scratch.pairs)?,
+        _ if segment.len() <= SMALL => merge_small(bpe, segment, out, &mut scratch.pairs)?,
+        _ if super::runs::merge_runs(bpe, segment, out)? => {}
+        _ => merge_long(bpe, segment, out, scratch)?,
+    }
+    Ok(())
+}
+
+/// Three bytes (a CJK character, often), merged as `merge_small` would: the lower of the two
+/// byte pairs first (the left one on a tie), then the pair it makes with the third byte.
+#[inline(always)]
+fn merge_three(
+    bpe: &Bpe,
+    [a, b, c]: [u8; 3],
+    out: &mut Vec<Rank>,
+    pairs: &mut PairCache,
+) -> Result<()> {
+    let (x, y, z) = (bpe.byte_rank(a)?, bpe.byte_rank(b)?, bpe.byte_rank(c)?);
+    let (ab, bc) = (bpe.byte_pair_rank(a, b), bpe.byte_pair_rank(b, c));
+    if ab == NO_RANK && bc == NO_RANK {
+        out.extend([x, y, z]);
+        return Ok(());
+    }
+    let (left, right) = if ab <= bc { (ab, z) } else { (x, bc) };
+    match pairs.get(bpe, left, right) {
+        NO_RANK => out.extend([left, right]),
+        whole => out.push(whole),
+    }
+    Ok(())
 }
 
 /// A pair rank as `merge_small` scans it, with `NONE` (above every rank) for no pair.
@@ -428,6 +479,34 @@ pub(super) mod tests {
                 prop_assert_eq!(merge_with(bpe, &piece, false).unwrap(), expected.clone());
             }
             prop_assert_eq!(merge_with(bpe, &piece, true).unwrap(), expected);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Segments of every length, the short ones (merged without the array scan) most.
+        #[test]
+        fn segments_agree_with_reference(piece in prop::collection::vec(prop::sample::select(b"ab e\xe4\xb8\xad\xe6\x96\x87\xef\xbf\xbd\x00".to_vec()), 1..=6)) {
+            let bpe = cl100k();
+            let mut out = Vec::new();
+            merge_segment(bpe, &piece, &mut out, &mut MergeScratch::default()).unwrap();
+            prop_assert_eq!(out, reference(bpe, &piece));
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Long pieces, cut where `cuts.rs` finds it safe: CJK characters, U+FFFD, Latin.
+        #[test]
+        fn cut_long_pieces_agree_with_reference(chars in prop::collection::vec(prop::sample::select(vec!["中", "文", "字", "\u{9fa5}", "\u{4e01}", "\u{fffd}", "a", " ", "é", "\u{8f7d}"]), 17..80)) {
+            let piece = chars.concat().into_bytes();
+            let bpe = cl100k();
+            bpe.cut_table();
+            let mut out = Vec::new();
+            merge(bpe, &piece, &mut out, &mut MergeScratch::default()).unwrap();
+            prop_assert_eq!(out, reference(bpe, &piece));
         }
     }
 

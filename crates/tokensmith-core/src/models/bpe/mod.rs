@@ -4,6 +4,7 @@
 
 mod batch;
 mod cache;
+mod cuts;
 mod fill;
 pub(crate) mod huge;
 mod long_cache;

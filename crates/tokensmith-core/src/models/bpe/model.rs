@@ -1,6 +1,7 @@
 //! The byte-level BPE vocabulary: bytes to rank, rank to bytes, and the merge table.
 
 use super::cache::ThreadState;
+use super::cuts::{CutTable, LazyCuts};
 use super::fill::OwnEncodings;
 use super::long_cache::{LongPieceCache, LONG_MAX};
 use super::merge;
@@ -42,6 +43,8 @@ pub struct Bpe {
     /// Which tokens a new thread's piece cache starts with, when they must be found by
     /// merging (see [`OwnEncodings`]).
     own: OwnEncodings,
+    /// Where long pieces may be cut before merging, built once a megabyte of them is merged.
+    cuts: LazyCuts,
 }
 
 impl Bpe {
@@ -169,6 +172,7 @@ impl Bpe {
             empty,
             whole_pieces,
             own: OwnEncodings::default(),
+            cuts: LazyCuts::default(),
         })
     }
 
@@ -176,6 +180,24 @@ impl Bpe {
     #[inline(always)]
     pub fn rank_of(&self, bytes: &[u8]) -> Option<Rank> {
         self.lookup.get(bytes)
+    }
+
+    /// Every merge as `(left, right, merged)`, in no particular order.
+    pub(crate) fn merges(&self) -> impl Iterator<Item = (Rank, Rank, Rank)> + '_ {
+        self.pairs.merges()
+    }
+
+    /// The safe cuts of this vocabulary's long pieces, built now if they are not.
+    #[cfg(test)]
+    pub(super) fn cut_table(&self) -> &CutTable {
+        self.cuts.get(self)
+    }
+
+    /// The safe cuts for a long piece of `len` bytes, once enough long pieces have been
+    /// merged to be worth building them (see `cuts.rs`).
+    #[inline]
+    pub(super) fn cuts_for_piece(&self, len: usize) -> Option<&CutTable> {
+        self.cuts.for_piece(self, len)
     }
 
     /// The bytes of the token with this rank.

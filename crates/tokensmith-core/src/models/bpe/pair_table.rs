@@ -87,6 +87,14 @@ impl PairTable {
         self.bytes[(a as usize) << 8 | b as usize]
     }
 
+    /// Every pair as `(left, right, merged)`, in table order.
+    pub fn merges(&self) -> impl Iterator<Item = (Rank, Rank, Rank)> + '_ {
+        self.slots.iter().filter(|&&s| s != EMPTY).map(|&s| {
+            let field = |shift: u32| ((s >> shift) & RANK_MASK) as Rank;
+            (field(2 * RANK_BITS), field(RANK_BITS), field(0))
+        })
+    }
+
     /// The merged rank of two tokens, or `NO_RANK`.
     #[inline(always)]
     pub fn get(&self, a: Rank, b: Rank) -> Rank {
