@@ -4,6 +4,7 @@ makes new ints above: both give HF ``tokenizers``' ids, and every read is a new 
 from __future__ import annotations
 
 import json
+import sys
 
 import tokensmith
 from tokenizers import Tokenizer as HfTokenizer
@@ -49,3 +50,27 @@ def test_every_length_and_position() -> None:
         for shift in range(len(words)):
             text = " ".join(words[(shift + k) % len(words)] for k in range(n))
             assert ours.encode(text).ids == hf.encode(text).ids, text
+
+
+def test_a_list_of_ids_grows_shrinks_and_frees_as_any_list() -> None:
+    """The list's slots are allocated without being cleared and handed to the list: it must
+    report the size of a list built by Python, and grow, shrink and free as one."""
+    ours = tokensmith.Tokenizer.from_str(JSON)
+    text = " ".join(["a", "b", "c", "d", "e", "x"] * 50)
+    expected = HfTokenizer.from_str(JSON).encode(text).ids
+    for _ in range(3):
+        ids = ours.encode(text).ids
+        assert ids == expected
+        assert sys.getsizeof(ids) == sys.getsizeof(expected[:])
+        ids.extend(range(1000))
+        assert ids[: len(expected)] == expected and ids[len(expected) :] == list(range(1000))
+        del ids[5:]
+        ids.sort()
+        assert ids == sorted(expected[:5])
+        ids.clear()
+        ids.append(2**18)
+        assert ids == [2**18]
+    empty = ours.encode("").ids
+    assert empty == [] and sys.getsizeof(empty) == sys.getsizeof([])
+    empty.append(7)
+    assert empty == [7]

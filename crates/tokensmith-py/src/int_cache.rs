@@ -12,6 +12,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use tokensmith_core::models::bpe::prefetch;
 
+use crate::unfilled_list::UnfilledList;
+
 /// How many ids ahead [`IntCache::list`] prefetches (twice that for the cache cell).
 const LIST_PREFETCH: usize = 8;
 /// Caches whose listed ids all lie below this list without prefetching: their cells and ints
@@ -85,32 +87,32 @@ impl IntCache {
 
     /// `ids` as a Python list of ints.
     pub(crate) fn list<'py>(&self, py: Python<'py>, ids: &[u32]) -> PyResult<Bound<'py, PyList>> {
-        // SAFETY: the list is created with `ids.len()` empty slots and each slot is filled
-        // exactly once with a new strong reference, which is what PyList_New requires before
-        // the list is used.
+        let list = UnfilledList::new(py, ids.len())?;
+        // The slots are written through a pointer read once: an int's reference count,
+        // written for each id, could otherwise be the list's own field for all the compiler
+        // knows, and PyList_SET_ITEM would read it again for every id.
+        let items = list.items();
+        // SAFETY: the list has `ids.len()` slots and each one is written exactly once with a
+        // new strong reference, which is what `finish` requires.
         unsafe {
-            let list = pyo3::ffi::PyList_New(ids.len() as pyo3::ffi::Py_ssize_t);
-            if list.is_null() {
-                return Err(PyErr::fetch(py));
-            }
-            // The slots are written through a pointer read once: an int's reference count,
-            // written for each id, could otherwise be the list's own field for all the
-            // compiler knows, and PyList_SET_ITEM would read it again for every id.
-            let items = (*list.cast::<pyo3::ffi::PyListObject>()).ob_item;
             if self.used.load(Ordering::Relaxed) > PREFETCH_ABOVE {
                 self.fill_prefetching(py, ids, items);
             } else {
                 self.fill_plain(py, ids, items);
             }
-            Ok(Bound::from_owned_ptr(py, list).cast_into_unchecked())
+            Ok(list.finish(py))
         }
     }
 
     /// Writes the int of each id to `items` (one slot per id), four ids a step: the loop's
     /// own count and test then cost a quarter of an instruction pair an id.
     ///
+    /// Kept out of line: inlined, it ran out of registers and read the ids' address from
+    /// the stack for every id.
+    ///
     /// # Safety
     /// `items` has room for `ids.len()` pointers, which the caller owns as new references.
+    #[inline(never)]
     unsafe fn fill_plain(&self, py: Python<'_>, ids: &[u32], items: *mut *mut PyObject) {
         let cells: &[AtomicPtr<PyObject>] = &self.cells;
         let mut fours = ids.chunks_exact(4);

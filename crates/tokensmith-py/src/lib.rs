@@ -20,6 +20,7 @@ mod train;
 mod train_chars;
 mod train_unigram;
 mod train_unigram_hf;
+mod unfilled_list;
 mod unigram_counts;
 
 use pyo3::prelude::*;
