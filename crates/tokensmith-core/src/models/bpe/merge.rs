@@ -1,7 +1,8 @@
 //! The merge loop: from a piece's bytes to its ranks.
 //!
-//! Short pieces (almost all of them) use an array scan: find the lowest pair rank, merge,
-//! update the two neighbouring pair ranks. That is quadratic in the piece's length, and the
+//! Pieces of one to three bytes are merged directly. Other short pieces (almost all of the
+//! rest) use an array scan: find the lowest pair rank, merge, update the two neighbouring
+//! pair ranks. That is quadratic in the piece's length, and the
 //! fastest choice for words. Long pieces (a megabyte of one letter, a line of CJK with no
 //! spaces) use a linked list of parts and a queue of pending pairs grouped by rank: a small
 //! min-heap holds the distinct ranks, and each rank keeps the positions of its pairs, sorted
@@ -106,36 +107,48 @@ pub(super) fn merge(
     scratch: &mut MergeScratch,
 ) -> Result<()> {
     if piece.len() <= SMALL {
-        merge_small(bpe, piece, out, &mut scratch.pairs)
-    } else if super::runs::merge_runs(bpe, piece, out)? {
-        Ok(())
-    } else if let Some(cuts) = bpe.cuts_for_piece(piece.len()) {
-        cuts.segments(bpe, piece, |segment| {
+        return merge_short(bpe, piece, out, &mut scratch.pairs);
+    }
+    if super::runs::merge_runs(bpe, piece, out)? {
+        return Ok(());
+    }
+    match bpe.cuts_for_piece(piece.len()) {
+        Some(cuts) => cuts.segments(bpe, piece, |segment| {
             merge_segment(bpe, segment, out, scratch)
-        })
-    } else {
-        merge_long(bpe, piece, out, scratch)
+        }),
+        None => merge_long(bpe, piece, out, scratch),
     }
 }
 
-/// One segment of a long piece between safe cuts (`cuts.rs`): most are a character or two.
-#[inline(always)]
+/// One segment of a long piece between safe cuts (`cuts.rs`): most are a character or two;
+/// a long one is a stretch the cuts left whole, which may still be runs of one byte.
 fn merge_segment(
     bpe: &Bpe,
     segment: &[u8],
     out: &mut Vec<Rank>,
     scratch: &mut MergeScratch,
 ) -> Result<()> {
-    match *segment {
+    if segment.len() <= SMALL {
+        merge_short(bpe, segment, out, &mut scratch.pairs)
+    } else if super::runs::merge_runs(bpe, segment, out)? {
+        Ok(())
+    } else {
+        merge_long(bpe, segment, out, scratch)
+    }
+}
+
+/// A piece of at most [`SMALL`] bytes: one to three bytes (a CJK character, often) merged
+/// directly, longer ones by the array scan.
+#[inline(always)]
+fn merge_short(bpe: &Bpe, piece: &[u8], out: &mut Vec<Rank>, pairs: &mut PairCache) -> Result<()> {
+    match *piece {
         [a] => out.push(bpe.byte_rank(a)?),
         [a, b] => match bpe.byte_pair_rank(a, b) {
             NO_RANK => out.extend([bpe.byte_rank(a)?, bpe.byte_rank(b)?]),
             ab => out.push(ab),
         },
-        [a, b, c] => merge_three(bpe, [a, b, c], out, &mut scratch.pairs)?,
-        _ if segment.len() <= SMALL => merge_small(bpe, segment, out, &mut scratch.pairs)?,
-        _ if super::runs::merge_runs(bpe, segment, out)? => {}
-        _ => merge_long(bpe, segment, out, scratch)?,
+        [a, b, c] => merge_three(bpe, [a, b, c], out, pairs)?,
+        _ => merge_small(bpe, piece, out, pairs)?,
     }
     Ok(())
 }
@@ -485,12 +498,12 @@ pub(super) mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(3000))]
 
-        /// Segments of every length, the short ones (merged without the array scan) most.
+        /// Short pieces of every length, the ones merged without the array scan most.
         #[test]
-        fn segments_agree_with_reference(piece in prop::collection::vec(prop::sample::select(b"ab e\xe4\xb8\xad\xe6\x96\x87\xef\xbf\xbd\x00".to_vec()), 1..=6)) {
+        fn short_pieces_agree_with_reference(piece in prop::collection::vec(prop::sample::select(b"ab e\xe4\xb8\xad\xe6\x96\x87\xef\xbf\xbd\x00".to_vec()), 1..=6)) {
             let bpe = cl100k();
             let mut out = Vec::new();
-            merge_segment(bpe, &piece, &mut out, &mut MergeScratch::default()).unwrap();
+            merge_short(bpe, &piece, &mut out, &mut MergeScratch::default().pairs).unwrap();
             prop_assert_eq!(out, reference(bpe, &piece));
         }
     }
