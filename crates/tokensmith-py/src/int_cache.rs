@@ -1,9 +1,11 @@
 //! Cached Python ints for lists of token ids, shared by every binding that returns ids.
 //!
 //! CPython keeps only the ints up to 256; any other id put in a list would be a new int object.
-//! An [`IntCache`] holds one int per id, made the first time that id is listed, so a list of
-//! ids is built from references (an increment each) and the first call pays only for the ids it
-//! uses. Ints are immutable, so one object may sit in any number of lists and threads.
+//! An [`IntCache`] holds one int per id, taken the first time that id is listed, so a list of
+//! ids is built from references and the first call pays only for the ids it uses. Ints are
+//! immutable, so one object may sit in any number of lists and threads. Where ints are lent
+//! ([`crate::lent_ints`]), the cells point to the process's lent ints and a list stores them
+//! without an increment; elsewhere each cell owns a reference and each listed id increments.
 
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
@@ -12,6 +14,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use tokensmith_core::models::bpe::prefetch;
 
+use crate::lent_ints::{LENDS, LENT_IDS};
 use crate::unfilled_list::UnfilledList;
 
 /// How many ids ahead [`IntCache::list`] prefetches (twice that for the cache cell).
@@ -34,8 +37,10 @@ pub(crate) struct IntCache {
 }
 
 impl IntCache {
-    /// A cache for ids `0..len`; no int is made yet (the cells take 8 bytes each).
+    /// A cache for ids `0..len` (`0..LENT_IDS` at most where ints are lent: a larger id
+    /// gets a new int per list); no int is taken yet (the cells take 8 bytes each).
     pub(crate) fn new(len: usize) -> Self {
+        let len = if LENDS { len.min(LENT_IDS) } else { len };
         Self {
             cells: (0..len)
                 .map(|_| AtomicPtr::new(std::ptr::null_mut()))
@@ -44,8 +49,8 @@ impl IntCache {
         }
     }
 
-    /// A new strong reference to the Python int of `id`: the cached one below the cache's
-    /// length (made and kept on first use), else a new one. `cells` is `self.cells`, passed
+    /// A reference for a list to hold to the Python int of `id`: the cached one below the
+    /// cache's length (taken on first use, lent or with a new reference), else a new one. `cells` is `self.cells`, passed
     /// as a local slice: a reference count written through an int's pointer could otherwise
     /// be the cache's own fields for all the compiler knows, and they would be read again
     /// for every id.
@@ -58,31 +63,36 @@ impl IntCache {
         if item.is_null() {
             item = self.fill(py, cell, id);
         }
-        // SAFETY: `item` is a live int the cache owns a reference to; the caller receives a
-        // new strong reference, as it would from a fresh int.
-        unsafe { pyo3::ffi::Py_INCREF(item) };
+        if !LENDS {
+            // SAFETY: `item` is a live int the cache owns a reference to; the caller receives
+            // a new strong reference, as it would from a fresh int.
+            unsafe { pyo3::ffi::Py_INCREF(item) };
+        }
         item
     }
 
-    /// Makes the int of an empty cell and stores it; when another thread stored one first,
+    /// Takes the int of an empty cell and stores it; when another thread stored one first,
     /// that one is kept and the new one dropped. Returns the stored int.
     #[cold]
     fn fill(&self, py: Python<'_>, cell: &AtomicPtr<PyObject>, id: u32) -> *mut PyObject {
         self.used.fetch_max(id as usize + 1, Ordering::Relaxed);
-        let made = new_int(py, id);
-        match cell.compare_exchange(
-            std::ptr::null_mut(),
-            made,
-            Ordering::AcqRel,
-            Ordering::Acquire,
-        ) {
-            Ok(_) => made,
-            Err(stored) => {
-                // SAFETY: `made` is the only reference to an int no one else has seen.
-                unsafe { pyo3::ffi::Py_DECREF(made) };
-                stored
-            }
+        #[cfg(not(any(Py_3_12, Py_GIL_DISABLED, PyPy)))]
+        {
+            // Every cache's cell of `id` holds the one lent int: whichever stores it first.
+            let lent = crate::lent_ints::lent_int(py, id);
+            cell.store(lent, Ordering::Release);
+            lent
         }
+        #[cfg(any(Py_3_12, Py_GIL_DISABLED, PyPy))]
+        self.fill_owned(py, cell, id)
+    }
+
+    /// [`fill`](Self::fill) where ints are not lent: the cell owns a reference to its int.
+    #[cfg(any(Py_3_12, Py_GIL_DISABLED, PyPy))]
+    fn fill_owned(&self, py: Python<'_>, cell: &AtomicPtr<PyObject>, id: u32) -> *mut PyObject {
+        let made = new_int(py, id);
+        // SAFETY: `made` is the only reference to an int no one else has seen.
+        store_first(cell, made, |made| unsafe { pyo3::ffi::Py_DECREF(made) })
     }
 
     /// `ids` as a Python list of ints.
@@ -93,7 +103,8 @@ impl IntCache {
         // knows, and PyList_SET_ITEM would read it again for every id.
         let items = list.items();
         // SAFETY: the list has `ids.len()` slots and each one is written exactly once with a
-        // new strong reference, which is what `finish` requires.
+        // reference the list may own (a new one, or a lent int's), which is what `finish`
+        // requires.
         unsafe {
             if self.used.load(Ordering::Relaxed) > PREFETCH_ABOVE {
                 self.fill_prefetching(py, ids, items);
@@ -111,7 +122,8 @@ impl IntCache {
     /// the stack for every id.
     ///
     /// # Safety
-    /// `items` has room for `ids.len()` pointers, which the caller owns as new references.
+    /// `items` has room for `ids.len()` pointers, which the caller owns as references (new
+    /// ones, or lent ints').
     #[inline(never)]
     unsafe fn fill_plain(&self, py: Python<'_>, ids: &[u32], items: *mut *mut PyObject) {
         let cells: &[AtomicPtr<PyObject>] = &self.cells;
@@ -139,7 +151,8 @@ impl IntCache {
     /// ints of later ids.
     ///
     /// # Safety
-    /// `items` has room for `ids.len()` pointers, which the caller owns as new references.
+    /// `items` has room for `ids.len()` pointers, which the caller owns as references (new
+    /// ones, or lent ints').
     unsafe fn fill_prefetching(&self, py: Python<'_>, ids: &[u32], items: *mut *mut PyObject) {
         let cells: &[AtomicPtr<PyObject>] = &self.cells;
         for (i, &id) in ids.iter().enumerate() {
@@ -152,15 +165,38 @@ impl IntCache {
             {
                 prefetch(cell);
             }
+            // A lent int is not written: only its cell is read.
             if let Some(cell) = ids
                 .get(i + LIST_PREFETCH)
                 .and_then(|&n| cells.get(n as usize))
+                .filter(|_| !LENDS)
             {
                 // A prefetch of null (an id not yet listed) is harmless.
                 prefetch(cell.load(Ordering::Relaxed));
             }
             // SAFETY: `i` is below `ids.len()`, within the caller's slots.
             unsafe { items.add(i).write(self.int(py, cells, id)) };
+        }
+    }
+}
+
+/// Stores `made` in the empty `cell` and returns it; when another thread stored an int
+/// first, that one is returned and `made` handed to `discard`.
+pub(crate) fn store_first(
+    cell: &AtomicPtr<PyObject>,
+    made: *mut PyObject,
+    discard: impl FnOnce(*mut PyObject),
+) -> *mut PyObject {
+    match cell.compare_exchange(
+        std::ptr::null_mut(),
+        made,
+        Ordering::AcqRel,
+        Ordering::Acquire,
+    ) {
+        Ok(_) => made,
+        Err(stored) => {
+            discard(made);
+            stored
         }
     }
 }
@@ -176,6 +212,10 @@ fn new_int(py: Python<'_>, id: u32) -> *mut PyObject {
 
 impl Drop for IntCache {
     fn drop(&mut self) {
+        if LENDS {
+            // Lent ints belong to the process, and lists may hold them.
+            return;
+        }
         let cells = std::mem::take(&mut self.cells);
         // When Python is shutting down, the ints are left to it.
         Python::try_attach(|py| {

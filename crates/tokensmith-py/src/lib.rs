@@ -9,6 +9,7 @@ mod hf_encoding;
 mod hf_tokenizer;
 mod id_buffer;
 mod int_cache;
+mod lent_ints;
 mod numpy_array;
 mod pipelined;
 mod plain_call;

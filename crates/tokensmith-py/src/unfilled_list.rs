@@ -70,7 +70,7 @@ impl UnfilledList {
         Ok(Self { list, items, len })
     }
 
-    /// The `len` slots, to be written once each with a new strong reference.
+    /// The `len` slots, to be written once each with a reference the list will own.
     pub(crate) fn items(&self) -> *mut *mut PyObject {
         self.items
     }
@@ -78,7 +78,8 @@ impl UnfilledList {
     /// The list, its `len` slots written.
     ///
     /// # Safety
-    /// Every one of the `len` slots of [`items`](Self::items) holds a new strong reference.
+    /// Every one of the `len` slots of [`items`](Self::items) holds a reference the list
+    /// owns: a new strong reference, or a lent int ([`crate::lent_ints`]).
     pub(crate) unsafe fn finish(self, py: Python<'_>) -> Bound<'_, PyList> {
         let list = self.list;
         #[cfg(not(Py_GIL_DISABLED))]
