@@ -2,7 +2,7 @@
 //! block path (`pre_tokenizers::block_starts`) exactly where their scalar path does.
 //!
 //! The reference is the published pattern run on fancy-regex, the engine tiktoken uses. Every
-//! check runs all five known patterns and compares four splits of the same text: the
+//! check runs all six known patterns (two spellings of GPT-2's) and compares four splits of the same text: the
 //! splitter as used (block path with scalar fallback, in the build this CPU runs), the
 //! baseline build of the same code (`pre_tokenizers::tiled`), its scalar path alone, and the
 //! regex.
@@ -10,13 +10,16 @@
 use proptest::prelude::*;
 use std::sync::OnceLock;
 use tokensmith_core::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
-use tokensmith_core::pre_tokenizers::{PreTokenizer, CL100K_PATTERN, O200K_PATTERN, R50K_PATTERN};
+use tokensmith_core::pre_tokenizers::{
+    PreTokenizer, CL100K_PATTERN, GPT2_PATTERN, O200K_PATTERN, R50K_PATTERN,
+};
 
 mod common;
 use common::Rng;
 
-const PATTERNS: [&str; 5] = [
+const PATTERNS: [&str; 6] = [
     R50K_PATTERN,
+    GPT2_PATTERN,
     CL100K_PATTERN,
     O200K_PATTERN,
     LLAMA3_PATTERN,

@@ -24,8 +24,7 @@ use crate::trainers::bpe::gpt2_char;
 use std::sync::OnceLock;
 
 /// GPT-2's pre-tokenizer regex, as HF's ByteLevel writes it.
-pub const GPT2_REGEX: &str =
-    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+pub const GPT2_REGEX: &str = crate::pre_tokenizers::GPT2_PATTERN;
 
 /// The ByteLevel settings (pre-tokenizer, post-processor and decoder share them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

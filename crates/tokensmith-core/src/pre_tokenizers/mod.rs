@@ -27,6 +27,13 @@ use scan::Scanner;
 pub const R50K_PATTERN: &str =
     r"'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s";
 
+/// GPT-2's pattern as HF's ByteLevel and tiktoken before 0.8 spell it. It cuts text exactly
+/// as [`R50K_PATTERN`] does (`'(?:[sdmt]|ll|ve|re)` is the same seven contractions, a run of
+/// one class is whole either way, and `\s+(?!\S)|\s+` cuts whitespace where
+/// `\s++$|\s+(?!\S)|\s` does), so the r50k splitter runs it.
+pub const GPT2_PATTERN: &str =
+    r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+";
+
 /// The pattern of cl100k_base.
 pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
 
@@ -66,7 +73,7 @@ impl PreTokenizer {
     /// Picks the hand-written splitter for a known pattern, else compiles the regex.
     pub fn new(pattern: &str) -> Result<Self> {
         Ok(match pattern {
-            R50K_PATTERN => Self::R50k,
+            R50K_PATTERN | GPT2_PATTERN => Self::R50k,
             CL100K_PATTERN => Self::Cl100k,
             O200K_PATTERN => Self::O200k,
             LLAMA3_PATTERN => Self::Llama3,
