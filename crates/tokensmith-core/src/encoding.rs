@@ -12,8 +12,9 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::models::bpe::{with_cache, Bpe, Rank, ThreadState, BATCH};
+use crate::models::bpe::{with_cache, Bpe, Rank, ThreadState};
 use crate::pre_tokenizers::PreTokenizer;
+use crate::span_batches::SpanBatches;
 use crate::special_tokens::{SpecialPolicy, SpecialSet, SpecialTokens};
 
 /// Encodes the pieces at `spans` of `text`, appending their ids to `out`.
@@ -111,38 +112,22 @@ impl Encoding {
     }
 
     /// Runs the pre-tokenizer over `text` (no special tokens) and hands `batch` the spans of
-    /// its pieces, [`BATCH`] at a time, with this thread's caches.
+    /// its pieces, [`BATCH`](crate::models::bpe::BATCH) at a time, with this thread's caches.
     #[inline]
     fn for_each_batch(
         &self,
         text: &str,
         mut batch: impl FnMut(&[(usize, usize)], &mut ThreadState) -> Result<()>,
     ) -> Result<()> {
-        let mut failed = None;
         // The splitter only records where pieces are; each batch of BATCH pieces is then
         // prepared (cache slots requested from memory) and encoded out of line, so that the
         // table lookups of a batch overlap and the per-piece step stays small enough to be
         // inlined into the splitter's loop.
-        let mut spans = [(0usize, 0usize); BATCH];
-        let mut held = 0;
-        let mut flush = |spans: &[(usize, usize)], state: &mut _| {
-            if let Err(e) = batch(spans, state) {
-                failed.get_or_insert(e);
-            }
-        };
         with_cache(&self.bpe, |state| {
-            self.pre.for_each_piece(text, |a, b| {
-                spans[held] = (a, b);
-                held += 1;
-                if held == BATCH {
-                    flush(&spans, state);
-                    held = 0;
-                }
-            })?;
-            flush(&spans[..held], state);
-            Ok::<(), Error>(())
-        })?;
-        failed.map_or(Ok(()), Err)
+            let mut batches = SpanBatches::new(|spans: &[(usize, usize)]| batch(spans, state));
+            self.pre.pieces_into(text, &mut batches)?;
+            batches.finish()
+        })
     }
 
     /// The number of ids of `text` (no special tokens), without keeping them.

@@ -15,6 +15,7 @@ pub mod parallel;
 pub mod pre_tokenizers;
 pub mod scratch;
 pub mod sentencepiece;
+pub mod span_batches;
 pub mod special_tokens;
 pub(crate) mod text_index;
 pub(crate) mod thread_tables;

@@ -144,7 +144,7 @@ pub fn starts(
     };
     // At the end of the text every start is certain, and the end closes the last piece,
     // unless the text ends in whitespace (`\s++$`), which the scalar splitter takes.
-    let at_end = trusted < 64 && i + trusted == bytes.len();
+    let at_end = (trusted < 64) & (i + trusted == bytes.len());
     let last_space = m.space >> (trusted - 1) & 1 == 1;
     let (mut cap, end) = if at_end && !last_space {
         (trusted, 1u64 << trusted)
@@ -277,15 +277,12 @@ fn highest(x: u64) -> usize {
 /// depend on what follows the run).
 #[inline(always)]
 fn cap(space: u64, trusted: usize, cap: usize) -> usize {
-    if space >> cap & 1 == 0 {
-        return cap;
-    }
+    // `cap` is below `trusted`, so a byte at `cap` that is not whitespace gives `run_end ==
+    // cap`. Branch-free: whether whitespace reaches `trusted` follows the text.
     let run_end = cap + (!(space >> cap)).trailing_zeros() as usize;
-    if run_end < trusted {
-        return cap;
-    }
     let before = !space & ((1u64 << cap) - 1);
-    64 - before.leading_zeros() as usize
+    let run_start = 64 - before.leading_zeros() as usize;
+    std::hint::select_unpredictable(run_end < trusted, cap, run_start)
 }
 
 /// The starts of digit runs, and every `max_digits` digits after (`\p{N}{1,3}`).

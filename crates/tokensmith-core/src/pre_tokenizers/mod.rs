@@ -12,6 +12,7 @@ pub mod char_class;
 pub mod cl100k;
 pub mod flag_masks;
 pub mod o200k;
+pub mod pieces;
 pub mod r50k;
 pub mod scan;
 pub mod tiled;
@@ -21,6 +22,7 @@ use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use crate::limits::Limit;
 use block_starts::Rules;
 use blocks::{Block, Vectors};
+use pieces::PieceSink;
 use scan::Scanner;
 
 /// The pattern of gpt2, r50k_base and p50k_base.
@@ -89,7 +91,14 @@ impl PreTokenizer {
 
     /// Calls `f` with each piece's byte range, in order.
     #[inline]
-    pub fn for_each_piece(&self, text: &str, mut f: impl FnMut(usize, usize)) -> Result<()> {
+    pub fn for_each_piece(&self, text: &str, f: impl FnMut(usize, usize)) -> Result<()> {
+        self.pieces_into(text, f)
+    }
+
+    /// Hands `sink` each piece's byte range, in order (the block path's pieces a block at a
+    /// time, see [`PieceSink::block`]).
+    #[inline]
+    pub fn pieces_into(&self, text: &str, mut f: impl PieceSink) -> Result<()> {
         match self {
             Self::R50k => tiled::r50k(text, f),
             Self::Cl100k => tiled::cl100k(text, f),
@@ -99,7 +108,7 @@ impl PreTokenizer {
             Self::Regex(re) => {
                 for m in re.find_iter(text) {
                     let m = m.map_err(|e| Error::Pattern(format!("matching failed: {e}")))?;
-                    f(m.start(), m.end());
+                    f.piece(m.start(), m.end());
                 }
             }
         }
@@ -168,7 +177,7 @@ pub(crate) fn tile_blocks(
     rules: Rules,
     piece_end: fn(&Scanner, usize) -> usize,
     vectors: Vectors,
-    mut f: impl FnMut(usize, usize),
+    mut f: impl PieceSink,
 ) {
     let bytes = text.as_bytes();
     let scanner = Scanner::new(text);
@@ -177,20 +186,17 @@ pub(crate) fn tile_blocks(
         let block = Block::at_with(bytes, i, vectors);
         let (starts, cap) = block_starts::starts(&block, bytes, i, rules, scanner.classes, vectors);
         // Bits 1..=cap (`cap` is at most 63, where `2 << cap` would overflow).
-        let mut ends = starts & (u64::MAX >> (63 - cap.min(63))) & !1;
+        let ends = starts & (u64::MAX >> (63 - cap.min(63))) & !1;
         if ends != 0 {
-            let mut start = i;
-            while ends != 0 {
-                let end = i + ends.trailing_zeros() as usize;
-                f(start, end);
-                start = end;
-                ends &= ends - 1;
-            }
-            i = start;
+            // The next block starts at the last end, found apart from the handing over of
+            // the pieces, so that its masks need not wait for it.
+            let next = i + 63 - ends.leading_zeros() as usize;
+            f.block(i, ends);
+            i = next;
             continue;
         }
         let end = piece_end(&scanner, i);
-        f(i, end);
+        f.piece(i, end);
         i = end;
     }
 }

@@ -16,6 +16,7 @@
 
 use super::block_starts::Rules;
 use super::blocks::Vectors;
+use super::pieces::PieceSink;
 use super::{cl100k, o200k, r50k, tile_blocks};
 
 /// For each pattern `name: rules, piece_end;`, the function `name` (the build this CPU
@@ -28,7 +29,7 @@ macro_rules! splitters {
             $(
                 /// Calls `f` with each piece's byte range, in order.
                 #[inline(always)]
-                pub fn $name(text: &str, f: impl FnMut(usize, usize)) {
+                pub fn $name(text: &str, f: impl PieceSink) {
                     tile_blocks(text, $rules, $piece_end, Vectors::BASELINE, f)
                 }
             )*
@@ -40,7 +41,7 @@ macro_rules! splitters {
             use super::*;
             $(
                 #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-                pub fn $name(text: &str, f: impl FnMut(usize, usize)) {
+                pub fn $name(text: &str, f: impl PieceSink) {
                     // SAFETY: this build runs only where the CPU has AVX2 (see `has_v3`).
                     let vectors = unsafe { Vectors::avx2_unchecked() };
                     tile_blocks(text, $rules, $piece_end, vectors, f)
@@ -52,7 +53,7 @@ macro_rules! splitters {
             /// Calls `f` with each piece's byte range, in order, in the build this CPU
             /// runs best.
             #[inline(always)]
-            pub fn $name(text: &str, f: impl FnMut(usize, usize)) {
+            pub fn $name(text: &str, f: impl PieceSink) {
                 #[cfg(target_arch = "x86_64")]
                 if has_v3() {
                     // SAFETY: the CPU has every feature the v3 build was compiled for.
