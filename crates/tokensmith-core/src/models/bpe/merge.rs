@@ -17,6 +17,7 @@
 //! by one.
 
 use super::huge::{advise_huge_capacity, HugeSlice};
+use super::lowest::{lowest, SLOTS};
 use super::model::{Bpe, Rank, NO_RANK};
 use super::pair_table::RANK_BITS;
 use super::prefetch::prefetch;
@@ -179,7 +180,9 @@ fn merge_three(
 /// A pair rank as `merge_small` scans it, with `NONE` (above every rank) for no pair.
 type PairKey = i32;
 /// No pair: a dead part, the last part, or two parts that do not merge.
-const NONE: PairKey = PairKey::MAX;
+const NONE: PairKey = super::lowest::NONE;
+// The scan's arrays are as long as `lowest` takes them.
+const _: () = assert!(SMALL == SLOTS);
 
 /// `rank` (below `2^RANK_BITS`) as a [`PairKey`], and `NO_RANK` as [`NONE`].
 #[inline(always)]
@@ -191,58 +194,144 @@ fn pair_key(rank: Rank) -> PairKey {
 /// the part that starts at `i` with the next one, and a part merged into its left neighbour
 /// is unlinked and gets [`NONE`], so a merge moves nothing. Each step scans the entries
 /// before the last byte for the lowest rank, keeping the first position where it occurs:
-/// the leftmost live pair of that rank.
+/// the leftmost live pair of that rank. In a piece of more than [`SCAN_ONE_BY_ONE`] pairs,
+/// the scan (`lowest.rs`) also marks every pair of that rank, and those are merged in
+/// turn, left to right, unless a merge made a pair of a lower rank
+/// ([`ShortParts::merge_by_rank`]). On random bytes (1.9 MB decoded as UTF-8, never seen
+/// before) that took 9% fewer instructions in all and 10-13% less CPU time.
 fn merge_small(bpe: &Bpe, piece: &[u8], out: &mut Vec<Rank>, pairs: &mut PairCache) -> Result<()> {
     let n = piece.len();
     debug_assert!(n <= SMALL);
-    let mut toks = [0 as Rank; SMALL];
-    let mut pair = [NONE; SMALL];
-    // Where the next and the previous live part start (`next` is `n` after the last part);
-    // the part at 0 is never merged into another, so every other live part has a previous.
-    let mut next = [0u8; SMALL];
-    let mut prev = [0u8; SMALL];
+    let mut parts = ShortParts {
+        toks: [0; SMALL],
+        pair: [NONE; SMALL],
+        next: [0; SMALL],
+        prev: [0; SMALL],
+        n,
+    };
     for (i, &b) in piece.iter().enumerate() {
-        toks[i] = bpe.byte_rank(b)?;
-        next[i] = i as u8 + 1;
-        prev[i] = (i as u8).wrapping_sub(1);
+        parts.toks[i] = bpe.byte_rank(b)?;
+        parts.next[i] = i as u8 + 1;
+        parts.prev[i] = (i as u8).wrapping_sub(1);
     }
     for i in 0..n.saturating_sub(1) {
-        pair[i] = pair_key(bpe.byte_pair_rank(piece[i], piece[i + 1]));
+        parts.pair[i] = pair_key(bpe.byte_pair_rank(piece[i], piece[i + 1]));
     }
     let last = n.saturating_sub(1);
-    loop {
-        let (mut best, mut at) = (NONE, 0);
-        for (i, &r) in pair[..last].iter().enumerate() {
-            if r < best {
-                best = r;
-                at = i;
+    if last <= SCAN_ONE_BY_ONE {
+        loop {
+            let (best, at) = leftmost_lowest(&parts.pair[..last]);
+            if best == NONE {
+                break;
+            }
+            parts.merge(at, bpe, pairs, best);
+        }
+    } else {
+        parts.merge_by_rank(last, bpe, pairs);
+    }
+    let mut i = 0;
+    while i < n {
+        out.push(parts.toks[i]);
+        i = parts.next[i] as usize;
+    }
+    Ok(())
+}
+
+/// Pieces of at most this many pairs find their lowest pair one rank after another (and
+/// merge one pair per scan): for so few, that is quicker than [`lowest`]'s two vector
+/// passes, whose steps wait on one another. With [`lowest`] for every piece, new English
+/// and European text took 2-4% more CPU time; with this, the same as one pair at a time.
+const SCAN_ONE_BY_ONE: usize = 16;
+
+/// The lowest rank of `pair` and its leftmost position (`NONE` and 0 when there is no pair).
+#[inline(always)]
+fn leftmost_lowest(pair: &[PairKey]) -> (PairKey, usize) {
+    let (mut best, mut at) = (NONE, 0);
+    for (i, &r) in pair.iter().enumerate() {
+        if r < best {
+            best = r;
+            at = i;
+        }
+    }
+    (best, at)
+}
+
+/// The position of the lowest set bit of `mask` (not 0, bits below [`SMALL`] only), capped
+/// so that the compiler knows it indexes the scan's arrays.
+#[inline(always)]
+fn below_small(mask: u64) -> usize {
+    (mask.trailing_zeros() as usize).min(SMALL - 1)
+}
+
+/// The parts of a short piece as [`merge_small`] keeps them: `toks[i]` is the token of the
+/// part that starts at byte `i`, `pair[i]` the rank of joining it with the next part, and
+/// `next` and `prev` where the next and the previous live part start (`next` is `n` after
+/// the last part; the part at 0 is never merged into another, so every other live part has
+/// a previous).
+struct ShortParts {
+    toks: [Rank; SMALL],
+    pair: [PairKey; SMALL],
+    next: [u8; SMALL],
+    prev: [u8; SMALL],
+    n: usize,
+}
+
+impl ShortParts {
+    /// Merges the pairs (the first `last` entries of `pair`) until none is left, every
+    /// pair of the lowest rank in turn: [`lowest`] marks them all, and they are merged left
+    /// to right without scanning again (a piece of random bytes repeats U+FFFD, whose two
+    /// merges are the same for each). A merge never makes a pair of its own rank (the new
+    /// pair's token holds the merged one), so a position that still holds the rank is one
+    /// of them, and the leftmost lowest, since every pair left of it ranks higher; unless
+    /// a merge made a pair of a lower rank (which only a vocabulary not built by merging
+    /// allows), which goes first.
+    #[inline(always)]
+    fn merge_by_rank(&mut self, last: usize, bpe: &Bpe, pairs: &mut PairCache) {
+        loop {
+            let (best, mut of_best) = lowest(&self.pair, last);
+            if best == NONE {
+                return;
+            }
+            while of_best != 0 {
+                let at = below_small(of_best);
+                of_best &= of_best - 1;
+                if self.pair[at] == best {
+                    self.merge(at, bpe, pairs, best);
+                    if self.made_lower(at, best) {
+                        break;
+                    }
+                }
             }
         }
-        if best == NONE {
-            break;
-        }
-        let right = next[at] as usize;
-        let after = next[right] as usize;
-        toks[at] = best as Rank;
-        pair[right] = NONE;
-        next[at] = after as u8;
-        pair[at] = if after < n {
-            prev[after] = at as u8;
-            pair_key(pairs.get(bpe, toks[at], toks[after]))
+    }
+
+    /// Joins the part at `at` with the next one, whose pair has rank `best`.
+    #[inline(always)]
+    fn merge(&mut self, at: usize, bpe: &Bpe, pairs: &mut PairCache, best: PairKey) {
+        let right = self.next[at] as usize;
+        let after = self.next[right] as usize;
+        self.toks[at] = best as Rank;
+        self.pair[right] = NONE;
+        self.next[at] = after as u8;
+        self.pair[at] = if after < self.n {
+            self.prev[after] = at as u8;
+            pair_key(pairs.get(bpe, self.toks[at], self.toks[after]))
         } else {
             NONE
         };
         if at > 0 {
-            let before = prev[at] as usize;
-            pair[before] = pair_key(pairs.get(bpe, toks[before], toks[at]));
+            let before = self.prev[at] as usize;
+            self.pair[before] = pair_key(pairs.get(bpe, self.toks[before], self.toks[at]));
         }
     }
-    let mut i = 0;
-    while i < n {
-        out.push(toks[i]);
-        i = next[i] as usize;
+
+    /// Whether the merge at `at`, of a pair of rank `best`, made a pair of a lower rank (or
+    /// of `best` itself, which cannot happen).
+    #[inline(always)]
+    fn made_lower(&self, at: usize, best: PairKey) -> bool {
+        let before = self.prev[at] as usize;
+        self.pair[at] <= best || (at > 0 && self.pair[before] <= best)
     }
-    Ok(())
 }
 
 const END: u32 = u32::MAX;
@@ -521,6 +610,78 @@ pub(super) mod tests {
             merge(bpe, &piece, &mut out, &mut MergeScratch::default()).unwrap();
             prop_assert_eq!(out, reference(bpe, &piece));
         }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Pieces like those of random bytes: U+FFFD repeated between ASCII punctuation and
+        /// controls, whose pairs of one rank the array scan merges in one go.
+        #[test]
+        fn repeated_ranks_agree_with_reference(chars in prop::collection::vec(prop::sample::select(vec!["\u{fffd}", "\u{fffd}\u{fffd}", "!", "#", "\x05", "\x7f", " ", "é", "a"]), 1..=24)) {
+            let piece = chars.concat().into_bytes();
+            let bpe = cl100k();
+            let expected = reference(bpe, &piece);
+            if piece.len() <= SMALL {
+                prop_assert_eq!(merge_with(bpe, &piece, false).unwrap(), expected.clone());
+            }
+            prop_assert_eq!(merge_with(bpe, &piece, true).unwrap(), expected);
+        }
+
+        /// A vocabulary whose ranks follow no merge order, so that a merge may make a pair
+        /// of a lower rank than its own, which must then go before the other pairs of its
+        /// rank: tokens over "abc" with their ranks in a scrambled order.
+        #[test]
+        fn unordered_ranks_agree_with_reference(
+            tokens in prop::collection::btree_set(prop::collection::vec(prop::sample::select(b"abc".to_vec()), 2..=4), 1..60),
+            scramble in 0usize..1000,
+            piece in prop::collection::vec(prop::sample::select(b"abc".to_vec()), 1..=SMALL),
+        ) {
+            let bpe = unordered_vocabulary(tokens.into_iter().collect(), scramble);
+            let expected = reference(&bpe, &piece);
+            prop_assert_eq!(merge_with(&bpe, &piece, false).unwrap(), expected.clone());
+            prop_assert_eq!(merge_with(&bpe, &piece, true).unwrap(), expected);
+        }
+    }
+
+    /// The 256 single bytes (ranks 0 to 255), then `tokens` with the ranks from 256 on in an
+    /// order set by `scramble` (7919 is a prime, so `i * 7919` hits every rank once).
+    fn unordered_vocabulary(tokens: Vec<Vec<u8>>, scramble: usize) -> Bpe {
+        let n = tokens.len();
+        let mut ranks: Vec<(Vec<u8>, Rank)> = (0..=255u8).map(|b| (vec![b], b as Rank)).collect();
+        for (i, token) in tokens.into_iter().enumerate() {
+            ranks.push((token, 256 + ((i * 7919 + scramble) % n) as Rank));
+        }
+        Bpe::new(ranks).unwrap()
+    }
+
+    /// "ab" ranks above "aba": after the first "ab" of "abab" is merged, "ab" + "a" goes
+    /// before the second "ab".
+    #[test]
+    fn a_merge_that_makes_a_lower_rank_goes_before_the_rest_of_its_rank() {
+        let bpe = unordered_vocabulary(vec![b"ab".to_vec(), b"aba".to_vec()], 1);
+        let (ab, aba) = (bpe.rank_of(b"ab").unwrap(), bpe.rank_of(b"aba").unwrap());
+        assert!(aba < ab);
+        // Long enough for the scan that marks every pair of the lowest rank, too.
+        let long = b"ab".repeat(SMALL / 2);
+        let pieces = [
+            &b"abab"[..],
+            b"ababab",
+            b"cabab",
+            &long,
+            &long[1..],
+            &long[3..],
+        ];
+        for piece in pieces {
+            assert_eq!(
+                merge_with(&bpe, piece, false).unwrap(),
+                reference(&bpe, piece)
+            );
+        }
+        assert_eq!(
+            merge_with(&bpe, b"abab", false).unwrap(),
+            [aba, b'b' as Rank]
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod cuts;
 mod fill;
 pub(crate) mod huge;
 mod long_cache;
+mod lowest;
 mod merge;
 mod model;
 pub(crate) mod pair_filter;
