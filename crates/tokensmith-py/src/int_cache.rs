@@ -1,46 +1,49 @@
 //! Cached Python ints for lists of token ids, shared by every binding that returns ids.
 //!
 //! CPython keeps only the ints up to 256; any other id put in a list would be a new int object.
-//! An [`IntCache`] holds one int per id, taken the first time that id is listed, so a list of
+//! An [`IntCache`] holds one int per id, made the first time that id is listed, so a list of
 //! ids is built from references and the first call pays only for the ids it uses. Ints are
 //! immutable, so one object may sit in any number of lists and threads. Where ints are lent
-//! ([`crate::lent_ints`]), the cells point to the process's lent ints and a list stores them
-//! without an increment; elsewhere each cell owns a reference and each listed id increments.
+//! ([`crate::lent_ints`]), every cache uses the process's one table of lent ints, and a
+//! list stores them without an increment; elsewhere each cache has its own table, whose
+//! cells own a reference each, and each listed id increments.
 
+use std::ops::Deref;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 use pyo3::ffi::PyObject;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use tokensmith_core::models::bpe::prefetch;
 
-use crate::lent_ints::{LENDS, LENT_IDS};
+use crate::lent_ints::{lend, take_back, LENDS};
 use crate::unfilled_list::UnfilledList;
 
 /// How many ids ahead [`IntCache::list`] prefetches (twice that for the cache cell).
 const LIST_PREFETCH: usize = 8;
-/// Caches whose listed ids all lie below this list without prefetching: their cells and ints
-/// (40 bytes an id: 1.6 MiB for 40k ids) stay within a core's L2 cache once used (2 MiB on the
-/// Xeon measured), and the look-ahead would cost more than the misses it hides (the 1k and 8k
-/// SentencePiece models, or a `tokenizer.json` of up to 40k tokens behind the cache that every
-/// HF result shares). A 32k byte-level BPE file's 2 KB documents listed and freed their ids in
+/// Tables whose listed ids all lie below this list without prefetching (the table of lent
+/// ints counts every id the process listed): their cells and ints (40 bytes an id: 1.6 MiB
+/// for 40k ids) stay within a core's L2 cache once used (2 MiB on the Xeon measured), and
+/// the look-ahead would cost more than the misses it hides (the 1k and 8k SentencePiece
+/// models, or a `tokenizer.json` of up to 40k tokens). A 32k byte-level BPE file's 2 KB documents listed and freed their ids in
 /// 1.58-1.65 ns an id without the look-ahead, 1.75-1.83 ns with it.
 const PREFETCH_ABOVE: usize = 40_960;
+/// Ids below this have a lent int; a list holding a larger id gets a new int of its own.
+/// The largest vocabularies in use have about 256k tokens.
+const LENT_IDS: usize = 1 << 18;
 
 /// One lazily made Python int per id below its length.
-pub(crate) struct IntCache {
-    /// Each id's int (a strong reference the cache owns), or null until first listed. One
-    /// pointer a cell, read with one load: the cell of a hot id is all a list costs.
+pub(crate) struct Table {
+    /// Each id's int, or null until first listed. One pointer a cell, read with one load:
+    /// the cell of a hot id is all a list costs.
     cells: Box<[AtomicPtr<PyObject>]>,
     /// One more than the highest id whose int was made: the cells in use lie below it.
     used: AtomicUsize,
 }
 
-impl IntCache {
-    /// A cache for ids `0..len` (`0..LENT_IDS` at most where ints are lent: a larger id
-    /// gets a new int per list); no int is taken yet (the cells take 8 bytes each).
-    pub(crate) fn new(len: usize) -> Self {
-        let len = if LENDS { len.min(LENT_IDS) } else { len };
+impl Table {
+    fn new(len: usize) -> Self {
         Self {
             cells: (0..len)
                 .map(|_| AtomicPtr::new(std::ptr::null_mut()))
@@ -48,12 +51,37 @@ impl IntCache {
             used: AtomicUsize::new(0),
         }
     }
+}
+
+/// A cache's table: its own, or the process's table of lent ints.
+enum Tables {
+    Own(Table),
+    Lent(&'static Table),
+}
+
+/// The ints of a vocabulary's ids, for lists.
+pub(crate) struct IntCache {
+    table: Tables,
+}
+
+impl IntCache {
+    /// A cache for ids `0..len` (where ints are lent, the process's table of the ids below
+    /// [`LENT_IDS`], whatever `len`); no int is made yet (the cells take 8 bytes each).
+    pub(crate) fn new(len: usize) -> Self {
+        static LENT: OnceLock<Table> = OnceLock::new();
+        let table = if LENDS {
+            Tables::Lent(LENT.get_or_init(|| Table::new(LENT_IDS)))
+        } else {
+            Tables::Own(Table::new(len))
+        };
+        Self { table }
+    }
 
     /// A reference for a list to hold to the Python int of `id`: the cached one below the
-    /// cache's length (taken on first use, lent or with a new reference), else a new one. `cells` is `self.cells`, passed
-    /// as a local slice: a reference count written through an int's pointer could otherwise
-    /// be the cache's own fields for all the compiler knows, and they would be read again
-    /// for every id.
+    /// table's length (made on first use; lent, or with a new reference), else a new one.
+    /// `cells` is the table's, passed as a local slice: a reference count written through
+    /// an int's pointer could otherwise be the cache's own fields for all the compiler
+    /// knows, and they would be read again for every id.
     #[inline(always)]
     fn int(&self, py: Python<'_>, cells: &[AtomicPtr<PyObject>], id: u32) -> *mut PyObject {
         let Some(cell) = cells.get(id as usize) else {
@@ -71,28 +99,33 @@ impl IntCache {
         item
     }
 
-    /// Takes the int of an empty cell and stores it; when another thread stored one first,
-    /// that one is kept and the new one dropped. Returns the stored int.
+    /// Makes the int of an empty cell (lent, where ints are) and stores it; when another
+    /// thread stored one first, that one is kept and the new one dropped. Returns the stored
+    /// int.
     #[cold]
     fn fill(&self, py: Python<'_>, cell: &AtomicPtr<PyObject>, id: u32) -> *mut PyObject {
         self.used.fetch_max(id as usize + 1, Ordering::Relaxed);
-        #[cfg(not(any(Py_3_12, Py_GIL_DISABLED, PyPy)))]
-        {
-            // Every cache's cell of `id` holds the one lent int: whichever stores it first.
-            let lent = crate::lent_ints::lent_int(py, id);
-            cell.store(lent, Ordering::Release);
-            lent
-        }
-        #[cfg(any(Py_3_12, Py_GIL_DISABLED, PyPy))]
-        self.fill_owned(py, cell, id)
-    }
-
-    /// [`fill`](Self::fill) where ints are not lent: the cell owns a reference to its int.
-    #[cfg(any(Py_3_12, Py_GIL_DISABLED, PyPy))]
-    fn fill_owned(&self, py: Python<'_>, cell: &AtomicPtr<PyObject>, id: u32) -> *mut PyObject {
         let made = new_int(py, id);
-        // SAFETY: `made` is the only reference to an int no one else has seen.
-        store_first(cell, made, |made| unsafe { pyo3::ffi::Py_DECREF(made) })
+        // SAFETY: `made` is a new int whose only reference this function owns; the GIL is
+        // held (`py`).
+        unsafe { lend(made) };
+        match cell.compare_exchange(
+            std::ptr::null_mut(),
+            made,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => made,
+            Err(stored) => {
+                // SAFETY: no one else has seen `made`: what was lent goes back, and its own
+                // reference is dropped.
+                unsafe {
+                    take_back(made);
+                    pyo3::ffi::Py_DECREF(made);
+                }
+                stored
+            }
+        }
     }
 
     /// `ids` as a Python list of ints.
@@ -180,27 +213,6 @@ impl IntCache {
     }
 }
 
-/// Stores `made` in the empty `cell` and returns it; when another thread stored an int
-/// first, that one is returned and `made` handed to `discard`.
-pub(crate) fn store_first(
-    cell: &AtomicPtr<PyObject>,
-    made: *mut PyObject,
-    discard: impl FnOnce(*mut PyObject),
-) -> *mut PyObject {
-    match cell.compare_exchange(
-        std::ptr::null_mut(),
-        made,
-        Ordering::AcqRel,
-        Ordering::Acquire,
-    ) {
-        Ok(_) => made,
-        Err(stored) => {
-            discard(made);
-            stored
-        }
-    }
-}
-
 /// A new Python int (a strong reference): ids past a cache's end, which no vocabulary in use
 /// has, so it is kept out of the list loops.
 #[cold]
@@ -210,13 +222,24 @@ fn new_int(py: Python<'_>, id: u32) -> *mut PyObject {
     int.into_any().unbind().into_ptr()
 }
 
+impl Deref for IntCache {
+    type Target = Table;
+
+    fn deref(&self) -> &Table {
+        match &self.table {
+            Tables::Own(table) => table,
+            Tables::Lent(table) => table,
+        }
+    }
+}
+
 impl Drop for IntCache {
     fn drop(&mut self) {
-        if LENDS {
-            // Lent ints belong to the process, and lists may hold them.
+        // Lent ints belong to the process, and lists may hold them.
+        let Tables::Own(table) = &mut self.table else {
             return;
-        }
-        let cells = std::mem::take(&mut self.cells);
+        };
+        let cells = std::mem::take(&mut table.cells);
         // When Python is shutting down, the ints are left to it.
         Python::try_attach(|py| {
             for cell in cells.iter() {
