@@ -3,6 +3,7 @@
 //! The pipeline is `text -> pre-tokenizer -> model -> ids` and back through the decoder.
 //! This crate has no Python dependency; `tokensmith-py` wraps it.
 
+pub mod code_units;
 pub mod encoding;
 pub mod error;
 pub mod formats;

@@ -17,6 +17,7 @@ use crate::id_buffer::{pooled_ids, return_ids, with_ids};
 use crate::int_cache::IntCache;
 use crate::numpy_array::{u32_array, vec_array};
 use crate::signal_slices;
+use crate::text_arg::Text;
 
 #[pyclass(frozen, name = "CoreEncoding", module = "tokensmith._core")]
 pub struct CoreEncoding {
@@ -66,9 +67,9 @@ impl CoreEncoding {
         build(py, ranks, special_tokens, pattern)
     }
 
-    fn encode_ordinary<'py>(&self, py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyList>> {
+    fn encode_ordinary<'py>(&self, py: Python<'py>, text: Text) -> PyResult<Bound<'py, PyList>> {
         with_ids(|ids| {
-            py.detach(|| self.inner.encode_ordinary_into(text, ids))
+            py.detach(|| self.inner.encode_ordinary_into(&text, ids))
                 .py_err(py)?;
             self.list(py, ids)
         })
@@ -77,13 +78,13 @@ impl CoreEncoding {
     fn encode<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: Text,
         allowed_special: &Bound<'py, PyAny>,
         disallowed_special: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
         with_ids(|ids| {
-            py.detach(|| self.inner.encode_into(text, &policy, ids))
+            py.detach(|| self.inner.encode_into(&text, &policy, ids))
                 .py_err(py)?;
             self.list(py, ids)
         })
@@ -93,13 +94,13 @@ impl CoreEncoding {
     fn encode_to_numpy<'py>(
         &self,
         py: Python<'py>,
-        text: &str,
+        text: Text,
         allowed_special: &Bound<'py, PyAny>,
         disallowed_special: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
         with_ids(|ids| {
-            py.detach(|| self.inner.encode_into(text, &policy, ids))
+            py.detach(|| self.inner.encode_into(&text, &policy, ids))
                 .py_err(py)?;
             u32_array(py, ids)
         })
@@ -108,12 +109,12 @@ impl CoreEncoding {
     fn count(
         &self,
         py: Python<'_>,
-        text: &str,
+        text: Text,
         allowed_special: &Bound<'_, PyAny>,
         disallowed_special: &Bound<'_, PyAny>,
     ) -> PyResult<usize> {
         let policy = policy(&self.inner, allowed_special, disallowed_special)?;
-        py.detach(|| self.inner.count(text, &policy)).py_err(py)
+        py.detach(|| self.inner.count(&text, &policy)).py_err(py)
     }
 
     fn encode_ordinary_batch<'py>(

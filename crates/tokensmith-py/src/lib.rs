@@ -17,6 +17,7 @@ mod sentencepiece;
 mod signal_slices;
 mod spm_batch;
 mod spm_normalizer;
+mod text_arg;
 mod train;
 mod train_chars;
 mod train_unigram;
