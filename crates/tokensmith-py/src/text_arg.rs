@@ -92,7 +92,7 @@ unsafe fn converted(op: *mut pyo3::ffi::PyObject) -> Option<Text> {
         let data = ffi::PyUnicode_DATA(op);
         let mut out = SPARE.take();
         out.clear();
-        let ok = match ffi::PyUnicode_KIND(op) {
+        let converted = match ffi::PyUnicode_KIND(op) {
             ffi::PyUnicode_1BYTE_KIND => {
                 push_utf8(std::slice::from_raw_parts(data.cast::<u8>(), len), &mut out)
             }
@@ -106,7 +106,7 @@ unsafe fn converted(op: *mut pyo3::ffi::PyObject) -> Option<Text> {
             ),
             _ => false,
         };
-        if !ok {
+        if !converted {
             give_back(out);
             return None;
         }
