@@ -27,6 +27,7 @@ import hashlib
 import importlib
 import json
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -65,6 +66,34 @@ class LoadTime:
     construct_s: float
     first_encode_s: float
     start_to_first_s: float
+
+
+def median_worst_case(results: list[WorstCase]) -> WorstCase:
+    """One figure for the same call made in several processes: the first that did not succeed,
+    or the medians of the times, provided every call gave the same ids.
+
+    >>> ok = [WorstCase("ok", s, s, 3, "d", 9) for s in (0.3, 0.1, 0.2)]
+    >>> median_worst_case(ok).seconds
+    0.2
+    >>> median_worst_case([*ok, WorstCase("timeout", detail="> 60 s")]).status
+    'timeout'
+    >>> median_worst_case([ok[0], WorstCase("ok", 0.1, 0.1, 4, "e", 9)]).status
+    'error'
+    """
+    for result in results:
+        if result.status != "ok":
+            return result
+    if len({(r.digest, r.n_tokens) for r in results}) > 1:
+        return WorstCase("error", detail="the same call gave different ids in different processes")
+    first = results[0]
+    return WorstCase(
+        "ok",
+        seconds=statistics.median(r.seconds for r in results if r.seconds is not None),
+        cpu_seconds=statistics.median(r.cpu_seconds for r in results if r.cpu_seconds is not None),
+        n_tokens=first.n_tokens,
+        digest=first.digest,
+        n_bytes=first.n_bytes,
+    )
 
 
 def ids_digest(ids: Sequence[int]) -> str:

@@ -82,11 +82,14 @@ def render_worst(worst: dict[str, dict[str, dict[str, WorstCase]]], n: int) -> s
     intro = (
         f"### Worst cases: one string of {n:,} characters, seconds per call (wall)\n\n"
         "_Each call in a fresh process, after one warm-up call on a different string of the same "
-        "kind (another seed, half the length); English prose (half the English documents, the "
+        "kind (another seed, half the length); tokensmith's calls are made once per round, each "
+        "in its own process, and its cells are medians over the rounds; the peers' are timed "
+        "once. English prose (half the English documents, the "
         "other half as warm-up) is timed the same way as the reference. random CJK: "
         'U+4E00..U+9FFF; random bytes: bytes 0..255 decoded as UTF-8 with errors="replace"; all '
         "seeded. ✗ marks ids that differ from tiktoken's. The cost/byte row divides tokensmith's "
-        "CPU seconds per byte on each input by its CPU seconds per byte on that prose._"
+        "median CPU seconds per byte on each input by its median CPU seconds per byte on that "
+        "prose._"
     )
     parts = [intro]
     for encoding, by_key in worst.items():
