@@ -92,3 +92,16 @@ def test_a_long_string_with_cpythons_copy_already_uses_it(pair, multilingual_lin
     assert as_utf8(text)
     assert sys.getsizeof(text) > before  # the copy is there
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+def test_a_long_str_subclass_matches_tiktoken(pair, multilingual_lines):
+    """A subclass of str is stored apart from its object, unlike a plain str."""
+
+    class Text(str):
+        pass
+
+    ours, ref = pair
+    for kind, text in kinds(multilingual_lines, CONVERT_FROM + 3).items():
+        sub = Text(text)
+        assert ours.encode_ordinary(sub) == ref.encode_ordinary(text), kind
+        assert ours.count(sub) == len(ref.encode_ordinary(text)), kind
