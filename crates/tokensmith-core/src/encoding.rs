@@ -125,7 +125,7 @@ impl Encoding {
         // inlined into the splitter's loop.
         with_cache(&self.bpe, |state| {
             let mut batches = SpanBatches::new(|spans: &[(usize, usize)]| batch(spans, state));
-            self.pre.pieces_into(text, &mut batches)?;
+            self.pre.for_each_piece(text, &mut batches)?;
             batches.finish()
         })
     }

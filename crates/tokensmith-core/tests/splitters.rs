@@ -2,10 +2,10 @@
 //! block path (`pre_tokenizers::block_starts`) exactly where their scalar path does.
 //!
 //! The reference is the published pattern run on fancy-regex, the engine tiktoken uses. Every
-//! check runs all six known patterns (two spellings of GPT-2's) and compares four splits of the same text: the
-//! splitter as used (block path with scalar fallback, in the build this CPU runs), the
-//! baseline build of the same code (`pre_tokenizers::tiled`), its scalar path alone, and the
-//! regex.
+//! check runs all six known patterns (two spellings of GPT-2's) and compares four splits of
+//! the same text: the splitter as used (block path with scalar fallback, in the build this
+//! CPU runs), the baseline build of the same code (`pre_tokenizers::tiled`), its scalar path
+//! alone, and the regex.
 
 use proptest::prelude::*;
 use std::sync::OnceLock;

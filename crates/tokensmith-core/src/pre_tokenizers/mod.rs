@@ -89,16 +89,10 @@ impl PreTokenizer {
         Ok(Self::Regex(Box::new(compile(pattern)?)))
     }
 
-    /// Calls `f` with each piece's byte range, in order.
+    /// Hands `f` each piece's byte range, in order: a closure `|start, end|` takes them one
+    /// at a time, a [`PieceSink`] may take the block path's pieces a block at a time.
     #[inline]
-    pub fn for_each_piece(&self, text: &str, f: impl FnMut(usize, usize)) -> Result<()> {
-        self.pieces_into(text, f)
-    }
-
-    /// Hands `sink` each piece's byte range, in order (the block path's pieces a block at a
-    /// time, see [`PieceSink::block`]).
-    #[inline]
-    pub fn pieces_into(&self, text: &str, mut f: impl PieceSink) -> Result<()> {
+    pub fn for_each_piece(&self, text: &str, mut f: impl PieceSink) -> Result<()> {
         match self {
             Self::R50k => tiled::r50k(text, f),
             Self::Cl100k => tiled::cl100k(text, f),
