@@ -10,6 +10,7 @@ import numpy.typing as npt
 R50K_PATTERN: str
 CL100K_PATTERN: str
 O200K_PATTERN: str
+UTF8_CONVERT_FROM: int
 __version__: str
 
 _Specials = str | Iterable[str]

@@ -1,6 +1,6 @@
 """Long strings that are not all ASCII, in each of CPython's three storage kinds.
 
-From 65,536 characters on (the core's ``CONVERT_FROM``), such a string is converted to UTF-8
+From ``_core.UTF8_CONVERT_FROM`` characters on (65,536), such a string is converted to UTF-8
 by tokensmith itself rather than by CPython, and the string is left without a cached UTF-8
 copy. Ids must not change: every call here is compared with tiktoken on real text, on both
 sides of that length.
@@ -13,8 +13,9 @@ import random
 import sys
 
 import pytest
+from tokensmith import _core
 
-CONVERT_FROM = 1 << 16
+CONVERT_FROM = _core.UTF8_CONVERT_FROM
 
 
 def long_text(lines: list[str], keep, n: int) -> str:

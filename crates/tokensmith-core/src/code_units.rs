@@ -111,8 +111,9 @@ const GROUP: usize = 16;
 #[inline(always)]
 unsafe fn write_one(to: *mut u8, c: u32) -> usize {
     let (word, len) = encoded(c);
-    // SAFETY: the caller's promise.
-    unsafe { to.cast::<u32>().write_unaligned(word) };
+    // SAFETY: the caller's promise. The word's first byte in memory is its low byte on any
+    // machine (`to_le` swaps the bytes on a big-endian one).
+    unsafe { to.cast::<u32>().write_unaligned(word.to_le()) };
     len
 }
 

@@ -111,6 +111,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "O200K_PATTERN",
         tokensmith_core::pre_tokenizers::O200K_PATTERN,
     )?;
+    // From this many characters on, a str that is not all ASCII is converted to UTF-8 by
+    // tokensmith rather than by CPython (`text_arg`); tests read it to test both sides.
+    m.add("UTF8_CONVERT_FROM", text_arg::CONVERT_FROM)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -5,7 +5,8 @@
 //! as the string lives.
 //!
 //! For a long string that is not all ASCII and has no such copy yet, the copy is made here
-//! instead, into a buffer the calling thread reuses ([`tokensmith_core::code_units`]):
+//! instead ([`tokensmith_core::code_units`]), into a buffer the calling thread keeps for the
+//! next one (within the core's rule for kept buffers, `tokensmith_core::scratch`). Measured:
 //! - On one million characters of random bytes decoded as UTF-8, CPython's converter took
 //!   5 ns a character, about a tenth of the whole first call; the conversion here takes 2.3.
 //! - A long string no longer carries a second copy of itself after it has been encoded.
@@ -20,13 +21,10 @@ use std::ops::Deref;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyString;
+use tokensmith_core::scratch::release_if_large;
 
 /// Strings of at least this many characters are converted here (see the module's notes).
 pub(crate) const CONVERT_FROM: usize = 1 << 16;
-/// The largest buffer a thread keeps for its next long string (the UTF-8 of a few million
-/// characters); a larger one is freed after its call.
-const KEEP_AT_MOST: usize = 16 << 20;
-
 thread_local! {
     static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
@@ -115,10 +113,10 @@ unsafe fn converted(op: *mut pyo3::ffi::PyObject) -> Option<Text> {
     }
 }
 
-/// Keeps `buffer` for the thread's next long string, unless it is too large to keep.
+/// Keeps `buffer` for the thread's next long string, unless the rule for kept buffers
+/// ([`release_if_large`]) frees it.
 fn give_back(mut buffer: Vec<u8>) {
-    if buffer.capacity() <= KEEP_AT_MOST {
-        buffer.clear();
-        SPARE.set(buffer);
-    }
+    buffer.clear();
+    release_if_large(&mut buffer);
+    SPARE.set(buffer);
 }
