@@ -274,6 +274,10 @@ impl Bpe {
             return Ok(());
         }
         let before = out.len();
+        // The long-piece cache's set is loaded while the vocabulary is searched.
+        state
+            .long_pieces
+            .prefetch(LongPieceCache::hash_of_key(hash));
         let whole = if self.whole_pieces {
             self.lookup.get_hashed(key, hash)
         } else {
