@@ -334,6 +334,17 @@ mod tests {
         assert!(encode(many, &mut state), "again");
         assert!(!encode(other, &mut state), "a new piece");
         assert!(encode(many, &mut state));
+        // While misses are warm, the long-piece cache is asked before the vocabulary: a
+        // whole token that misses the piece cache (which starts empty here) is not there,
+        // and still comes out as its one rank.
+        let mut state = ThreadState::default();
+        assert!(!encode(many, &mut state));
+        assert!(encode(many, &mut state));
+        for token in [&b"hello"[..], b" world", b"\xe4\xb8\xad"] {
+            assert_eq!(reference(bpe, token).len(), 1);
+            assert!(!encode(token, &mut state), "{token:?} is a token");
+            assert!(encode(many, &mut state));
+        }
     }
 
     proptest! {

@@ -274,6 +274,20 @@ impl Bpe {
             return Ok(());
         }
         let before = out.len();
+        // On text like that seen before, a short miss is a piece of more ranks than a slot
+        // holds, which the long-piece cache answers: asked first, it spares the vocabulary
+        // search. (It holds no piece that is a whole token, so the answer is the same.)
+        // Without whole pieces there is no search to spare: the cache is asked next anyway.
+        if state.warm_misses && self.whole_pieces {
+            let piece = &text[start..end];
+            if state
+                .long_pieces
+                .get_into(piece, LongPieceCache::hash_of_key(hash), out)
+            {
+                state.pieces.put(key, hash, &out[before..]);
+                return Ok(());
+            }
+        }
         // The long-piece cache's set is loaded while the vocabulary is searched.
         state
             .long_pieces
