@@ -333,6 +333,8 @@ mod tests {
         assert!(encode(many, &mut state), "from the long-piece cache");
         assert!(encode(many, &mut state), "again");
         assert!(!encode(other, &mut state), "a new piece");
+        // Merged after the cache was asked first (warm), it is kept there all the same.
+        assert!(encode(other, &mut state), "kept after its merge");
         assert!(encode(many, &mut state));
         // While misses are warm, the long-piece cache is asked before the vocabulary: a
         // whole token that misses the piece cache (which starts empty here) is not there,

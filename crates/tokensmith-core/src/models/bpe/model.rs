@@ -274,36 +274,28 @@ impl Bpe {
             return Ok(());
         }
         let before = out.len();
-        // On text like that seen before, a short miss is a piece of more ranks than a slot
-        // holds, which the long-piece cache answers: asked first, it spares the vocabulary
-        // search. (It holds no piece that is a whole token, so the answer is the same.)
-        // Without whole pieces there is no search to spare: the cache is asked next anyway.
-        if state.warm_misses && self.whole_pieces {
-            let piece = &text[start..end];
-            if state
-                .long_pieces
-                .get_into(piece, LongPieceCache::hash_of_key(hash), out)
-            {
-                state.pieces.put(key, hash, &out[before..]);
-                return Ok(());
-            }
+        let piece = &text[start..end];
+        let long_hash = LongPieceCache::hash_of_key(hash);
+        // The long-piece cache also holds the merged short pieces, those of more ranks than
+        // a slot holds among them. On text like that seen before (the last short miss was
+        // found there), those are the short misses, so the cache is asked before the
+        // vocabulary is searched; it holds no whole token, so the answer is the same.
+        let asked = self.whole_pieces && state.warm_misses;
+        let found = asked && state.long_pieces.get_into(piece, long_hash, out);
+        if !found {
+            let whole = if self.whole_pieces {
+                self.lookup.get_hashed(key, hash)
+            } else {
+                None
+            };
+            state.warm_misses = match whole {
+                Some(r) => {
+                    out.push(r);
+                    false
+                }
+                None => self.encode_short_merged(piece, long_hash, !asked, out, state)?,
+            };
         }
-        // The long-piece cache's set is loaded while the vocabulary is searched.
-        state
-            .long_pieces
-            .prefetch(LongPieceCache::hash_of_key(hash));
-        let whole = if self.whole_pieces {
-            self.lookup.get_hashed(key, hash)
-        } else {
-            None
-        };
-        state.warm_misses = match whole {
-            Some(r) => {
-                out.push(r);
-                false
-            }
-            None => self.encode_short_merged(&text[start..end], hash, out, state)?,
-        };
         state.pieces.put(key, hash, &out[before..]);
         Ok(())
     }
@@ -312,18 +304,19 @@ impl Bpe {
     /// (or may not be taken whole): the long-piece cache may still hold it, since it keeps
     /// the merged short pieces too, with as many ranks as they have. There it survives the
     /// piece cache's evictions (a set of the piece cache keeps only two pieces, and a few
-    /// scripts' text wants more), so warm text merges almost nothing again. `key_hash` is
-    /// the piece's [`InlineKey::hash`]. Returns whether the long-piece cache held it.
+    /// scripts' text wants more), so warm text merges almost nothing again. `hash` is the
+    /// piece's [`LongPieceCache::hash_of_key`]; `ask` is false when the cache was asked
+    /// already. Returns whether the long-piece cache held it.
     #[inline(never)]
     fn encode_short_merged(
         &self,
         piece: &[u8],
-        key_hash: usize,
+        hash: u64,
+        ask: bool,
         out: &mut Vec<Rank>,
         state: &mut ThreadState,
     ) -> Result<bool> {
-        let hash = LongPieceCache::hash_of_key(key_hash);
-        if state.long_pieces.get_into(piece, hash, out) {
+        if ask && state.long_pieces.get_into(piece, hash, out) {
             return Ok(true);
         }
         let before = out.len();
