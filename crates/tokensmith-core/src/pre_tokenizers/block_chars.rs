@@ -160,14 +160,43 @@ pub fn add_classes_by_flags(
 ) -> usize {
     let letters = rules.letters();
     let in_text = below((bytes.len() - i).min(64));
-    let chunk = padded_chunk(bytes, i);
     let mut flags = [0u8; 68];
-    let mut rest = firsts;
-    while rest != 0 {
-        let p = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        let f = classes.of(decode(&chunk, p));
+    // Writes a char's flag byte on its bytes.
+    let mut put = |p: usize, cp: u32| {
+        let f = classes.of(cp);
         flags[p..p + 4].copy_from_slice(&(u32::from(f) * 0x0101_0101).to_le_bytes());
+    };
+    #[cfg(target_arch = "x86_64")]
+    let window = vectors.avx2().then(|| bytes.get(i..i + 68)).flatten();
+    #[cfg(not(target_arch = "x86_64"))]
+    let window: Option<&[u8]> = None;
+    if let Some(window) = window {
+        let window: &[u8; 68] = window.try_into().expect("68 bytes");
+        // SAFETY: `window` is only taken where `vectors` allows AVX2.
+        #[cfg(target_arch = "x86_64")]
+        let (short, four) = unsafe { avx2::short_code_points(window) };
+        #[cfg(not(target_arch = "x86_64"))]
+        let (short, four) = ([0u16; 64], u64::MAX);
+        let mut rest = firsts & !four;
+        while rest != 0 {
+            let p = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            put(p, u32::from(short[p]));
+        }
+        let mut rest = firsts & four;
+        while rest != 0 {
+            let p = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            put(p, decode(window, p));
+        }
+    } else {
+        let chunk = padded_chunk(bytes, i);
+        let mut rest = firsts;
+        while rest != 0 {
+            let p = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            put(p, decode(&chunk, p));
+        }
     }
     let flags: &[u8; 64] = flags[..64].try_into().expect("64 of 68 bytes");
     let case = UPPERISH | LOWERISH;
@@ -206,7 +235,7 @@ pub fn add_classes_by_flags(
     // The first char that stops the block, as a bit (none: 0).
     let mut stops = 0;
     let last = 63 - (firsts | 1).leading_zeros() as usize;
-    if firsts != 0 && last + chunk[last].leading_ones() as usize > 64 {
+    if firsts != 0 && last + bytes[i + last].leading_ones() as usize > 64 {
         stops |= 1 << last;
     }
     if !rules.numbers {
@@ -264,6 +293,60 @@ fn code_point(w: u32) -> u32 {
         (b0 & 0x0F) << 12 | b1 << 6 | b2
     } else {
         (b0 & 0x07) << 18 | b1 << 12 | b2 << 6 | b3
+    }
+}
+
+/// The 16-bit code points of a block's chars of two and three bytes, computed for all 64
+/// positions at once, so that the loop over the chars of [`add_classes_by_flags`] only looks
+/// up their classes (decoding them one at a time, with a branch on the length, took most of
+/// that loop's instructions).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// For each position `p` of `window[..64]`: what [`super::code_point`] gives for a char
+    /// of two or three bytes starting there (meaningless elsewhere), and, as a bit, whether
+    /// `window[p]` is the first byte of a char of four bytes (at least `0xF0`), whose code
+    /// point does not fit in 16 bits. `window[64..]` holds the bytes after the block that such
+    /// chars may reach.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn short_code_points(window: &[u8; 68]) -> ([u16; 64], u64) {
+        let mut out = [0u16; 64];
+        let p = window.as_ptr();
+        let low6 = _mm256_set1_epi16(0x3F);
+        let low5 = _mm256_set1_epi16(0x1F);
+        let three_above = _mm256_set1_epi16(0xDF);
+        for k in (0..64).step_by(16) {
+            // SAFETY: each load reads 16 bytes from `k + 2` at most, so up to byte 66 of 68.
+            let (b0, b1, b2) = unsafe {
+                (
+                    _mm256_cvtepu8_epi16(_mm_loadu_si128(p.add(k).cast())),
+                    _mm256_cvtepu8_epi16(_mm_loadu_si128(p.add(k + 1).cast())),
+                    _mm256_cvtepu8_epi16(_mm_loadu_si128(p.add(k + 2).cast())),
+                )
+            };
+            let (c1, c2) = (_mm256_and_si256(b1, low6), _mm256_and_si256(b2, low6));
+            let two = _mm256_or_si256(_mm256_slli_epi16(_mm256_and_si256(b0, low5), 6), c1);
+            // A 16-bit shift by 12 keeps the lead byte's low four bits, as `code_point` does.
+            let high = _mm256_or_si256(_mm256_slli_epi16(b0, 12), _mm256_slli_epi16(c1, 6));
+            let three = _mm256_or_si256(high, c2);
+            let is_three = _mm256_cmpgt_epi16(b0, three_above);
+            let units = _mm256_blendv_epi8(two, three, is_three);
+            // SAFETY: 16 units from `k`, within the 64 of `out`.
+            unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(k).cast(), units) };
+        }
+        let mut four = 0u64;
+        for k in [0, 32] {
+            // SAFETY: 32 bytes from `k`, within the 68 of `window`.
+            let v = unsafe { _mm256_loadu_si256(p.add(k).cast()) };
+            let below_f0 = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0xEFu8 as i8)), v);
+            four |= u64::from(!_mm256_movemask_epi8(below_f0) as u32) << k;
+        }
+        (out, four)
     }
 }
 
@@ -396,22 +479,27 @@ mod tests {
                     let block = Block::at(bytes, i);
                     let cont = Block::cont_at(bytes, i);
                     let firsts = block.high & !cont & below((bytes.len() - i).min(64));
-                    let (mut by_flags, mut by_char, mut want) = (block, block, block);
+                    let (by_flags, mut by_char, mut want) = (block, block, block);
                     let decided = reference(&mut want, bytes, i, rules);
-                    let got = add_classes_by_flags(
-                        &mut by_flags,
-                        firsts,
-                        bytes,
-                        i,
-                        classes,
-                        rules,
-                        Vectors::detect(),
-                    );
-                    assert_eq!(
-                        (got, by_flags),
-                        (decided, want),
-                        "{rules:?} at {i} of {text:?}"
-                    );
+                    // The vector decode where the block and 4 bytes after it are in the text
+                    // (and the CPU has AVX2), and the decode one char at a time.
+                    for vectors in [Vectors::BASELINE, Vectors::detect()] {
+                        let mut by_flags = by_flags;
+                        let got = add_classes_by_flags(
+                            &mut by_flags,
+                            firsts,
+                            bytes,
+                            i,
+                            classes,
+                            rules,
+                            vectors,
+                        );
+                        assert_eq!(
+                            (got, by_flags),
+                            (decided, want),
+                            "{rules:?} {vectors:?} at {i} of {text:?}"
+                        );
+                    }
                     let got = add_classes_by_char(&mut by_char, firsts, bytes, i, classes, rules);
                     assert_eq!(
                         (got, by_char),
