@@ -9,6 +9,11 @@ the range. ``cpu/wall`` is process CPU time over wall time of the batch on ``--t
 below the thread count, some thread was idle, waiting or descheduled. Documents and classes are
 ``encode.py``'s (``_common.load_corpus``); the garbage collector is paused while timing.
 
+Every timed call drops its result before the next, as a user's loop does, so its time includes
+CPython freeing the lists, one reference count an id, on the calling thread, with the GIL held: no
+number of threads shortens it. ``free`` is that part of the single-call time, timed alone (the
+lists made, then dropped under the clock), with its share of the single-call time.
+
 Usage::
 
     python benchmarks/batch_scaling.py                  # both encodings, 1 MB per class
@@ -45,6 +50,23 @@ def time_call(call: Call, min_seconds: float) -> tuple[float, float]:
             call()
             runs += 1
         return (time.perf_counter() - wall) / runs, (time.process_time() - cpu) / runs
+    finally:
+        gc.enable()
+
+
+def time_free(call: Call, min_seconds: float) -> float:
+    """Seconds per call spent dropping ``call``'s result, over as many calls as fit in
+    ``min_seconds`` (making the results is not counted)."""
+    gc.disable()
+    try:
+        runs, freeing, start = 0, 0.0, time.perf_counter()
+        while time.perf_counter() - start < min_seconds:
+            result = call()
+            t = time.perf_counter()
+            del result
+            freeing += time.perf_counter() - t
+            runs += 1
+        return freeing / runs
     finally:
         gc.enable()
 
@@ -104,8 +126,8 @@ def report(args: argparse.Namespace) -> str:
         "medians (min–max) of single-call time over batch time",
         "",
         f"| encoding | class | MB | single MB/s | list, {n} threads | numpy, {n} threads | "
-        f"numpy {n} over numpy 1 | cpu/wall list, numpy |",
-        "|---|---|---|---|---|---|---|---|",
+        f"numpy {n} over numpy 1 | cpu/wall list, numpy | free, share of single |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name in args.encodings:
         enc = tokensmith.get_encoding(name)
@@ -116,11 +138,16 @@ def report(args: argparse.Namespace) -> str:
             )
             single = statistics.median(w for w, _ in t["single"])
             load = [statistics.median(c / w for w, c in t[k]) for k in ("list N", "numpy N")]
+            single_call = calls(enc, docs, n)["single"]
+            free = statistics.median(
+                time_free(single_call, args.min_seconds) for _ in range(args.rounds)
+            )
             lines.append(
                 f"| {name} | {cls} | {mb:.2f} | {mb / single:.0f} | "
                 f"{ratio_cell(t['single'], t['list N'])} | "
                 f"{ratio_cell(t['single'], t['numpy N'])} | "
-                f"{ratio_cell(t['numpy 1'], t['numpy N'])} | {load[0]:.2f}, {load[1]:.2f} |"
+                f"{ratio_cell(t['numpy 1'], t['numpy N'])} | {load[0]:.2f}, {load[1]:.2f} | "
+                f"{free * 1e3:.2f} ms, {free / single:.0%} |"
             )
     return "\n".join(lines) + "\n"
 
