@@ -29,6 +29,7 @@
 //! assert_eq!(m.space & 0b111111, 0b110100);
 //! ```
 
+use super::block_decode::{code_point, decode, short_code_points};
 use super::blocks::{Block, Vectors};
 use super::char_class::{Classes, LETTER, LOWERISH, MARK, NUMBER, SPACE, UPPERISH};
 use super::flag_masks::{masks_with, Test};
@@ -143,11 +144,13 @@ pub fn add_classes_by_char(
     decided
 }
 
-/// [`add_classes`] for all chars at once: the loop over the chars only decodes each one and
-/// writes its flag byte on its bytes (4 bytes from its first; the next char's write covers
-/// what spills onto it, and ASCII bytes are masked off); the class masks and the stops then
-/// come from that flag array ([`masks`]). `firsts` marks the first byte of each char in the
-/// text, as for [`add_classes_by_char`].
+/// [`add_classes`] for all chars at once: the loop over the chars only looks up each one's
+/// class and writes its flag byte on its bytes (4 bytes from its first; the next char's write
+/// covers what spills onto it, and ASCII bytes are masked off); the class masks and the stops
+/// then come from that flag array ([`masks`](super::flag_masks::masks)). The code points come from
+/// [`short_code_points`] for the 2- and 3-byte chars where it runs (AVX2, and the block and
+/// 4 bytes after it in the text), else from [`decode`], one char at a time. `firsts` marks
+/// the first byte of each char in the text, as for [`add_classes_by_char`].
 #[inline(always)]
 pub fn add_classes_by_flags(
     m: &mut Block,
@@ -161,41 +164,20 @@ pub fn add_classes_by_flags(
     let letters = rules.letters();
     let in_text = below((bytes.len() - i).min(64));
     let mut flags = [0u8; 68];
-    // Writes a char's flag byte on its bytes.
+    // Writes the flag byte of the char at `p`, whose code point is `cp`, on its bytes.
     let mut put = |p: usize, cp: u32| {
         let f = classes.of(cp);
         flags[p..p + 4].copy_from_slice(&(u32::from(f) * 0x0101_0101).to_le_bytes());
     };
-    #[cfg(target_arch = "x86_64")]
-    let window = vectors.avx2().then(|| bytes.get(i..i + 68)).flatten();
-    #[cfg(not(target_arch = "x86_64"))]
-    let window: Option<&[u8]> = None;
-    if let Some(window) = window {
-        let window: &[u8; 68] = window.try_into().expect("68 bytes");
-        // SAFETY: `window` is only taken where `vectors` allows AVX2.
-        #[cfg(target_arch = "x86_64")]
-        let (short, four) = unsafe { avx2::short_code_points(window) };
-        #[cfg(not(target_arch = "x86_64"))]
-        let (short, four) = ([0u16; 64], u64::MAX);
-        let mut rest = firsts & !four;
-        while rest != 0 {
-            let p = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            put(p, u32::from(short[p]));
+    let window: Option<&[u8; 68]> = bytes.get(i..i + 68).map(|w| w.try_into().expect("68"));
+    match window.and_then(|w| Some((w, short_code_points(w, vectors)?))) {
+        Some((window, (short, four))) => {
+            each_bit(firsts & !four, |p| put(p, u32::from(short[p])));
+            each_bit(firsts & four, |p| put(p, decode(window, p)));
         }
-        let mut rest = firsts & four;
-        while rest != 0 {
-            let p = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            put(p, decode(window, p));
-        }
-    } else {
-        let chunk = padded_chunk(bytes, i);
-        let mut rest = firsts;
-        while rest != 0 {
-            let p = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            put(p, decode(&chunk, p));
+        None => {
+            let chunk = padded_chunk(bytes, i);
+            each_bit(firsts, |p| put(p, decode(&chunk, p)));
         }
     }
     let flags: &[u8; 64] = flags[..64].try_into().expect("64 of 68 bytes");
@@ -273,80 +255,12 @@ fn padded_chunk(bytes: &[u8], i: usize) -> [u8; 68] {
     padded
 }
 
-/// The code point of the char whose first byte is `chunk[p]` (a UTF-8 lead byte), without
-/// validation: any bytes give a value below 2^21.
+/// Calls `f` with the position of each bit set in `mask`, lowest first.
 #[inline(always)]
-fn decode(chunk: &[u8; 68], p: usize) -> u32 {
-    code_point(u32::from_le_bytes(
-        chunk[p..p + 4].try_into().expect("4 bytes"),
-    ))
-}
-
-/// The code point of the non-ASCII char whose UTF-8 bytes start `w` (little-endian: the lead
-/// byte lowest); the bytes after the char are ignored.
-#[inline(always)]
-fn code_point(w: u32) -> u32 {
-    let (b0, b1, b2, b3) = (w & 0xFF, w >> 8 & 0x3F, w >> 16 & 0x3F, w >> 24 & 0x3F);
-    if b0 < 0xE0 {
-        (b0 & 0x1F) << 6 | b1
-    } else if b0 < 0xF0 {
-        (b0 & 0x0F) << 12 | b1 << 6 | b2
-    } else {
-        (b0 & 0x07) << 18 | b1 << 12 | b2 << 6 | b3
-    }
-}
-
-/// The 16-bit code points of a block's chars of two and three bytes, computed for all 64
-/// positions at once, so that the loop over the chars of [`add_classes_by_flags`] only looks
-/// up their classes (decoding them one at a time, with a branch on the length, took most of
-/// that loop's instructions).
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use std::arch::x86_64::*;
-
-    /// For each position `p` of `window[..64]`: what [`super::code_point`] gives for a char
-    /// of two or three bytes starting there (meaningless elsewhere), and, as a bit, whether
-    /// `window[p]` is the first byte of a char of four bytes (at least `0xF0`), whose code
-    /// point does not fit in 16 bits. `window[64..]` holds the bytes after the block that such
-    /// chars may reach.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn short_code_points(window: &[u8; 68]) -> ([u16; 64], u64) {
-        let mut out = [0u16; 64];
-        let p = window.as_ptr();
-        let low6 = _mm256_set1_epi16(0x3F);
-        let low5 = _mm256_set1_epi16(0x1F);
-        let three_above = _mm256_set1_epi16(0xDF);
-        for k in (0..64).step_by(16) {
-            // SAFETY: each load reads 16 bytes from `k + 2` at most, so up to byte 66 of 68.
-            let (b0, b1, b2) = unsafe {
-                (
-                    _mm256_cvtepu8_epi16(_mm_loadu_si128(p.add(k).cast())),
-                    _mm256_cvtepu8_epi16(_mm_loadu_si128(p.add(k + 1).cast())),
-                    _mm256_cvtepu8_epi16(_mm_loadu_si128(p.add(k + 2).cast())),
-                )
-            };
-            let (c1, c2) = (_mm256_and_si256(b1, low6), _mm256_and_si256(b2, low6));
-            let two = _mm256_or_si256(_mm256_slli_epi16(_mm256_and_si256(b0, low5), 6), c1);
-            // A 16-bit shift by 12 keeps the lead byte's low four bits, as `code_point` does.
-            let high = _mm256_or_si256(_mm256_slli_epi16(b0, 12), _mm256_slli_epi16(c1, 6));
-            let three = _mm256_or_si256(high, c2);
-            let is_three = _mm256_cmpgt_epi16(b0, three_above);
-            let units = _mm256_blendv_epi8(two, three, is_three);
-            // SAFETY: 16 units from `k`, within the 64 of `out`.
-            unsafe { _mm256_storeu_si256(out.as_mut_ptr().add(k).cast(), units) };
-        }
-        let mut four = 0u64;
-        for k in [0, 32] {
-            // SAFETY: 32 bytes from `k`, within the 68 of `window`.
-            let v = unsafe { _mm256_loadu_si256(p.add(k).cast()) };
-            let below_f0 = _mm256_cmpeq_epi8(_mm256_min_epu8(v, _mm256_set1_epi8(0xEFu8 as i8)), v);
-            four |= u64::from(!_mm256_movemask_epi8(below_f0) as u32) << k;
-        }
-        (out, four)
+fn each_bit(mut mask: u64, mut f: impl FnMut(usize)) {
+    while mask != 0 {
+        f(mask.trailing_zeros() as usize);
+        mask &= mask - 1;
     }
 }
 

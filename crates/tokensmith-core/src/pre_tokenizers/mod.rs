@@ -6,6 +6,7 @@
 //! the engine tiktoken uses. A pattern is recognised by its exact text.
 
 pub mod block_chars;
+pub mod block_decode;
 pub mod block_starts;
 pub mod blocks;
 pub mod char_class;
