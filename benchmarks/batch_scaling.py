@@ -133,14 +133,12 @@ def report(args: argparse.Namespace) -> str:
         enc = tokensmith.get_encoding(name)
         for cls, docs in corpus.items():
             mb = sum(len(d.encode()) for d in docs) / MB
-            t = rotated_rounds(
-                calls(enc, docs, n), args.rounds, lambda c: time_call(c, args.min_seconds)
-            )
+            call_set = calls(enc, docs, n)
+            t = rotated_rounds(call_set, args.rounds, lambda c: time_call(c, args.min_seconds))
             single = statistics.median(w for w, _ in t["single"])
             load = [statistics.median(c / w for w, c in t[k]) for k in ("list N", "numpy N")]
-            single_call = calls(enc, docs, n)["single"]
             free = statistics.median(
-                time_free(single_call, args.min_seconds) for _ in range(args.rounds)
+                time_free(call_set["single"], args.min_seconds) for _ in range(args.rounds)
             )
             lines.append(
                 f"| {name} | {cls} | {mb:.2f} | {mb / single:.0f} | "

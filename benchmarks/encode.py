@@ -409,6 +409,16 @@ def render_section(title: str, unit: str, rounds: int, section: Section) -> str:
     return "\n\n".join([f"#### {title}", legend(unit, rounds), text, best])
 
 
+def paired_in(section: Section, w: Workload, row: str, reference: str) -> float | None:
+    """The median over ``section``'s rounds of ``reference``'s time over ``row``'s on ``w``
+    (above 1: ``row`` is faster), where both rows gave the right ids and were timed."""
+    outcomes = section.results.get(w.name, {})
+    a, b = outcomes.get(row), outcomes.get(reference)
+    if a and b and exact_and_timed(a) and exact_and_timed(b):
+        return paired_ratio(b.seconds, a.seconds)
+    return None
+
+
 def batch_speedups(run: EncodingRun) -> str | None:
     """tokensmith's batch on 2 threads over its own single thread, for list and numpy output.
 
@@ -425,10 +435,9 @@ def batch_speedups(run: EncodingRun) -> str | None:
     parts = []
     for kind, single, batch in pairs:
         for w in run.workloads:
-            outcomes = run.batch.results.get(w.name, {})
-            a, b = outcomes.get(single), outcomes.get(batch)
-            if a and b and exact_and_timed(a) and exact_and_timed(b):
-                parts.append(f"{kind} {w.name} {paired_ratio(a.seconds, b.seconds):.2f}×")
+            value = paired_in(run.batch, w, batch, single)
+            if value is not None:
+                parts.append(f"{kind} {w.name} {value:.2f}×")
     if not parts:
         return None
     return (
@@ -463,10 +472,8 @@ def render_targets(run: EncodingRun) -> str | None:
             continue
         cells = []
         for w in run.workloads:
-            outcomes = section.results.get(w.name, {})
-            a, b = outcomes.get(ours), outcomes.get(theirs)
-            ok = a and b and exact_and_timed(a) and exact_and_timed(b)
-            cells.append(f"{paired_ratio(b.seconds, a.seconds):.2f}×" if ok else "–")
+            value = paired_in(section, w, ours, theirs)
+            cells.append("–" if value is None else f"{value:.2f}×")
         body.append([what, f"{ours} / {theirs}", *cells])
     if not body:
         return None
