@@ -23,10 +23,30 @@ const MAX_RUNS: usize = 64;
 /// The shortest average run worth this path: a word of distinct letters is not one.
 const MIN_AVERAGE_RUN: usize = 4;
 
+/// A run of `count` copies of token `tok`, with the ranks of its pairs as last looked up: a
+/// step changes a run or two, and the other runs' pairs are not looked up again.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Run {
     tok: Rank,
     count: usize,
+    /// The rank of `(tok, tok)`.
+    inner: Rank,
+    /// The token `cross` was looked up with (`NO_RANK`, which is no token's, before that).
+    cross_next: Rank,
+    /// The rank of `(tok, cross_next)`.
+    cross: Rank,
+}
+
+impl Run {
+    fn new(bpe: &Bpe, tok: Rank, count: usize) -> Self {
+        Self {
+            tok,
+            count,
+            inner: bpe.pair_rank(tok, tok),
+            cross_next: NO_RANK,
+            cross: NO_RANK,
+        }
+    }
 }
 
 /// Appends the ranks of `piece` to `out` and returns true if `piece` is a few long runs of
@@ -35,9 +55,10 @@ pub(super) fn merge_runs(bpe: &Bpe, piece: &[u8], out: &mut Vec<Rank>) -> Result
     let Some(mut runs) = byte_runs(bpe, piece)? else {
         return Ok(false);
     };
-    while let Some((rank, k, inner)) = lowest_pair(bpe, &runs) {
+    while let Some((rank, k, inner)) = lowest_pair(bpe, &mut runs) {
         if inner {
-            let Run { tok, count } = runs[k];
+            let old = runs[k];
+            let Run { tok, count, .. } = old;
             let prev = k.checked_sub(1).map(|p| runs[p].tok);
             let next = runs.get(k + 1).map(|r| r.tok);
             let cuts_in = |r: Rank| r < rank;
@@ -48,23 +69,15 @@ pub(super) fn merge_runs(bpe: &Bpe, piece: &[u8], out: &mut Vec<Rank>) -> Result
             {
                 return Ok(false);
             }
-            runs[k] = Run {
-                tok: rank,
-                count: count / 2,
-            };
+            runs[k] = Run::new(bpe, rank, count / 2);
             if count % 2 == 1 {
-                runs.insert(k + 1, Run { tok, count: 1 });
+                // The old run's last copy, before the same next run: its ranks still hold.
+                runs.insert(k + 1, Run { count: 1, ..old });
             }
         } else {
             runs[k].count -= 1;
             runs[k + 1].count -= 1;
-            runs.insert(
-                k + 1,
-                Run {
-                    tok: rank,
-                    count: 1,
-                },
-            );
+            runs.insert(k + 1, Run::new(bpe, rank, 1));
         }
         normalize(&mut runs);
         if runs.len() > MAX_RUNS {
@@ -92,49 +105,58 @@ fn byte_runs(bpe: &Bpe, piece: &[u8]) -> Result<Option<Vec<Run>>> {
     if n_runs > limit {
         return Ok(None);
     }
-    let mut runs = Vec::with_capacity(n_runs + 2);
+    // Room for every run a step can make before the count is checked: no step allocates.
+    let mut runs = Vec::with_capacity(MAX_RUNS + 2);
     let mut rest = piece;
     while let Some(&b) = rest.first() {
         let count = rest.iter().position(|&x| x != b).unwrap_or(rest.len());
-        runs.push(Run {
-            tok: bpe.byte_rank(b)?,
-            count,
-        });
+        runs.push(Run::new(bpe, bpe.byte_rank(b)?, count));
         rest = &rest[count..];
     }
     Ok(Some(runs))
 }
 
-/// The lowest-ranked adjacent pair as `(rank, run, inside the run?)`, leftmost on ties.
-fn lowest_pair(bpe: &Bpe, runs: &[Run]) -> Option<(Rank, usize, bool)> {
+/// The lowest-ranked adjacent pair as `(rank, run, inside the run?)`, leftmost on ties. A
+/// run's pair with the next run is looked up only when that next run's token changed.
+fn lowest_pair(bpe: &Bpe, runs: &mut [Run]) -> Option<(Rank, usize, bool)> {
     let mut best: Option<(Rank, usize, bool)> = None;
     let mut consider = |r: Rank, k: usize, inner: bool| {
         if r != NO_RANK && best.is_none_or(|(b, _, _)| r < b) {
             best = Some((r, k, inner));
         }
     };
-    for (k, run) in runs.iter().enumerate() {
-        if run.count >= 2 {
-            consider(bpe.pair_rank(run.tok, run.tok), k, true);
+    for k in 0..runs.len() {
+        if runs[k].count >= 2 {
+            consider(runs[k].inner, k, true);
         }
-        if let Some(next) = runs.get(k + 1) {
-            consider(bpe.pair_rank(run.tok, next.tok), k, false);
+        if let Some(next) = runs.get(k + 1).map(|r| r.tok) {
+            let run = &mut runs[k];
+            if run.cross_next != next {
+                run.cross = bpe.pair_rank(run.tok, next);
+                run.cross_next = next;
+            }
+            consider(run.cross, k, false);
         }
     }
     best
 }
 
-/// Drops empty runs and joins neighbours that hold the same token.
+/// Drops empty runs and joins neighbours that hold the same token, in place.
 fn normalize(runs: &mut Vec<Run>) {
-    runs.retain(|r| r.count > 0);
-    let mut joined: Vec<Run> = Vec::with_capacity(runs.len());
-    for &run in runs.iter() {
-        match joined.last_mut() {
-            Some(last) if last.tok == run.tok => last.count += run.count,
-            _ => joined.push(run),
+    let mut kept = 0;
+    for i in 0..runs.len() {
+        let run = runs[i];
+        if run.count == 0 {
+            continue;
+        }
+        if kept > 0 && runs[kept - 1].tok == run.tok {
+            runs[kept - 1].count += run.count;
+        } else {
+            runs[kept] = run;
+            kept += 1;
         }
     }
-    *runs = joined;
+    runs.truncate(kept);
 }
 
 #[cfg(test)]
@@ -151,7 +173,7 @@ mod tests {
         fn runs_agree_with_reference(
             runs in prop::collection::vec(
                 (prop::sample::select(b" a-=\n\t0e\xe4\xff".to_vec()), 1usize..40),
-                1..6,
+                1..12,
             ),
         ) {
             let bpe = cl100k();
