@@ -59,17 +59,18 @@ pub(super) fn merge_runs(bpe: &Bpe, piece: &[u8], out: &mut Vec<Rank>) -> Result
         if inner {
             let old = runs[k];
             let Run { tok, count, .. } = old;
+            let merged = Run::new(bpe, rank, count / 2);
             let prev = k.checked_sub(1).map(|p| runs[p].tok);
             let next = runs.get(k + 1).map(|r| r.tok);
             let cuts_in = |r: Rank| r < rank;
             if prev.is_some_and(|p| cuts_in(bpe.pair_rank(p, rank)))
                 || (count >= 3 && cuts_in(bpe.pair_rank(rank, tok)))
-                || (count >= 4 && cuts_in(bpe.pair_rank(rank, rank)))
+                || (count >= 4 && cuts_in(merged.inner))
                 || (count % 2 == 0 && next.is_some_and(|n| cuts_in(bpe.pair_rank(rank, n))))
             {
                 return Ok(false);
             }
-            runs[k] = Run::new(bpe, rank, count / 2);
+            runs[k] = merged;
             if count % 2 == 1 {
                 // The old run's last copy, before the same next run: its ranks still hold.
                 runs.insert(k + 1, Run { count: 1, ..old });
