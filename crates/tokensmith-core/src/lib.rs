@@ -21,6 +21,7 @@ pub mod special_tokens;
 pub(crate) mod text_index;
 pub(crate) mod thread_tables;
 pub mod trainers;
+pub mod vectors;
 
 pub use encoding::Encoding;
 pub use error::{Error, Result};

@@ -20,50 +20,16 @@
 //! assert_eq!(m.high >> 6, u64::MAX >> 6, "past the text");
 //! ```
 
-/// The vector instructions that [`Block::at_with`] may use: the baseline set, or AVX2 on
-/// x86-64 CPUs that have it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Vectors {
-    avx2: bool,
-}
+pub use crate::vectors::Vectors;
 
-impl Vectors {
-    /// The instructions every CPU of the target has (SSE2 on x86-64).
-    pub const BASELINE: Self = Self { avx2: false };
-
-    /// AVX2, where this CPU has it.
-    pub fn detect() -> Self {
-        Self {
-            #[cfg(target_arch = "x86_64")]
-            avx2: std::arch::is_x86_feature_detected!("avx2"),
-            #[cfg(not(target_arch = "x86_64"))]
-            avx2: false,
-        }
+/// `bytes[start..start + 64]`, where `vectors` allows AVX2 and the text has those bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn avx2_chunk(vectors: Vectors, bytes: &[u8], start: usize) -> Option<&[u8; 64]> {
+    if !vectors.avx2() {
+        return None;
     }
-
-    /// Whether AVX2 is allowed.
-    #[inline(always)]
-    pub fn avx2(self) -> bool {
-        self.avx2
-    }
-
-    /// `bytes[start..start + 64]`, where AVX2 is allowed and the text has those bytes.
-    #[cfg(target_arch = "x86_64")]
-    #[inline(always)]
-    fn avx2_chunk(self, bytes: &[u8], start: usize) -> Option<&[u8; 64]> {
-        if !self.avx2 {
-            return None;
-        }
-        bytes.get(start..)?.first_chunk()
-    }
-
-    /// AVX2, without looking at the CPU.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2.
-    pub const unsafe fn avx2_unchecked() -> Self {
-        Self { avx2: true }
-    }
+    bytes.get(start..)?.first_chunk()
 }
 
 /// The class masks of one 64-byte block.
@@ -111,7 +77,7 @@ impl Block {
     #[inline(always)]
     pub fn at_with(bytes: &[u8], start: usize, vectors: Vectors) -> Self {
         #[cfg(target_arch = "x86_64")]
-        if let Some(chunk) = vectors.avx2_chunk(bytes, start) {
+        if let Some(chunk) = avx2_chunk(vectors, bytes, start) {
             // SAFETY: `avx2_chunk` answers only where the CPU has AVX2.
             return unsafe { avx2::block(chunk) };
         }
@@ -138,7 +104,7 @@ impl Block {
     #[inline(always)]
     pub fn cont_at_with(bytes: &[u8], start: usize, vectors: Vectors) -> u64 {
         #[cfg(target_arch = "x86_64")]
-        if let Some(chunk) = vectors.avx2_chunk(bytes, start) {
+        if let Some(chunk) = avx2_chunk(vectors, bytes, start) {
             // SAFETY: `avx2_chunk` answers only where the CPU has AVX2.
             return unsafe { avx2::cont(chunk) };
         }
