@@ -499,7 +499,7 @@ mod tests {
         /// (which the vector path takes sixteen at a time) between other characters, at
         /// every alignment.
         #[test]
-        fn latin1_and_ucs2_strings_with_ascii_runs_match_the_standard_library(
+        fn long_strings_with_ascii_runs_match_the_standard_library(
             runs in proptest::collection::vec(
                 (0usize..40, prop_oneof![0u32..0x80, 0x80u32..0x100, 0x100u32..0x800,
                     0x800u32..0xd800, 0xe000u32..0x10000]),

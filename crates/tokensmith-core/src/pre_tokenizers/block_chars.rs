@@ -16,7 +16,8 @@
 //!
 //! ```
 //! use tokensmith_core::pre_tokenizers::block_chars::{add_classes, CharRules};
-//! use tokensmith_core::pre_tokenizers::blocks::{Block, Vectors};
+//! use tokensmith_core::pre_tokenizers::blocks::Block;
+//! use tokensmith_core::vectors::Vectors;
 //! use tokensmith_core::pre_tokenizers::char_class::Classes;
 //! let text = "é a\u{a0}½".as_bytes(); // 2 + 1 + 1 + 2 + 2 bytes
 //! let mut m = Block::at(text, 0);
@@ -30,9 +31,10 @@
 //! ```
 
 use super::block_decode::{code_point, decode, short_code_points};
-use super::blocks::{Block, Vectors};
+use super::blocks::Block;
 use super::char_class::{Classes, LETTER, LOWERISH, MARK, NUMBER, SPACE, UPPERISH};
 use super::flag_masks::{masks_with, Test};
+use crate::vectors::Vectors;
 
 /// How [`add_classes`] reads a pattern's classes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

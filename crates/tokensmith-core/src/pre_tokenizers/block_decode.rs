@@ -12,7 +12,7 @@
 //! assert_eq!(code_point(u32::from_le_bytes([0xE4, 0xB8, 0xAD, b'x'])), '中' as u32);
 //! ```
 
-use super::blocks::Vectors;
+use crate::vectors::Vectors;
 
 /// The code point of the char whose first byte is `chunk[p]` (a UTF-8 lead byte), without
 /// validation: any bytes give a value below 2^21.

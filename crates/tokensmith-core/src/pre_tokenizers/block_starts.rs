@@ -37,7 +37,8 @@
 //!
 //! ```
 //! use tokensmith_core::pre_tokenizers::block_starts::{starts, Rules};
-//! use tokensmith_core::pre_tokenizers::blocks::{Block, Vectors};
+//! use tokensmith_core::pre_tokenizers::blocks::Block;
+//! use tokensmith_core::vectors::Vectors;
 //! use tokensmith_core::pre_tokenizers::char_class::Classes;
 //! let text = b"I'm at home,  she said.\n\n  Then 12345 left";
 //! let mut padded = [b' '; 64];
@@ -60,9 +61,10 @@
 //! ```
 
 use super::block_chars::{add_classes, below, first_to_all, last_to_first, CharRules};
-use super::blocks::{Block, Vectors};
+use super::blocks::Block;
 use super::char_class::Classes;
 use super::scan::contraction_len;
+use crate::vectors::Vectors;
 
 /// Which pattern family [`starts`] follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

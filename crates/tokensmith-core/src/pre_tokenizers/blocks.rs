@@ -20,7 +20,7 @@
 //! assert_eq!(m.high >> 6, u64::MAX >> 6, "past the text");
 //! ```
 
-pub use crate::vectors::Vectors;
+use crate::vectors::Vectors;
 
 /// `bytes[start..start + 64]`, where `vectors` allows AVX2 and the text has those bytes.
 #[cfg(target_arch = "x86_64")]

@@ -16,7 +16,7 @@
 //! assert_eq!(both, 1 << 3);
 //! ```
 
-use super::blocks::Vectors;
+use crate::vectors::Vectors;
 
 /// One test on a flag byte: passed when `flags & and == equal`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,8 +21,9 @@ pub mod tiled;
 use crate::error::{Error, Result};
 use crate::hf::known_split::{LLAMA3_PATTERN, QWEN2_PATTERN};
 use crate::limits::Limit;
+use crate::vectors::Vectors;
 use block_starts::Rules;
-use blocks::{Block, Vectors};
+use blocks::Block;
 use pieces::PieceSink;
 use scan::Scanner;
 

@@ -2,7 +2,7 @@
 //! rules), built twice on x86-64: for the baseline instruction set, and for CPUs with AVX2
 //! and BMI (x86-64-v3), where the same code takes three-operand vector instructions and
 //! single instructions for its bit tricks (`andn`, `blsr`, `shlx`, `lzcnt`), and computes
-//! a block's class masks 32 bytes at a time ([`super::blocks::Vectors`]). The build is
+//! a block's class masks 32 bytes at a time ([`crate::vectors::Vectors`]). The build is
 //! picked at run time, once per text; both cut the same pieces (`tests/splitters.rs` checks
 //! the build this CPU runs against the baseline build, the scalar path and the regex).
 //! Other architectures take the baseline build.
@@ -15,9 +15,9 @@
 //! ```
 
 use super::block_starts::Rules;
-use super::blocks::Vectors;
 use super::pieces::PieceSink;
 use super::{cl100k, o200k, r50k, tile_blocks};
+use crate::vectors::Vectors;
 
 /// For each pattern `name: rules, piece_end;`, the function `name` (the build this CPU
 /// runs), `baseline::name` and, on x86-64, `v3::name`.
